@@ -1,0 +1,48 @@
+//===- Tile.h - The tile dialect ----------------------------------*- C++ -*-===//
+//
+// Public header of the tile dialect: the dialect class, `!tile.ptr`, the op
+// classes, and small type helpers the ops' constraints use.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUIRE_DIALECT_TILE_IR_TILE_H
+#define QUIRE_DIALECT_TILE_IR_TILE_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "quire/Dialect/Tile/IR/TileDialect.h.inc"
+#include "quire/Dialect/Tile/IR/TileEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "quire/Dialect/Tile/IR/TileTypes.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "quire/Dialect/Tile/IR/TileAttrs.h.inc"
+
+namespace mlir::quire::tile {
+
+/// `!tile.ptr<T>` -> `T`; `tensor<...x!tile.ptr<T>>` -> `tensor<...xT>`.
+/// Any other type is returned unchanged (the op verifier then reports it).
+Type getPointeeType(Type type);
+
+/// `tensor<...xT>` -> `tensor<...xi1>`; a scalar -> `i1`.
+Type getI1SameShape(Type type);
+
+/// True if `func` is a kernel entry point (`func.func` with `tile.kernel`).
+bool isKernel(func::FuncOp func);
+
+} // namespace mlir::quire::tile
+
+#define GET_OP_CLASSES
+#include "quire/Dialect/Tile/IR/TileOps.h.inc"
+
+#endif // QUIRE_DIALECT_TILE_IR_TILE_H

@@ -1,0 +1,314 @@
+//===- TileOps.td - Tile dialect operations ----------------*- tablegen -*-===//
+//
+// Triton-parity tile ops (program ids, ranges, shape ops, pointer arithmetic,
+// masked loads/stores, dot, reduce) and `tile.paged_load`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUIRE_DIALECT_TILE_IR_TILEOPS_TD
+#define QUIRE_DIALECT_TILE_IR_TILEOPS_TD
+
+include "quire/Dialect/Tile/IR/TileDialect.td"
+include "quire/Dialect/Tile/IR/TileTypes.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramAxis : I32EnumAttr<"ProgramAxis", "launch grid axis", [
+    I32EnumAttrCase<"X", 0, "x">,
+    I32EnumAttrCase<"Y", 1, "y">,
+    I32EnumAttrCase<"Z", 2, "z">]> {
+  let cppNamespace = "::mlir::quire::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_ProgramAxisAttr : EnumAttr<Tile_Dialect, Tile_ProgramAxis, "axis"> {
+  let assemblyFormat = "$value";
+}
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">]> {
+  let cppNamespace = "::mlir::quire::tile";
+  let genSpecializedAttr = 0;
+}
+def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce_kind"> {
+  let assemblyFormat = "$value";
+}
+
+//===----------------------------------------------------------------------===//
+// Launch grid
+//===----------------------------------------------------------------------===//
+
+def Tile_ProgramIdOp : Tile_Op<"program_id", [Pure]> {
+  let summary = "index of this program along a grid axis";
+  let description = [{
+    ```mlir
+    %pid = tile.program_id x
+    ```
+  }];
+  let arguments = (ins Tile_ProgramAxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+def Tile_NumProgramsOp : Tile_Op<"num_programs", [Pure]> {
+  let summary = "number of programs along a grid axis";
+  let description = [{
+    ```mlir
+    %n = tile.num_programs y
+    ```
+  }];
+  let arguments = (ins Tile_ProgramAxisAttr:$axis);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$axis attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor construction and shape
+//===----------------------------------------------------------------------===//
+
+def Tile_RangeOp : Tile_Op<"range", [Pure]> {
+  let summary = "the integers start .. end-1 as a 1-D tensor";
+  let description = [{
+    ```mlir
+    %r = tile.range 0, 64 : tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins I32Attr:$start, I32Attr:$end);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = "$start `,` $end attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_SplatOp : Tile_Op<"splat", [Pure]> {
+  let summary = "a tensor with every element equal to a scalar";
+  let description = [{
+    ```mlir
+    %t = tile.splat %x : f32 -> tensor<64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Scalar:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_BroadcastOp : Tile_Op<"broadcast", [Pure]> {
+  let summary = "repeat a tensor along its size-1 dimensions";
+  let description = [{
+    ```mlir
+    %b = tile.broadcast %x : tensor<1x64xf32> -> tensor<32x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ExpandDimsOp : Tile_Op<"expand_dims", [Pure]> {
+  let summary = "insert a size-1 dimension";
+  let description = [{
+    ```mlir
+    %e = tile.expand_dims %x {axis = 0 : i32} : tensor<64xf32> -> tensor<1x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_TransOp : Tile_Op<"trans", [Pure]> {
+  let summary = "permute the dimensions of a tensor";
+  let description = [{
+    Result dimension `i` is source dimension `order[i]`. Without `order` the
+    dimensions are reversed (a 2-D transpose).
+
+    ```mlir
+    %t = tile.trans %k : tensor<64x128xf16> -> tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src, OptionalAttr<DenseI32ArrayAttr>:$order);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The permutation, with the default (reversal) filled in.
+    ::llvm::SmallVector<int32_t> getPermutation();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Pointers and memory
+//===----------------------------------------------------------------------===//
+
+def Tile_AddPtrOp : Tile_Op<"addptr", [Pure,
+    TypesMatchWith<"result type matches ptr type", "ptr", "result", "$_self">]> {
+  let summary = "offset pointers by a number of elements";
+  let description = [{
+    Element `i` of the result is `ptr[i] + offset[i] * sizeof(pointee)`.
+    `ptr` and `offset` have the same shape (both scalars or both tensors).
+
+    ```mlir
+    %p = tile.addptr %base, %offs : tensor<64x!tile.ptr<f16>>, tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_OffsetLike:$offset);
+  let results = (outs Tile_PtrLike:$result);
+  let assemblyFormat = "$ptr `,` $offset attr-dict `:` type($ptr) `,` type($offset)";
+  let hasVerifier = 1;
+}
+
+def Tile_LoadOp : Tile_Op<"load", [
+    AttrSizedOperandSegments,
+    MemoryEffects<[MemRead]>,
+    TypesMatchWith<"result type matches the pointee type of ptr",
+                   "ptr", "result", "::mlir::quire::tile::getPointeeType($_self)">,
+    OptionalTypesMatchWith<"mask is i1 of the same shape as ptr",
+                   "ptr", "mask", "::mlir::quire::tile::getI1SameShape($_self)">,
+    OptionalTypesMatchWith<"other type matches the result type",
+                   "ptr", "other", "::mlir::quire::tile::getPointeeType($_self)">]> {
+  let summary = "load a tensor (or scalar) through pointers, with a mask";
+  let description = [{
+    Lanes where `mask` is false issue no memory access and read `other`
+    (undefined when `other` is absent).
+
+    ```mlir
+    %x = tile.load %ptrs, %mask, %zero : tensor<64x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Optional<Tile_BoolLike>:$mask,
+                       Optional<Tile_Value>:$other);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $ptr (`,` $mask^)? (`,` $other^)? attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$ptr,
+                   CArg<"::mlir::Value", "{}">:$mask,
+                   CArg<"::mlir::Value", "{}">:$other)>
+  ];
+}
+
+def Tile_StoreOp : Tile_Op<"store", [
+    MemoryEffects<[MemWrite]>,
+    TypesMatchWith<"value type matches the pointee type of ptr",
+                   "ptr", "value", "::mlir::quire::tile::getPointeeType($_self)">,
+    OptionalTypesMatchWith<"mask is i1 of the same shape as ptr",
+                   "ptr", "mask", "::mlir::quire::tile::getI1SameShape($_self)">]> {
+  let summary = "store a tensor (or scalar) through pointers, with a mask";
+  let description = [{
+    Lanes where `mask` is false issue no memory access.
+
+    ```mlir
+    tile.store %ptrs, %x, %mask : tensor<64x!tile.ptr<f32>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value,
+                       Optional<Tile_BoolLike>:$mask);
+  let assemblyFormat = "$ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr)";
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Tile_DotOp : Tile_Op<"dot", [Pure,
+    TypesMatchWith<"result type matches accumulator type", "c", "result", "$_self">]> {
+  let summary = "matrix product with accumulator: result = a * b + c";
+  let description = [{
+    `a` is MxK, `b` is KxN, `c` and the result MxN. `a` and `b` have the same
+    element type (f16, bf16 or f32); the accumulator is f32.
+
+    ```mlir
+    %d = tile.dot %a, %b, %c : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
+    ```
+  }];
+  let arguments = (ins Tile_FloatTensor:$a, Tile_FloatTensor:$b,
+                       Tile_FloatTensor:$c);
+  let results = (outs Tile_FloatTensor:$result);
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `*` type($b) `->` type($c)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
+  let summary = "reduce a tensor along one axis with sum, max or min";
+  let description = [{
+    The result drops dimension `axis`; reducing a 1-D tensor gives a scalar.
+    `max`/`min` of floats propagate NaN (as `arith.maximumf`).
+
+    ```mlir
+    %m = tile.reduce max %s {axis = 1 : i32} : tensor<16x64xf32> -> tensor<16xf32>
+    ```
+  }];
+  let arguments = (ins Tile_ReduceKindAttr:$kind, Tile_NumTensor:$src,
+                       I32Attr:$axis);
+  let results = (outs AnyTypeOf<[Tile_Int, Tile_Float, Tile_NumTensor]>:$result);
+  let assemblyFormat = [{
+    $kind $src attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Paged tile load
+//===----------------------------------------------------------------------===//
+
+def Tile_PagedLoadOp : Tile_Op<"paged_load", [
+    MemoryEffects<[MemRead]>,
+    TypesMatchWith<"cache is a pointer to the result element type",
+                   "result", "cache",
+                   "::mlir::quire::tile::PointerType::get("
+                   "::mlir::getElementTypeOrSelf($_self))">]> {
+  let summary = "gather a tile of token rows from a paged cache";
+  let description = [{
+    Reads a `BLOCK_N x D` tile whose row `r` is token `t = first_token + r` of
+    one sequence, stored in a cache of fixed-size pages addressed through that
+    sequence's block-table row (vLLM's KV cache):
+
+    ```
+    result[r, c] = t < seq_len
+        ? cache[block_table[t / page_size] * page_stride
+                + (t % page_size) * token_stride
+                + head * head_stride + c]
+        : 0
+    ```
+
+    Offsets are computed in 64 bits (strides are i64): a cache is larger than
+    4 GiB. Block-table entries are i32. Rows at or past `seq_len` read zero and
+    issue no memory access, neither to the cache nor to the block table.
+
+    ```mlir
+    %k = tile.paged_load %cache[%bt_row, %first, %head] {page_size = 16 : i32}
+           strides(%page_stride, %token_stride, %head_stride)
+           bound %seq_len : tensor<64x128xf16>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$cache, Tile_I32Ptr:$blockTable,
+                       I32:$firstToken, I32:$head,
+                       I64:$pageStride, I64:$tokenStride, I64:$headStride,
+                       I32:$seqLen, I32Attr:$page_size);
+  let results = (outs RankedTensorOf<[Tile_Int, Tile_Float]>:$result);
+  let assemblyFormat = [{
+    $cache `[` $blockTable `,` $firstToken `,` $head `]` attr-dict
+    `strides` `(` $pageStride `,` $tokenStride `,` $headStride `)`
+    `bound` $seqLen `:` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getBlockN() { return getResult().getType().getDimSize(0); }
+    int64_t getHeadDim() { return getResult().getType().getDimSize(1); }
+  }];
+}
+
+#endif // QUIRE_DIALECT_TILE_IR_TILEOPS_TD

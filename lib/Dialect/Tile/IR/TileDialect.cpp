@@ -1,0 +1,109 @@
+//===- TileDialect.cpp - Tile dialect, types and attributes --------------===//
+//
+// Registers the tile dialect's ops, `!tile.ptr` and enum attributes, and
+// verifies the dialect's discardable attributes: `tile.kernel` on functions
+// and `tile.divisibility` on kernel arguments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::quire::tile;
+
+#include "quire/Dialect/Tile/IR/TileDialect.cpp.inc"
+#include "quire/Dialect/Tile/IR/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "quire/Dialect/Tile/IR/TileTypes.cpp.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "quire/Dialect/Tile/IR/TileAttrs.cpp.inc"
+
+void TileDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "quire/Dialect/Tile/IR/TileTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "quire/Dialect/Tile/IR/TileAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "quire/Dialect/Tile/IR/TileOps.cpp.inc"
+      >();
+}
+
+LogicalResult
+PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
+                    Type pointee) {
+  if (pointee.isSignlessInteger() || isa<FloatType>(pointee))
+    return success();
+  return emitError() << "!tile.ptr pointee must be a signless integer or "
+                        "float scalar, got "
+                     << pointee;
+}
+
+/// A kernel argument is what a launch can pass: a pointer or a scalar.
+static bool isKernelArgType(Type type) {
+  return isa<PointerType, FloatType>(type) || type.isSignlessInteger();
+}
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attr) {
+  if (attr.getName() == getKernelAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << getKernelAttrName()
+                               << "' must be a unit attribute";
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func)
+      return op->emitOpError() << "'" << getKernelAttrName()
+                               << "' may only be placed on a func.func";
+    FunctionType type = func.getFunctionType();
+    if (type.getNumResults() != 0)
+      return op->emitOpError() << "kernel must not return values";
+    for (auto [i, arg] : llvm::enumerate(type.getInputs()))
+      if (!isKernelArgType(arg))
+        return op->emitOpError()
+               << "kernel argument #" << i
+               << " must be a !tile.ptr or an integer/float scalar, got "
+               << arg;
+    return success();
+  }
+  if (attr.getName() == getDivisibilityAttrName())
+    return op->emitOpError() << "'" << getDivisibilityAttrName()
+                             << "' is an argument attribute of a kernel";
+  return op->emitOpError() << "unknown tile dialect attribute '"
+                           << attr.getName() << "'";
+}
+
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
+                                                    unsigned regionIndex,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attr) {
+  if (attr.getName() != getDivisibilityAttrName())
+    return op->emitOpError() << "unknown tile dialect argument attribute '"
+                             << attr.getName() << "'";
+  auto value = dyn_cast<IntegerAttr>(attr.getValue());
+  if (!value || value.getInt() <= 0 ||
+      !llvm::isPowerOf2_64(value.getValue().getZExtValue()))
+    return op->emitOpError()
+           << "'" << getDivisibilityAttrName() << "' of argument #" << argIndex
+           << " must be a positive power-of-two integer";
+  // Read the type from the signature: a declaration has no entry block.
+  auto func = dyn_cast<FunctionOpInterface>(op);
+  Region &region = op->getRegion(regionIndex);
+  Type argType = func ? func.getArgumentTypes()[argIndex]
+                      : region.getArgument(argIndex).getType();
+  if (!isa<PointerType>(argType) && !argType.isSignlessInteger())
+    return op->emitOpError()
+           << "'" << getDivisibilityAttrName() << "' of argument #" << argIndex
+           << " needs a pointer or integer argument, got " << argType;
+  return success();
+}

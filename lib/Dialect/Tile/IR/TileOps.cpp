@@ -1,0 +1,256 @@
+//===- TileOps.cpp - Tile dialect operations ------------------------------===//
+//
+// Verifiers and helpers of the tile ops. Each verifier message names the
+// relation that failed and the values involved; test/Dialect/Tile/invalid.mlir
+// has one case per message.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace mlir::quire::tile;
+
+Type mlir::quire::tile::getPointeeType(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+    if (auto ptr = dyn_cast<PointerType>(tensor.getElementType()))
+      return tensor.clone(ptr.getPointeeType());
+    return type;
+  }
+  if (auto ptr = dyn_cast<PointerType>(type))
+    return ptr.getPointeeType();
+  return type;
+}
+
+Type mlir::quire::tile::getI1SameShape(Type type) {
+  auto i1 = IntegerType::get(type.getContext(), 1);
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(i1);
+  return i1;
+}
+
+bool mlir::quire::tile::isKernel(func::FuncOp func) {
+  return func->hasAttr(TileDialect::getKernelAttrName());
+}
+
+/// Prints a shape as `64x128` for messages.
+static std::string shapeStr(ArrayRef<int64_t> shape) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  llvm::interleave(shape, os, "x");
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// RangeOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult RangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  if (end <= start)
+    return emitOpError() << "end (" << end << ") must be greater than start ("
+                         << start << ")";
+  RankedTensorType type = getResult().getType();
+  if (type.getRank() != 1)
+    return emitOpError() << "result must be a 1-D tensor, got rank "
+                         << type.getRank();
+  if (type.getDimSize(0) != end - start)
+    return emitOpError() << "result has " << type.getDimSize(0)
+                         << " elements but the range " << start << ".." << end
+                         << " has " << end - start;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// SplatOp, BroadcastOp, ExpandDimsOp, TransOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult SplatOp::verify() {
+  auto type = cast<RankedTensorType>(getResult().getType());
+  if (type.getElementType() != getSrc().getType())
+    return emitOpError() << "result element type " << type.getElementType()
+                         << " does not match source type "
+                         << getSrc().getType();
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto dst = cast<RankedTensorType>(getResult().getType());
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "result element type " << dst.getElementType()
+                         << " does not match source element type "
+                         << src.getElementType();
+  if (src.getRank() != dst.getRank())
+    return emitOpError() << "source rank " << src.getRank()
+                         << " does not match result rank " << dst.getRank()
+                         << " (use tile.expand_dims to add dimensions)";
+  for (int64_t i = 0; i < src.getRank(); ++i)
+    if (src.getDimSize(i) != dst.getDimSize(i) && src.getDimSize(i) != 1)
+      return emitOpError() << "cannot broadcast dimension " << i << " of size "
+                           << src.getDimSize(i) << " to "
+                           << dst.getDimSize(i)
+                           << " (only size-1 dimensions broadcast)";
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto dst = cast<RankedTensorType>(getResult().getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError() << "axis " << axis << " is out of range [0, "
+                         << src.getRank() << "]";
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (dst.getElementType() != src.getElementType() ||
+      dst.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result type " << dst << " does not match "
+                         << RankedTensorType::get(expected,
+                                                  src.getElementType())
+                         << " (source with a size-1 dimension at axis "
+                         << axis << ")";
+  return success();
+}
+
+SmallVector<int32_t> TransOp::getPermutation() {
+  if (std::optional<ArrayRef<int32_t>> order = getOrder())
+    return SmallVector<int32_t>(*order);
+  int32_t rank = cast<RankedTensorType>(getSrc().getType()).getRank();
+  SmallVector<int32_t> perm;
+  for (int32_t i = rank - 1; i >= 0; --i)
+    perm.push_back(i);
+  return perm;
+}
+
+LogicalResult TransOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto dst = cast<RankedTensorType>(getResult().getType());
+  SmallVector<int32_t> perm = getPermutation();
+  if (static_cast<int64_t>(perm.size()) != src.getRank())
+    return emitOpError() << "order has " << perm.size()
+                         << " entries but the source has rank "
+                         << src.getRank();
+  SmallVector<bool> seen(perm.size(), false);
+  for (int32_t p : perm) {
+    if (p < 0 || p >= src.getRank() || seen[p])
+      return emitOpError() << "order must be a permutation of 0.."
+                           << src.getRank() - 1;
+    seen[p] = true;
+  }
+  SmallVector<int64_t> expected;
+  for (int32_t p : perm)
+    expected.push_back(src.getDimSize(p));
+  if (dst.getElementType() != src.getElementType() ||
+      dst.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result type " << dst << " does not match "
+                         << RankedTensorType::get(expected,
+                                                  src.getElementType())
+                         << " (source permuted by the order)";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// AddPtrOp, LoadOp, StoreOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AddPtrOp::verify() {
+  auto ptrTensor = dyn_cast<RankedTensorType>(getPtr().getType());
+  auto offTensor = dyn_cast<RankedTensorType>(getOffset().getType());
+  if (!ptrTensor != !offTensor)
+    return emitOpError() << "ptr and offset must both be scalars or both be "
+                            "tensors, got "
+                         << getPtr().getType() << " and "
+                         << getOffset().getType();
+  if (ptrTensor && ptrTensor.getShape() != offTensor.getShape())
+    return emitOpError() << "offset shape " << shapeStr(offTensor.getShape())
+                         << " does not match ptr shape "
+                         << shapeStr(ptrTensor.getShape());
+  return success();
+}
+
+void LoadOp::build(OpBuilder &builder, OperationState &state, Value ptr,
+                   Value mask, Value other) {
+  build(builder, state, getPointeeType(ptr.getType()), ptr, mask, other);
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError() << "'other' requires a 'mask'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// DotOp, ReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult DotOp::verify() {
+  auto a = cast<RankedTensorType>(getA().getType());
+  auto b = cast<RankedTensorType>(getB().getType());
+  auto c = cast<RankedTensorType>(getC().getType());
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError() << "operands must be 2-D tensors, got ranks "
+                         << a.getRank() << ", " << b.getRank() << " and "
+                         << c.getRank();
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError() << "contraction sizes differ: a is "
+                         << shapeStr(a.getShape()) << " and b is "
+                         << shapeStr(b.getShape());
+  if (c.getDimSize(0) != a.getDimSize(0) || c.getDimSize(1) != b.getDimSize(1))
+    return emitOpError() << "accumulator shape " << shapeStr(c.getShape())
+                         << " must be " << a.getDimSize(0) << "x"
+                         << b.getDimSize(1);
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "a and b element types differ: "
+                         << a.getElementType() << " vs " << b.getElementType();
+  if (a.getElementType().isF64())
+    return emitOpError() << "operand element type must be f16, bf16 or f32";
+  if (!c.getElementType().isF32())
+    return emitOpError() << "accumulator element type must be f32, got "
+                         << c.getElementType();
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " is out of range [0, "
+                         << src.getRank() - 1 << "]";
+  Type expected = src.getElementType();
+  if (src.getRank() > 1) {
+    SmallVector<int64_t> shape(src.getShape());
+    shape.erase(shape.begin() + axis);
+    expected = RankedTensorType::get(shape, src.getElementType());
+  }
+  if (getResult().getType() != expected)
+    return emitOpError() << "result type " << getResult().getType()
+                         << " must be " << expected
+                         << " (the source without dimension " << axis << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// PagedLoadOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PagedLoadOp::verify() {
+  if (getPageSize() <= 0)
+    return emitOpError() << "page_size must be positive, got "
+                         << getPageSize();
+  RankedTensorType type = getResult().getType();
+  if (type.getRank() != 2)
+    return emitOpError() << "result must be a 2-D tile (tokens x head_dim), "
+                            "got rank "
+                         << type.getRank();
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "quire/Dialect/Tile/IR/TileOps.cpp.inc"
