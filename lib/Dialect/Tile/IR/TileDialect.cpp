@@ -22,17 +22,10 @@ using namespace mlir::quire::tile;
 #define GET_TYPEDEF_CLASSES
 #include "quire/Dialect/Tile/IR/TileTypes.cpp.inc"
 
-#define GET_ATTRDEF_CLASSES
-#include "quire/Dialect/Tile/IR/TileAttrs.cpp.inc"
-
 void TileDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "quire/Dialect/Tile/IR/TileTypes.cpp.inc"
-      >();
-  addAttributes<
-#define GET_ATTRDEF_LIST
-#include "quire/Dialect/Tile/IR/TileAttrs.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST

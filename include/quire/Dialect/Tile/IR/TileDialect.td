@@ -29,7 +29,6 @@ def Tile_Dialect : Dialect {
     "::mlir::func::FuncDialect"
   ];
   let useDefaultTypePrinterParser = 1;
-  let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{

@@ -19,26 +19,18 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 // Enums
 //===----------------------------------------------------------------------===//
 
-def Tile_ProgramAxis : I32EnumAttr<"ProgramAxis", "launch grid axis", [
+def Tile_ProgramAxisAttr : I32EnumAttr<"ProgramAxis", "launch grid axis", [
     I32EnumAttrCase<"X", 0, "x">,
     I32EnumAttrCase<"Y", 1, "y">,
     I32EnumAttrCase<"Z", 2, "z">]> {
   let cppNamespace = "::mlir::quire::tile";
-  let genSpecializedAttr = 0;
-}
-def Tile_ProgramAxisAttr : EnumAttr<Tile_Dialect, Tile_ProgramAxis, "axis"> {
-  let assemblyFormat = "$value";
 }
 
-def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
+def Tile_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Sum", 0, "sum">,
     I32EnumAttrCase<"Max", 1, "max">,
     I32EnumAttrCase<"Min", 2, "min">]> {
   let cppNamespace = "::mlir::quire::tile";
-  let genSpecializedAttr = 0;
-}
-def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce_kind"> {
-  let assemblyFormat = "$value";
 }
 
 //===----------------------------------------------------------------------===//
