@@ -73,7 +73,7 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     return op->emitOpError() << "'" << getDivisibilityAttrName()
                              << "' is an argument attribute of a kernel";
   return op->emitOpError() << "unknown tile dialect attribute '"
-                           << attr.getName() << "'";
+                           << attr.getName().getValue() << "'";
 }
 
 LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
@@ -82,7 +82,7 @@ LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() != getDivisibilityAttrName())
     return op->emitOpError() << "unknown tile dialect argument attribute '"
-                             << attr.getName() << "'";
+                             << attr.getName().getValue() << "'";
   auto value = dyn_cast<IntegerAttr>(attr.getValue());
   if (!value || value.getInt() <= 0 ||
       !llvm::isPowerOf2_64(value.getValue().getZExtValue()))

@@ -52,7 +52,8 @@ static std::string shapeStr(ArrayRef<int64_t> shape) {
 //===----------------------------------------------------------------------===//
 
 LogicalResult RangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  // I32Attr getters are unsigned: read the signed value.
+  int64_t start = getStartAttr().getInt(), end = getEndAttr().getInt();
   if (end <= start)
     return emitOpError() << "end (" << end << ") must be greater than start ("
                          << start << ")";
@@ -103,7 +104,7 @@ LogicalResult BroadcastOp::verify() {
 LogicalResult ExpandDimsOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto dst = cast<RankedTensorType>(getResult().getType());
-  int64_t axis = getAxis();
+  int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis > src.getRank())
     return emitOpError() << "axis " << axis << " is out of range [0, "
                          << src.getRank() << "]";
@@ -219,7 +220,7 @@ LogicalResult DotOp::verify() {
 
 LogicalResult ReduceOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
-  int64_t axis = getAxis();
+  int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis >= src.getRank())
     return emitOpError() << "axis " << axis << " is out of range [0, "
                          << src.getRank() - 1 << "]";
@@ -241,9 +242,9 @@ LogicalResult ReduceOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult PagedLoadOp::verify() {
-  if (getPageSize() <= 0)
-    return emitOpError() << "page_size must be positive, got "
-                         << getPageSize();
+  int64_t pageSize = getPageSizeAttr().getInt();
+  if (pageSize <= 0)
+    return emitOpError() << "page_size must be positive, got " << pageSize;
   RankedTensorType type = getResult().getType();
   if (type.getRank() != 2)
     return emitOpError() << "result must be a 2-D tile (tokens x head_dim), "

@@ -1,0 +1,435 @@
+// RUN: quire-opt %s --split-input-file --verify-diagnostics
+// One case per verifier message of the tile dialect.
+
+// expected-error @+1 {{!tile.ptr pointee must be a signless integer or float scalar, got 'tensor<4xf32>'}}
+func.func @ptr_pointee(%p: !tile.ptr<tensor<4xf32>>) { return }
+
+// -----
+
+// expected-error @+1 {{'tile.kernel' must be a unit attribute}}
+func.func @kernel_not_unit() attributes {tile.kernel = 1 : i32} { return }
+
+// -----
+
+func.func @kernel_not_func() {
+  // expected-error @+1 {{'tile.kernel' may only be placed on a func.func}}
+  %0 = arith.constant {tile.kernel} 0 : i32
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kernel must not return values}}
+func.func @kernel_returns() -> i32 attributes {tile.kernel} {
+  %0 = arith.constant 0 : i32
+  return %0 : i32
+}
+
+// -----
+
+// expected-error @+1 {{kernel argument #1 must be a !tile.ptr or an integer/float scalar, got 'tensor<4xf32>'}}
+func.func @kernel_tensor_arg(%p: !tile.ptr<f32>, %t: tensor<4xf32>) attributes {tile.kernel} { return }
+
+// -----
+
+// expected-error @+1 {{'tile.divisibility' is an argument attribute of a kernel}}
+func.func @divisibility_on_op() attributes {tile.divisibility = 16 : i32} { return }
+
+// -----
+
+// expected-error @+1 {{unknown tile dialect attribute 'tile.kernal'}}
+func.func @unknown_attr() attributes {tile.kernal} { return }
+
+// -----
+
+// expected-error @+1 {{unknown tile dialect argument attribute 'tile.divisible'}}
+func.func @unknown_arg_attr(%p: !tile.ptr<f32> {tile.divisible = 16 : i32}) { return }
+
+// -----
+
+// expected-error @+1 {{'tile.divisibility' of argument #0 must be a positive power-of-two integer}}
+func.func @divisibility_not_pow2(%p: !tile.ptr<f32> {tile.divisibility = 12 : i32}) { return }
+
+// -----
+
+// expected-error @+1 {{'tile.divisibility' of argument #0 needs a pointer or integer argument, got 'f32'}}
+func.func @divisibility_on_float(%x: f32 {tile.divisibility = 16 : i32}) { return }
+
+// -----
+
+func.func @range_empty() {
+  // expected-error @+1 {{end (4) must be greater than start (4)}}
+  %r = tile.range 4, 4 : tensor<1xi32>
+  return
+}
+
+// -----
+
+func.func @range_rank() {
+  // expected-error @+1 {{result must be a 1-D tensor, got rank 2}}
+  %r = tile.range 0, 64 : tensor<8x8xi32>
+  return
+}
+
+// -----
+
+func.func @range_size() {
+  // expected-error @+1 {{result has 32 elements but the range 0..64 has 64}}
+  %r = tile.range 0, 64 : tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @range_type() {
+  // expected-error @+1 {{result #0 must be ranked tensor of 32-bit signless integer values}}
+  %r = tile.range 0, 64 : tensor<64xi64>
+  return
+}
+
+// -----
+
+func.func @splat_type(%x: f32) {
+  // expected-error @+1 {{result element type 'f16' does not match source type 'f32'}}
+  %s = tile.splat %x : f32 -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @splat_tensor(%x: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be}}
+  %s = tile.splat %x : tensor<4xf32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_type(%x: tensor<1x64xf32>) {
+  // expected-error @+1 {{result element type 'f16' does not match source element type 'f32'}}
+  %b = tile.broadcast %x : tensor<1x64xf32> -> tensor<32x64xf16>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%x: tensor<64xf32>) {
+  // expected-error @+1 {{source rank 1 does not match result rank 2 (use tile.expand_dims to add dimensions)}}
+  %b = tile.broadcast %x : tensor<64xf32> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_dim(%x: tensor<2x64xf32>) {
+  // expected-error @+1 {{cannot broadcast dimension 0 of size 2 to 32 (only size-1 dimensions broadcast)}}
+  %b = tile.broadcast %x : tensor<2x64xf32> -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+func.func @expand_axis(%x: tensor<64xf32>) {
+  // expected-error @+1 {{axis 2 is out of range [0, 1]}}
+  %e = tile.expand_dims %x {axis = 2 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+  return
+}
+
+// -----
+
+func.func @expand_result(%x: tensor<64xf32>) {
+  // expected-error @+1 {{result type 'tensor<1x64xf32>' does not match 'tensor<64x1xf32>' (source with a size-1 dimension at axis 1)}}
+  %e = tile.expand_dims %x {axis = 1 : i32} : tensor<64xf32> -> tensor<1x64xf32>
+  return
+}
+
+// -----
+
+func.func @trans_order_size(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{order has 3 entries but the source has rank 2}}
+  %t = tile.trans %x {order = array<i32: 0, 1, 2>} : tensor<4x8xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @trans_order_perm(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{order must be a permutation of 0..1}}
+  %t = tile.trans %x {order = array<i32: 1, 1>} : tensor<4x8xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+func.func @trans_result(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result type 'tensor<4x8xf32>' does not match 'tensor<8x4xf32>' (source permuted by the order)}}
+  %t = tile.trans %x : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @addptr_mixed(%p: !tile.ptr<f32>, %o: tensor<4xi32>) {
+  // expected-error @+1 {{ptr and offset must both be scalars or both be tensors, got '!tile.ptr<f32>' and 'tensor<4xi32>'}}
+  %a = tile.addptr %p, %o : !tile.ptr<f32>, tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @addptr_shape(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<8xi32>) {
+  // expected-error @+1 {{offset shape 8 does not match ptr shape 4}}
+  %a = tile.addptr %p, %o : tensor<4x!tile.ptr<f32>>, tensor<8xi32>
+  return
+}
+
+// -----
+
+func.func @addptr_offset_type(%p: !tile.ptr<f32>, %o: f32) {
+  // expected-error @+1 {{operand #1 must be}}
+  %a = tile.addptr %p, %o : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+func.func @addptr_result(%p: !tile.ptr<f32>, %o: i32) {
+  // expected-error @+1 {{failed to verify that result type matches ptr type}}
+  %a = "tile.addptr"(%p, %o) : (!tile.ptr<f32>, i32) -> !tile.ptr<f16>
+  return
+}
+
+// -----
+
+func.func @load_other_without_mask(%p: tensor<4x!tile.ptr<f32>>, %o: tensor<4xf32>) {
+  // expected-error @+1 {{'other' requires a 'mask'}}
+  %l = "tile.load"(%p, %o) <{operandSegmentSizes = array<i32: 1, 0, 1>}> : (tensor<4x!tile.ptr<f32>>, tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @load_result(%p: tensor<4x!tile.ptr<f32>>) {
+  // expected-error @+1 {{failed to verify that result type matches the pointee type of ptr}}
+  %l = "tile.load"(%p) <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<4x!tile.ptr<f32>>) -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @load_mask(%p: tensor<4x!tile.ptr<f32>>, %m: tensor<8xi1>) {
+  // expected-error @+1 {{failed to verify that mask is i1 of the same shape as ptr}}
+  %l = "tile.load"(%p, %m) <{operandSegmentSizes = array<i32: 1, 1, 0>}> : (tensor<4x!tile.ptr<f32>>, tensor<8xi1>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @load_other(%p: tensor<4x!tile.ptr<f32>>, %m: tensor<4xi1>, %o: tensor<4xf16>) {
+  // expected-error @+1 {{failed to verify that other type matches the result type}}
+  %l = "tile.load"(%p, %m, %o) <{operandSegmentSizes = array<i32: 1, 1, 1>}> : (tensor<4x!tile.ptr<f32>>, tensor<4xi1>, tensor<4xf16>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+// expected-note @+1 {{prior use here}}
+func.func @load_mask_custom(%p: tensor<4x!tile.ptr<f32>>, %m: tensor<4xi32>) {
+  // expected-error @+1 {{use of value '%m' expects different type than prior uses: 'tensor<4xi1>' vs 'tensor<4xi32>'}}
+  %l = tile.load %p, %m : tensor<4x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+func.func @load_not_ptr(%p: tensor<4xf32>) {
+  // expected-error @+1 {{operand #0 must be}}
+  %l = "tile.load"(%p) <{operandSegmentSizes = array<i32: 1, 0, 0>}> : (tensor<4xf32>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @store_value(%p: tensor<4x!tile.ptr<f32>>, %v: tensor<4xf16>) {
+  // expected-error @+1 {{failed to verify that value type matches the pointee type of ptr}}
+  "tile.store"(%p, %v) : (tensor<4x!tile.ptr<f32>>, tensor<4xf16>) -> ()
+  return
+}
+
+// -----
+
+func.func @store_mask(%p: tensor<4x!tile.ptr<f32>>, %v: tensor<4xf32>, %m: tensor<2xi1>) {
+  // expected-error @+1 {{failed to verify that mask is i1 of the same shape as ptr}}
+  "tile.store"(%p, %v, %m) : (tensor<4x!tile.ptr<f32>>, tensor<4xf32>, tensor<2xi1>) -> ()
+  return
+}
+
+// -----
+
+func.func @dot_rank(%a: tensor<4x8x2xf16>, %b: tensor<8x4xf16>, %c: tensor<4x4xf32>) {
+  // expected-error @+1 {{operands must be 2-D tensors, got ranks 3, 2 and 2}}
+  %d = tile.dot %a, %b, %c : tensor<4x8x2xf16> * tensor<8x4xf16> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @dot_k(%a: tensor<16x32xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{contraction sizes differ: a is 16x32 and b is 16x16}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_shape(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{accumulator shape 16x16 must be 16x8}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf16> * tensor<32x8xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_elt(%a: tensor<16x32xf16>, %b: tensor<32x8xbf16>, %c: tensor<16x8xf32>) {
+  // expected-error @+1 {{a and b element types differ: 'f16' vs 'bf16'}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf16> * tensor<32x8xbf16> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @dot_f64(%a: tensor<16x32xf64>, %b: tensor<32x8xf64>, %c: tensor<16x8xf32>) {
+  // expected-error @+1 {{operand element type must be f16, bf16 or f32}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf64> * tensor<32x8xf64> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_type(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16x8xf16>) {
+  // expected-error @+1 {{accumulator element type must be f32, got 'f16'}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf16> * tensor<32x8xf16> -> tensor<16x8xf16>
+  return
+}
+
+// -----
+
+func.func @dot_result(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16x8xf32>) {
+  // expected-error @+1 {{failed to verify that result type matches accumulator type}}
+  %d = "tile.dot"(%a, %b, %c) : (tensor<16x32xf16>, tensor<32x8xf16>, tensor<16x8xf32>) -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_axis(%x: tensor<16x64xf32>) {
+  // expected-error @+1 {{axis 2 is out of range [0, 1]}}
+  %r = tile.reduce sum %x {axis = 2 : i32} : tensor<16x64xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_result(%x: tensor<16x64xf32>) {
+  // expected-error @+1 {{result type 'tensor<64xf32>' must be 'tensor<16xf32>' (the source without dimension 1)}}
+  %r = tile.reduce sum %x {axis = 1 : i32} : tensor<16x64xf32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_kind(%x: tensor<64xf32>) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
+  %r = tile.reduce prod %x {axis = 0 : i32} : tensor<64xf32> -> f32
+  return
+}
+
+// -----
+
+func.func @program_id_axis() {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'axis' [x, y, z]}}
+  %p = tile.program_id w
+  return
+}
+
+// -----
+
+func.func @paged_page_size(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32) {
+  // expected-error @+1 {{page_size must be positive, got 0}}
+  %k = tile.paged_load %c[%bt, %t, %h] {page_size = 0 : i32} strides(%s, %s, %s) bound %n : tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @paged_rank(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32) {
+  // expected-error @+1 {{result must be a 2-D tile (tokens x head_dim), got rank 1}}
+  %k = tile.paged_load %c[%bt, %t, %h] {page_size = 16 : i32} strides(%s, %s, %s) bound %n : tensor<64xf16>
+  return
+}
+
+// -----
+
+// expected-note @+1 {{prior use here}}
+func.func @paged_cache_type(%c: !tile.ptr<f32>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32) {
+  // expected-error @+1 {{use of value '%c' expects different type than prior uses: '!tile.ptr<f16>' vs '!tile.ptr<f32>'}}
+  %k = tile.paged_load %c[%bt, %t, %h] {page_size = 16 : i32} strides(%s, %s, %s) bound %n : tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @paged_cache_generic(%c: !tile.ptr<f32>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32) {
+  // expected-error @+1 {{failed to verify that cache is a pointer to the result element type}}
+  %k = "tile.paged_load"(%c, %bt, %t, %h, %s, %s, %s, %n) <{page_size = 16 : i32}> : (!tile.ptr<f32>, !tile.ptr<i32>, i32, i32, i64, i64, i64, i32) -> tensor<64x128xf16>
+  return
+}
+
+// -----
+
+// expected-note @+1 {{prior use here}}
+func.func @paged_stride_type(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i32, %n: i32) {
+  // expected-error @+1 {{use of value '%s' expects different type than prior uses: 'i64' vs 'i32'}}
+  %k = tile.paged_load %c[%bt, %t, %h] {page_size = 16 : i32} strides(%s, %s, %s) bound %n : tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @paged_stride_generic(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i32, %n: i32) {
+  // expected-error @+1 {{operand #4 must be 64-bit signless integer, but got 'i32'}}
+  %k = "tile.paged_load"(%c, %bt, %t, %h, %s, %s, %s, %n) <{page_size = 16 : i32}> : (!tile.ptr<f16>, !tile.ptr<i32>, i32, i32, i32, i32, i32, i32) -> tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @paged_block_table(%c: !tile.ptr<f16>, %bt: !tile.ptr<i64>, %t: i32, %h: i32, %s: i64, %n: i32) {
+  // expected-error @+1 {{operand #1 must be pointer to i32, but got '!tile.ptr<i64>'}}
+  %k = "tile.paged_load"(%c, %bt, %t, %h, %s, %s, %s, %n) <{page_size = 16 : i32}> : (!tile.ptr<f16>, !tile.ptr<i64>, i32, i32, i64, i64, i64, i32) -> tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @paged_missing_page_size(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32) {
+  // expected-error @+1 {{requires attribute 'page_size'}}
+  %k = tile.paged_load %c[%bt, %t, %h] strides(%s, %s, %s) bound %n : tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @paged_negative_page_size(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32) {
+  // expected-error @+1 {{page_size must be positive, got -16}}
+  %k = tile.paged_load %c[%bt, %t, %h] {page_size = -16 : i32} strides(%s, %s, %s) bound %n : tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @expand_negative_axis(%x: tensor<64xf32>) {
+  // expected-error @+1 {{axis -1 is out of range [0, 1]}}
+  %e = tile.expand_dims %x {axis = -1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
+  return
+}

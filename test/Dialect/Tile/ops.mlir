@@ -1,0 +1,116 @@
+// RUN: quire-opt %s | quire-opt | FileCheck %s
+// RUN: quire-opt %s --mlir-print-op-generic | quire-opt | FileCheck %s
+// Round trip of every tile op, in custom and generic form.
+
+// CHECK-LABEL: func.func @grid
+// CHECK-SAME: attributes {tile.kernel}
+func.func @grid() attributes {tile.kernel} {
+  // CHECK: tile.program_id x
+  %0 = tile.program_id x
+  // CHECK: tile.program_id z
+  %1 = tile.program_id z
+  // CHECK: tile.num_programs y
+  %2 = tile.num_programs y
+  return
+}
+
+// CHECK-LABEL: func.func @shapes
+func.func @shapes(%x: f32, %p: !tile.ptr<f16>) {
+  // CHECK: tile.range 0, 64 : tensor<64xi32>
+  %r = tile.range 0, 64 : tensor<64xi32>
+  // CHECK: tile.range 16, 32 : tensor<16xi32>
+  %r2 = tile.range 16, 32 : tensor<16xi32>
+  // CHECK: tile.splat %{{.*}} : f32 -> tensor<64xf32>
+  %s = tile.splat %x : f32 -> tensor<64xf32>
+  // CHECK: tile.splat %{{.*}} : !tile.ptr<f16> -> tensor<8x8x!tile.ptr<f16>>
+  %sp = tile.splat %p : !tile.ptr<f16> -> tensor<8x8x!tile.ptr<f16>>
+  // CHECK: tile.expand_dims %{{.*}} {axis = 0 : i32} : tensor<64xf32> -> tensor<1x64xf32>
+  %e = tile.expand_dims %s {axis = 0 : i32} : tensor<64xf32> -> tensor<1x64xf32>
+  // CHECK: tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %e1 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  // CHECK: tile.broadcast %{{.*}} : tensor<1x64xf32> -> tensor<32x64xf32>
+  %b = tile.broadcast %e : tensor<1x64xf32> -> tensor<32x64xf32>
+  // CHECK: tile.trans %{{.*}} : tensor<32x64xf32> -> tensor<64x32xf32>
+  %t = tile.trans %b : tensor<32x64xf32> -> tensor<64x32xf32>
+  // CHECK: tile.trans %{{.*}} {order = array<i32: 1, 2, 0>} : tensor<2x4x8xf32> -> tensor<4x8x2xf32>
+  %c3 = arith.constant dense<1.0> : tensor<2x4x8xf32>
+  %t3 = tile.trans %c3 {order = array<i32: 1, 2, 0>} : tensor<2x4x8xf32> -> tensor<4x8x2xf32>
+  return
+}
+
+// CHECK-LABEL: func.func @memory
+func.func @memory(%p: !tile.ptr<f32>, %bt: !tile.ptr<i32>, %n: i32, %n64: i64) {
+  %r = tile.range 0, 64 : tensor<64xi32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.addptr %{{.*}}, %{{.*}} : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %a = tile.addptr %ps, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  // CHECK: tile.addptr %{{.*}}, %{{.*}} : !tile.ptr<f32>, i64
+  %a1 = tile.addptr %p, %n64 : !tile.ptr<f32>, i64
+  %ns = tile.splat %n : i32 -> tensor<64xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<64xi32>
+  %z = arith.constant dense<0.0> : tensor<64xf32>
+  // CHECK: tile.load %{{.*}} : tensor<64x!tile.ptr<f32>>
+  %l0 = tile.load %a : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.load %{{.*}}, %{{.*}} : tensor<64x!tile.ptr<f32>>
+  %l1 = tile.load %a, %m : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x!tile.ptr<f32>>
+  %l2 = tile.load %a, %m, %z : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.load %{{.*}} : !tile.ptr<i32>
+  %s = tile.load %bt : !tile.ptr<i32>
+  // CHECK: tile.store %{{.*}}, %{{.*}} : tensor<64x!tile.ptr<f32>>
+  tile.store %a, %l2 : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x!tile.ptr<f32>>
+  tile.store %a, %l2, %m : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.store %{{.*}}, %{{.*}} : !tile.ptr<f32>
+  %f = arith.constant 1.0 : f32
+  tile.store %a1, %f : !tile.ptr<f32>
+  return
+}
+
+// CHECK-LABEL: func.func @compute
+func.func @compute(%a: tensor<64x32xf16>, %b: tensor<32x16xbf16>, %bb: tensor<32x16xf16>,
+                   %x: tensor<16x64xf32>, %i: tensor<128xi32>) {
+  %c = arith.constant dense<0.0> : tensor<64x16xf32>
+  // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xf16> * tensor<32x16xf16> -> tensor<64x16xf32>
+  %d = tile.dot %a, %bb, %c : tensor<64x32xf16> * tensor<32x16xf16> -> tensor<64x16xf32>
+  // CHECK: tile.reduce sum %{{.*}} {axis = 1 : i32} : tensor<16x64xf32> -> tensor<16xf32>
+  %s = tile.reduce sum %x {axis = 1 : i32} : tensor<16x64xf32> -> tensor<16xf32>
+  // CHECK: tile.reduce max %{{.*}} {axis = 0 : i32} : tensor<16x64xf32> -> tensor<64xf32>
+  %m = tile.reduce max %x {axis = 0 : i32} : tensor<16x64xf32> -> tensor<64xf32>
+  // CHECK: tile.reduce min %{{.*}} {axis = 0 : i32} : tensor<128xi32> -> i32
+  %n = tile.reduce min %i {axis = 0 : i32} : tensor<128xi32> -> i32
+  return
+}
+
+// CHECK-LABEL: func.func @paged
+func.func @paged(%cache: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %tok: i32, %head: i32,
+                 %ps: i64, %ts: i64, %hs: i64, %len: i32) {
+  // CHECK: tile.paged_load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] {page_size = 16 : i32} strides(%{{.*}}, %{{.*}}, %{{.*}}) bound %{{.*}} : tensor<64x128xf16>
+  %k = tile.paged_load %cache[%bt, %tok, %head] {page_size = 16 : i32}
+         strides(%ps, %ts, %hs) bound %len : tensor<64x128xf16>
+  // CHECK: tile.paged_load {{.*}} {page_size = 24 : i32} {{.*}} : tensor<8x64xf16>
+  %k2 = tile.paged_load %cache[%bt, %tok, %head] {page_size = 24 : i32}
+         strides(%ps, %ts, %hs) bound %len : tensor<8x64xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @tensor_arith
+// A tile program's arith, math and scf operate on tile tensors.
+func.func @tensor_arith(%x: tensor<64xf32>, %n: i32) -> tensor<64xf32> {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // CHECK: scf.for {{.*}} iter_args({{.*}}) -> (tensor<64xf32>) : i32
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %x) -> (tensor<64xf32>) : i32 {
+    // CHECK: math.exp {{.*}} : tensor<64xf32>
+    %e = math.exp %acc : tensor<64xf32>
+    %s = arith.addf %e, %x : tensor<64xf32>
+    scf.yield %s : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}
+
+// CHECK-LABEL: func.func @divisibility
+// CHECK-SAME: tile.divisibility = 16
+func.func @divisibility(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 8 : i64}) attributes {tile.kernel} {
+  return
+}

@@ -1,0 +1,1 @@
+func.func @f() attributes {tile.kernel = } { return }

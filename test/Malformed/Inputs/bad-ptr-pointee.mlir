@@ -1,0 +1,1 @@
+func.func @f(%p: !tile.ptr<!tile.ptr<f32>>) { return }

@@ -1,0 +1,1 @@
+func.func @f(%p: !tile.pointer<f32>) { return }

@@ -1,0 +1,1 @@
+func.func @f(%p: !tile.ptr<f32>) { %0 = tile.load %p return }

@@ -1,0 +1,1 @@
+func.func @f(%a: tensor<16xf32>) { %0 = tile.reduce sum %a {axis = 1 : i32} : tensor<16xf32> -> f32 return }

@@ -1,0 +1,1 @@
+func.func @f(%n: i32, %x: tensor<4xf32>) { %c0 = arith.constant 0 : i32 %c1 = arith.constant 1 : i32 %r = scf.for %i = %c0 to %n step %c1 iter_args(%a = %x) -> (tensor<4xf32>) : i32 { %c = arith.constant dense<0.0> : tensor<8xf32> scf.yield %c : tensor<8xf32> } return }

@@ -1,0 +1,1 @@
+func.func @f() { %0 = tile.frobnicate 3 return }

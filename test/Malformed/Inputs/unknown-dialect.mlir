@@ -1,0 +1,1 @@
+func.func @f() { %0 = "nosuch.op"() : () -> i32 return }
