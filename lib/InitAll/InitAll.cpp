@@ -2,7 +2,9 @@
 
 #include "quire/InitAll.h"
 
+#include "quire/Conversion/TileToLLVM.h"
 #include "quire/Dialect/Tile/IR/Tile.h"
+#include "quire/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
@@ -19,4 +21,8 @@ void mlir::quire::registerAllDialects(DialectRegistry &registry) {
                   LLVM::LLVMDialect, NVVM::NVVMDialect>();
 }
 
-void mlir::quire::registerAllPasses() { mlir::registerTransformsPasses(); }
+void mlir::quire::registerAllPasses() {
+  mlir::registerTransformsPasses();
+  tile::registerQuireTilePasses();
+  registerQuireConversionPasses();
+}

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quire/InitAll.h"
+#include "quire/Pipelines/Pipelines.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -14,6 +15,7 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::quire::registerAllDialects(registry);
   mlir::quire::registerAllPasses();
+  mlir::quire::registerPipelines();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "Quire optimizer driver\n", registry));
 }

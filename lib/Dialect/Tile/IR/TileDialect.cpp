@@ -8,6 +8,7 @@
 
 #include "quire/Dialect/Tile/IR/Tile.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -22,10 +23,17 @@ using namespace mlir::quire::tile;
 #define GET_TYPEDEF_CLASSES
 #include "quire/Dialect/Tile/IR/TileTypes.cpp.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "quire/Dialect/Tile/IR/TileAttrs.cpp.inc"
+
 void TileDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "quire/Dialect/Tile/IR/TileTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "quire/Dialect/Tile/IR/TileAttrs.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST
@@ -41,6 +49,72 @@ PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
   return emitError() << "!tile.ptr pointee must be a signless integer or "
                         "float scalar, got "
                      << pointee;
+}
+
+static bool allPowersOfTwo(ArrayRef<unsigned> values) {
+  return llvm::all_of(values, [](unsigned v) { return llvm::isPowerOf2_32(v); });
+}
+
+LogicalResult
+BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            ArrayRef<unsigned> sizePerThread,
+                            ArrayRef<unsigned> threadsPerWarp,
+                            ArrayRef<unsigned> warpsPerCTA,
+                            ArrayRef<unsigned> order) {
+  size_t rank = sizePerThread.size();
+  if (rank == 0 || threadsPerWarp.size() != rank ||
+      warpsPerCTA.size() != rank || order.size() != rank)
+    return emitError() << "#tile.blocked needs sizePerThread, threadsPerWarp, "
+                          "warpsPerCTA and order of the same non-zero rank";
+  if (!allPowersOfTwo(sizePerThread) || !allPowersOfTwo(threadsPerWarp) ||
+      !allPowersOfTwo(warpsPerCTA))
+    return emitError() << "#tile.blocked sizes must be powers of two";
+  unsigned lanes = 1;
+  for (unsigned t : threadsPerWarp)
+    lanes *= t;
+  if (lanes != 32)
+    return emitError() << "#tile.blocked threadsPerWarp must multiply to 32, "
+                          "got "
+                       << lanes;
+  SmallVector<bool> seen(rank, false);
+  for (unsigned d : order) {
+    if (d >= rank || seen[d])
+      return emitError() << "#tile.blocked order must be a permutation of 0.."
+                         << rank - 1;
+    seen[d] = true;
+  }
+  return success();
+}
+
+unsigned BlockedEncodingAttr::getNumWarps() const {
+  unsigned warps = 1;
+  for (unsigned w : getWarpsPerCTA())
+    warps *= w;
+  return warps;
+}
+
+LogicalResult
+SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          unsigned dim, Attribute parent) {
+  unsigned parentRank;
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(parent))
+    parentRank = blocked.getRank();
+  else if (auto slice = dyn_cast<SliceEncodingAttr>(parent))
+    parentRank = slice.getRank();
+  else
+    return emitError() << "#tile.slice parent must be a #tile.blocked or "
+                          "#tile.slice layout";
+  if (parentRank < 2 || dim >= parentRank)
+    return emitError() << "#tile.slice dim " << dim
+                       << " is out of range for a parent of rank "
+                       << parentRank;
+  return success();
+}
+
+unsigned SliceEncodingAttr::getRank() const {
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(getParent()))
+    return blocked.getRank() - 1;
+  return cast<SliceEncodingAttr>(getParent()).getRank() - 1;
 }
 
 /// A kernel argument is what a launch can pass: a pointer or a scalar.
@@ -67,6 +141,21 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                << "kernel argument #" << i
                << " must be a !tile.ptr or an integer/float scalar, got "
                << arg;
+    return success();
+  }
+  if (attr.getName() == getNumWarpsAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<ModuleOp>(op) || !value || value.getInt() <= 0 ||
+        value.getInt() > 32 || !llvm::isPowerOf2_64(value.getInt()))
+      return op->emitOpError()
+             << "'" << getNumWarpsAttrName()
+             << "' must be a power-of-two integer in [1, 32] on a module";
+    return success();
+  }
+  if (attr.getName() == getSharedBytesAttrName()) {
+    if (!isa<IntegerAttr>(attr.getValue()))
+      return op->emitOpError()
+             << "'" << getSharedBytesAttrName() << "' must be an integer";
     return success();
   }
   if (attr.getName() == getDivisibilityAttrName())

@@ -230,10 +230,32 @@ LogicalResult ReduceOp::verify() {
     shape.erase(shape.begin() + axis);
     expected = RankedTensorType::get(shape, src.getElementType());
   }
-  if (getResult().getType() != expected)
+  // Compare shape and element type: layouts (encodings) may differ.
+  auto resultTensor = dyn_cast<RankedTensorType>(getResult().getType());
+  auto expectedTensor = dyn_cast<RankedTensorType>(expected);
+  bool matches = resultTensor && expectedTensor
+                     ? resultTensor.getShape() == expectedTensor.getShape() &&
+                           resultTensor.getElementType() ==
+                               expectedTensor.getElementType()
+                     : getResult().getType() == expected;
+  if (!matches)
     return emitOpError() << "result type " << getResult().getType()
                          << " must be " << expected
                          << " (the source without dimension " << axis << ")";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ConvertLayoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto dst = cast<RankedTensorType>(getResult().getType());
+  if (src.getShape() != dst.getShape() ||
+      src.getElementType() != dst.getElementType())
+    return emitOpError() << "source " << src << " and result " << dst
+                         << " must differ in layout only";
   return success();
 }
 

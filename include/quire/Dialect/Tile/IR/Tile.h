@@ -25,6 +25,9 @@
 #define GET_TYPEDEF_CLASSES
 #include "quire/Dialect/Tile/IR/TileTypes.h.inc"
 
+#define GET_ATTRDEF_CLASSES
+#include "quire/Dialect/Tile/IR/TileAttrs.h.inc"
+
 namespace mlir::quire::tile {
 
 /// `!tile.ptr<T>` -> `T`; `tensor<...x!tile.ptr<T>>` -> `tensor<...xT>`.

@@ -29,6 +29,7 @@ def Tile_Dialect : Dialect {
     "::mlir::func::FuncDialect"
   ];
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let extraClassDeclaration = [{
@@ -38,6 +39,15 @@ def Tile_Dialect : Dialect {
     }
     /// Integer argument attribute: the pointer (or integer) argument is a
     /// multiple of this many bytes (elements for integers); a power of two.
+    /// Module attribute: warps per CTA the kernels were laid out for.
+    static constexpr ::llvm::StringLiteral getNumWarpsAttrName() {
+      return ::llvm::StringLiteral("tile.num_warps");
+    }
+    /// Function attribute set by the GPU lowering: dynamic shared memory
+    /// bytes a launch must provide.
+    static constexpr ::llvm::StringLiteral getSharedBytesAttrName() {
+      return ::llvm::StringLiteral("tile.shared_bytes");
+    }
     static constexpr ::llvm::StringLiteral getDivisibilityAttrName() {
       return ::llvm::StringLiteral("tile.divisibility");
     }

@@ -10,6 +10,7 @@
 
 include "quire/Dialect/Tile/IR/TileDialect.td"
 include "quire/Dialect/Tile/IR/TileTypes.td"
+include "quire/Dialect/Tile/IR/TileAttrs.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -249,6 +250,23 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let assemblyFormat = [{
     $kind $src attr-dict `:` type($src) `->` type($result)
   }];
+  let hasVerifier = 1;
+}
+
+def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
+  let summary = "move a tensor to another distributed layout";
+  let description = [{
+    Inserted by `quire-assign-layouts` where a value must change layout; the
+    GPU lowering moves the data through shared memory (or not at all when
+    both layouts place every element in the same thread and register).
+
+    ```mlir
+    %b = tile.convert_layout %a : tensor<64xf32, #l0> -> tensor<64xf32, #l1>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$src);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
 }
 

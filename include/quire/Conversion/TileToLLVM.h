@@ -1,0 +1,48 @@
+//===- TileToLLVM.h - Lower tile kernels to LLVM + NVVM -----------*- C++ -*-===//
+
+#ifndef QUIRE_CONVERSION_TILETOLLVM_H
+#define QUIRE_CONVERSION_TILETOLLVM_H
+
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::quire {
+
+class AxisInfoAnalysis;
+
+#define GEN_PASS_DECL
+#include "quire/Conversion/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "quire/Conversion/Passes.h.inc"
+
+/// State the tile-to-LLVM patterns share: the axis facts of the original
+/// kernel and the high-water mark of dynamic shared memory.
+struct TileToLLVMState {
+  const AxisInfoAnalysis *axisInfo = nullptr;
+  int64_t sharedBytes = 0;
+  unsigned numWarps = 4;
+  unsigned sm = 90;
+};
+
+/// `!tile.ptr` -> `!llvm.ptr<1>`; a laid-out tensor -> one value per register
+/// a thread holds (1:N).
+void populateTileToLLVMTypeConversions(LLVMTypeConverter &converter);
+
+/// Patterns for every tile op and for arith/math ops on tensors.
+void populateTileToLLVMConversionPatterns(LLVMTypeConverter &converter,
+                                          RewritePatternSet &patterns,
+                                          TileToLLVMState &state);
+
+/// Fast-math NVVM lowerings of math ops on f32 scalars (ex2.approx, ...).
+void populateMathToNVVMFastPatterns(LLVMTypeConverter &converter,
+                                    RewritePatternSet &patterns);
+
+} // namespace mlir::quire
+
+#endif // QUIRE_CONVERSION_TILETOLLVM_H

@@ -1,0 +1,74 @@
+//===- TileAttrs.td - Distributed layout encodings ---------*- tablegen -*-===//
+//
+// Layouts say which thread of a CTA holds which element of a tensor. They are
+// the encoding of builtin ranked tensor types after `quire-assign-layouts`
+// (Triton's blocked and slice layouts).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUIRE_DIALECT_TILE_IR_TILEATTRS_TD
+#define QUIRE_DIALECT_TILE_IR_TILEATTRS_TD
+
+include "quire/Dialect/Tile/IR/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+
+class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+def Tile_BlockedEncodingAttr : Tile_Attr<"BlockedEncoding", "blocked"> {
+  let summary = "elements tiled over registers, lanes and warps";
+  let description = [{
+    Along dimension `d`, a thread holds `sizePerThread[d]` consecutive
+    elements, a warp's lanes cover `threadsPerWarp[d]` such chunks and the
+    CTA's warps `warpsPerCTA[d]` warp tiles. The CTA tile repeats to cover a
+    larger tensor and wraps around (replicates) on a smaller one. `order`
+    lists dimensions fastest-varying first: lanes, warps and a thread's
+    registers are numbered along `order[0]` first, so registers adjacent in
+    `order[0]` are adjacent in memory for a row-major tensor.
+
+    ```mlir
+    #tile.blocked<{sizePerThread = [1, 8], threadsPerWarp = [2, 16],
+                   warpsPerCTA = [4, 1], order = [1, 0]}>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"unsigned">:$sizePerThread,
+    ArrayRefParameter<"unsigned">:$threadsPerWarp,
+    ArrayRefParameter<"unsigned">:$warpsPerCTA,
+    ArrayRefParameter<"unsigned">:$order);
+  let assemblyFormat = [{
+    `<` `{` `sizePerThread` `=` `[` $sizePerThread `]` `,`
+            `threadsPerWarp` `=` `[` $threadsPerWarp `]` `,`
+            `warpsPerCTA` `=` `[` $warpsPerCTA `]` `,`
+            `order` `=` `[` $order `]` `}` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getRank() const { return getSizePerThread().size(); }
+    unsigned getNumWarps() const;
+  }];
+}
+
+def Tile_SliceEncodingAttr : Tile_Attr<"SliceEncoding", "slice"> {
+  let summary = "the parent layout with one dimension removed";
+  let description = [{
+    A tensor of rank r-1 laid out as the rank-r `parent` with dimension `dim`
+    collapsed: a thread holds element `c` if it holds any parent element that
+    equals `c` with `dim` removed. Reductions along `dim` produce it and
+    `tile.expand_dims` at `dim` consumes it, without moving data.
+
+    ```mlir
+    #tile.slice<{dim = 1, parent = #tile.blocked<...>}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$dim, "::mlir::Attribute":$parent);
+  let assemblyFormat = "`<` `{` `dim` `=` $dim `,` `parent` `=` $parent `}` `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getRank() const;
+  }];
+}
+
+#endif // QUIRE_DIALECT_TILE_IR_TILEATTRS_TD

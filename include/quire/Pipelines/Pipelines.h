@@ -1,0 +1,76 @@
+//===- Pipelines.h - Quire's pass pipelines and compile driver ----*- C++ -*-===//
+//
+// The pipelines quire-opt registers and quirec/libquire run, so the three
+// compile exactly the same way:
+//   quire-tile-pipeline   verify, canonicalize, lower paged loads, layouts
+//   quire-llvm-pipeline   the above, then tile -> LLVM + NVVM
+// and `compileKernel`, which runs them and the NVPTX backend on a source.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUIRE_PIPELINES_PIPELINES_H
+#define QUIRE_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir::quire {
+
+struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
+  Option<unsigned> sm{*this, "sm", llvm::cl::desc("compute capability"),
+                      llvm::cl::init(90)};
+  Option<unsigned> numWarps{*this, "num-warps",
+                            llvm::cl::desc("warps per CTA"), llvm::cl::init(4)};
+};
+
+void buildTilePipeline(OpPassManager &pm, const PipelineOptions &options);
+void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &options);
+void registerPipelines();
+
+/// What `compileKernel` stops at and returns.
+enum class EmitKind { Tile, LLVMMLIR, LLVMIR, PTX, Cubin, Meta };
+
+struct CompileOptions {
+  unsigned sm = 90;
+  unsigned numWarps = 4;
+  EmitKind emit = EmitKind::PTX;
+  bool printIRAfterAll = false;
+  bool timePasses = false;
+};
+
+struct KernelArgInfo {
+  std::string kind;   // "ptr", "int" or "float"
+  std::string type;   // MLIR spelling: "!tile.ptr<f16>", "i32", "f32"
+  unsigned bits = 0;  // scalar bit width (64 for pointers)
+  int64_t divisibility = 1;
+};
+
+struct KernelInfo {
+  std::string name;
+  std::vector<KernelArgInfo> args;
+  unsigned threads = 0;
+  int64_t sharedBytes = 0;
+};
+
+struct CompileResult {
+  std::string output;               // text (or cubin bytes) of `emit`
+  std::string ptx;                  // PTX, when the pipeline got that far
+  std::vector<KernelInfo> kernels;  // metadata of every kernel
+};
+
+/// Parses `source` (named `bufferName` in diagnostics), verifies and compiles
+/// it. On failure returns failure and `diagnostics` holds every message with
+/// its location; on success `diagnostics` holds warnings, if any.
+LogicalResult compileKernel(llvm::StringRef source, llvm::StringRef bufferName,
+                            const CompileOptions &options,
+                            CompileResult &result, std::string &diagnostics);
+
+/// The metadata as JSON (one object with a "kernels" array).
+std::string kernelInfoToJSON(const std::vector<KernelInfo> &kernels);
+
+} // namespace mlir::quire
+
+#endif // QUIRE_PIPELINES_PIPELINES_H

@@ -1,0 +1,42 @@
+//===- EmitPTX.h - LLVM dialect kernels to PTX and cubin ----------*- C++ -*-===//
+//
+// Translates a module of LLVM+NVVM dialect kernels to LLVM IR, optimizes it at
+// O3 for the NVPTX target and prints PTX; assembles PTX to a cubin with ptxas
+// when the CUDA toolkit is available.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUIRE_TARGET_NVPTX_EMITPTX_H
+#define QUIRE_TARGET_NVPTX_EMITPTX_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+#include <string>
+
+namespace mlir::quire {
+
+/// Compute capabilities Quire emits code for.
+bool isSupportedSM(unsigned sm);
+
+struct PTXOptions {
+  unsigned sm = 90;
+  /// Also return the optimized LLVM IR.
+  std::string *llvmIR = nullptr;
+};
+
+/// LLVM dialect module -> PTX text. Errors are emitted on the module.
+FailureOr<std::string> translateToPTX(ModuleOp module,
+                                      const PTXOptions &options);
+
+/// The ptxas to use: $QUIRE_PTXAS, the toolkit found at build time, or
+/// `ptxas` on PATH. Empty if none exists.
+std::string findPTXAS();
+
+/// PTX -> cubin through ptxas. `error` gets ptxas's messages on failure.
+FailureOr<std::string> assembleCubin(StringRef ptx, unsigned sm,
+                                     std::string &error);
+
+} // namespace mlir::quire
+
+#endif // QUIRE_TARGET_NVPTX_EMITPTX_H

@@ -1,0 +1,284 @@
+//===- LoadStoreToLLVM.cpp - Global loads and stores ----------------------===//
+//
+// A thread's registers of a pointer tensor are grouped into runs of `vec`
+// consecutive elements when the layout keeps them in consecutive registers
+// and AxisInfo proves the addresses contiguous, aligned and the mask uniform
+// over the run; each run becomes one vector access of up to 16 bytes.
+// Masked accesses are predicated PTX (Triton's scheme): lanes whose mask is
+// false issue no memory transaction and read `other`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "quire/Analysis/AxisInfo.h"
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tilellvm;
+
+namespace {
+
+/// Elements per access for the pointer tensor `ptr` (1 for scalars).
+unsigned accessWidth(Value ptr, Value mask, Type elementType,
+                     const TileToLLVMState &state, Operation *op) {
+  auto type = dyn_cast<RankedTensorType>(ptr.getType());
+  if (!type)
+    return 1;
+  auto blocked = dyn_cast<tile::BlockedEncodingAttr>(type.getEncoding());
+  FailureOr<tile::LinearLayout> layout = tile::LinearLayout::get(type);
+  if (!blocked || failed(layout))
+    return 1;
+  unsigned dim = blocked.getOrder()[0];
+  // Consecutive registers along `dim`: the leading register bases must be
+  // 1, 2, 4, ... along it.
+  unsigned run = 1;
+  for (const tile::Coord &basis : layout->getRegBases()) {
+    tile::Coord unit(type.getRank(), 0);
+    unit[dim] = run;
+    if (basis != unit)
+      break;
+    run *= 2;
+  }
+  unsigned bytes = std::max(1u, elementType.getIntOrFloatBitWidth() / 8);
+  AxisInfo info = state.axisInfo->get(ptr);
+  int64_t vec = std::min<int64_t>(run, 16 / bytes);
+  vec = std::min<int64_t>(vec, info.contiguity[dim]);
+  vec = std::min<int64_t>(vec, std::max<int64_t>(1, info.divisibility[dim] / bytes));
+  if (mask)
+    vec = std::min<int64_t>(vec, state.axisInfo->get(mask).constancy[dim]);
+  if (elementType.getIntOrFloatBitWidth() < 8)
+    vec = 1;
+  while (vec > 1 && !llvm::isPowerOf2_64(vec))
+    --vec;
+  return std::max<int64_t>(1, vec);
+}
+
+/// How `vec` elements of `bits` each travel through PTX registers.
+struct Packing {
+  unsigned words;     // number of PTX registers
+  unsigned wordBits;  // 16 or 32
+  unsigned perWord;   // elements per register
+};
+Packing packing(unsigned vec, unsigned bits) {
+  unsigned total = vec * bits;
+  if (total >= 32)
+    return {total / 32, 32, 32 / bits};
+  return {1, total <= 16 ? 16u : 32u, vec};
+}
+
+Type wordType(OpBuilder &b, const Packing &p) {
+  return b.getIntegerType(p.wordBits);
+}
+
+/// Packs `elems` (storage-typed) into PTX words.
+SmallVector<Value> pack(OpBuilder &b, Location loc, ArrayRef<Value> elems,
+                        const Packing &p) {
+  SmallVector<Value> words;
+  Type elt = elems[0].getType();
+  unsigned bits = elt.getIntOrFloatBitWidth();
+  for (unsigned w = 0; w < p.words; ++w) {
+    if (p.perWord == 1 && bits == p.wordBits) {
+      words.push_back(LLVM::BitcastOp::create(b, loc, wordType(b, p), elems[w]));
+      continue;
+    }
+    if (bits * p.perWord != p.wordBits) {
+      // 8-bit element in a 16-bit word: zero-extend.
+      Value asInt = elt.isInteger() ? elems[w]
+                                    : LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), elems[w]).getResult();
+      words.push_back(LLVM::ZExtOp::create(b, loc, wordType(b, p), asInt));
+      continue;
+    }
+    auto vecTy = VectorType::get({p.perWord}, elt);
+    Value v = LLVM::UndefOp::create(b, loc, vecTy);
+    for (unsigned i = 0; i < p.perWord; ++i)
+      v = LLVM::InsertElementOp::create(b, loc, v, elems[w * p.perWord + i],
+                                        i32Const(b, loc, i));
+    words.push_back(LLVM::BitcastOp::create(b, loc, wordType(b, p), v));
+  }
+  return words;
+}
+
+SmallVector<Value> unpack(OpBuilder &b, Location loc, ArrayRef<Value> words,
+                          const Packing &p, Type elt) {
+  SmallVector<Value> elems;
+  unsigned bits = elt.getIntOrFloatBitWidth();
+  for (Value w : words) {
+    if (p.perWord == 1 && bits == p.wordBits) {
+      elems.push_back(LLVM::BitcastOp::create(b, loc, elt, w));
+      continue;
+    }
+    if (bits * p.perWord != p.wordBits) {
+      Value t = LLVM::TruncOp::create(b, loc, b.getIntegerType(bits), w);
+      elems.push_back(elt.isInteger() ? t : LLVM::BitcastOp::create(b, loc, elt, t).getResult());
+      continue;
+    }
+    auto vecTy = VectorType::get({p.perWord}, elt);
+    Value v = LLVM::BitcastOp::create(b, loc, vecTy, w);
+    for (unsigned i = 0; i < p.perWord; ++i)
+      elems.push_back(LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i)));
+  }
+  return elems;
+}
+
+std::string ptxVectorSuffix(const Packing &p) {
+  std::string s = p.words > 1 ? ".v" + std::to_string(p.words) : "";
+  return s + ".b" + std::to_string(p.wordBits);
+}
+
+std::string regList(unsigned first, unsigned count) {
+  std::string s;
+  for (unsigned i = 0; i < count; ++i)
+    s += (i ? ", $" : "$") + std::to_string(first + i);
+  return count > 1 ? "{" + s + "}" : s;
+}
+
+/// tile.load %ptrs, %mask, %other : tensor<NxP, #l>
+///   => per run of `vec` registers:
+///      unmasked: llvm.load <vec x T> (align vec*sizeof(T))
+///      masked:   mov others; @%p ld.global.v4.b32 {...}, [%addr];
+struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
+  LoadOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::LoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elt = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
+    Type mem = storageType(elt);
+    if (!mem.isIntOrFloat())
+      return op.emitOpError() << "not supported on the GPU: loads of " << elt;
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange();
+    unsigned vec = accessWidth(op.getPtr(), op.getMask(), mem, state, op);
+    unsigned bits = mem.getIntOrFloatBitWidth();
+    Packing p = packing(vec, bits);
+    SmallVector<Value> results;
+    for (unsigned r = 0; r < ptrs.size(); r += vec) {
+      SmallVector<Value> elems;
+      if (masks.empty()) {
+        Type ty = vec == 1 ? mem : VectorType::get({vec}, mem);
+        Value v = LLVM::LoadOp::create(rewriter, loc, ty, ptrs[r], vec * bits / 8);
+        for (unsigned i = 0; i < vec; ++i)
+          elems.push_back(vec == 1 ? v : LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, i)).getResult());
+      } else {
+        SmallVector<Value> otherElems;
+        for (unsigned i = 0; i < vec; ++i)
+          otherElems.push_back(others.empty()
+                                   ? LLVM::ZeroOp::create(rewriter, loc, mem).getResult()
+                                   : toStorage(rewriter, loc, others[r + i]));
+        SmallVector<Value> otherWords = pack(rewriter, loc, otherElems, p);
+        std::string asmStr, cons;
+        char regCons = p.wordBits == 16 ? 'h' : 'r';
+        for (unsigned w = 0; w < p.words; ++w) {
+          asmStr += "mov.b" + std::to_string(p.wordBits) + " $" + std::to_string(w) +
+                    ", $" + std::to_string(p.words + 2 + w) + ";\n\t";
+          cons += std::string(w ? "," : "") + "=" + regCons;
+        }
+        asmStr += "@$" + std::to_string(p.words + 1) + " ld.global" +
+                  ptxVectorSuffix(p) + " " + regList(0, p.words) + ", [ $" +
+                  std::to_string(p.words) + " + 0 ];";
+        cons += ",l,b";
+        for (unsigned w = 0; w < p.words; ++w)
+          cons += std::string(",") + regCons;
+        SmallVector<Value> operands{ptrs[r], masks[r]};
+        operands.append(otherWords);
+        Type wordTy = wordType(rewriter, p);
+        Type resTy = p.words == 1
+                         ? wordTy
+                         : LLVM::LLVMStructType::getLiteral(
+                               getContext(), SmallVector<Type>(p.words, wordTy));
+        auto asmOp = LLVM::InlineAsmOp::create(
+            rewriter, loc, resTy, operands, asmStr, cons,
+            /*has_side_effects=*/true, /*is_align_stack=*/false,
+            LLVM::TailCallKind::None,
+            LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+            ArrayAttr());
+        SmallVector<Value> words;
+        if (p.words == 1)
+          words.push_back(asmOp.getResult(0));
+        else
+          for (unsigned w = 0; w < p.words; ++w)
+            words.push_back(LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getResult(0), w));
+        elems = unpack(rewriter, loc, words, p, mem);
+      }
+      for (Value e : elems)
+        results.push_back(fromStorage(rewriter, loc, e, elt));
+    }
+    if (isa<RankedTensorType>(op.getType()))
+      rewriter.replaceOpWithMultiple(op, {results});
+    else
+      rewriter.replaceOp(op, results[0]);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+/// tile.store %ptrs, %v, %mask => per run: llvm.store <vec x T>, or
+///   @%p st.global.v4.b32 [%addr], {...};
+struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
+  StoreOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::StoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elt = getTypeConverter()->convertType(getElementTypeOrSelf(op.getValue().getType()));
+    Type mem = storageType(elt);
+    if (!mem.isIntOrFloat())
+      return op.emitOpError() << "not supported on the GPU: stores of " << elt;
+    ValueRange ptrs = adaptor.getPtr();
+    ValueRange values = adaptor.getValue();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    unsigned vec = accessWidth(op.getPtr(), op.getMask(), mem, state, op);
+    unsigned bits = mem.getIntOrFloatBitWidth();
+    Packing p = packing(vec, bits);
+    for (unsigned r = 0; r < ptrs.size(); r += vec) {
+      SmallVector<Value> elems;
+      for (unsigned i = 0; i < vec; ++i)
+        elems.push_back(toStorage(rewriter, loc, values[r + i]));
+      if (masks.empty()) {
+        Value v = elems[0];
+        if (vec > 1) {
+          v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({vec}, mem));
+          for (unsigned i = 0; i < vec; ++i)
+            v = LLVM::InsertElementOp::create(rewriter, loc, v, elems[i], i32Const(rewriter, loc, i));
+        }
+        LLVM::StoreOp::create(rewriter, loc, v, ptrs[r], vec * bits / 8);
+        continue;
+      }
+      SmallVector<Value> words = pack(rewriter, loc, elems, p);
+      char regCons = p.wordBits == 16 ? 'h' : 'r';
+      std::string asmStr = "@$1 st.global" + ptxVectorSuffix(p) +
+                           " [ $0 + 0 ], " + regList(2, p.words) + ";";
+      std::string cons = "l,b";
+      for (unsigned w = 0; w < p.words; ++w)
+        cons += std::string(",") + regCons;
+      SmallVector<Value> operands{ptrs[r], masks[r]};
+      operands.append(words);
+      LLVM::InlineAsmOp::create(
+          rewriter, loc, TypeRange(), operands, asmStr, cons,
+          /*has_side_effects=*/true, /*is_align_stack=*/false,
+          LLVM::TailCallKind::None,
+          LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
+          ArrayAttr());
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+} // namespace
+
+void tilellvm::populateLoadStorePatterns(LLVMTypeConverter &converter,
+                               RewritePatternSet &patterns,
+                               TileToLLVMState &state) {
+  patterns.add<LoadOpLowering, StoreOpLowering>(converter, state);
+}

@@ -1,0 +1,80 @@
+//===- MathToLLVM.cpp - Fast-math NVVM lowerings of math ops --------------===//
+//
+// exp, exp2, log, log2, rsqrt, tanh, sin and cos on f32 use the SFU's
+// approximate PTX instructions (ex2.approx, lg2.approx, ...), as Triton's
+// default math does; f16/bf16 go through f32. exp(x) = ex2(x * log2(e)),
+// log(x) = lg2(x) * ln(2).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tilellvm;
+
+namespace {
+
+Value approx(OpBuilder &b, Location loc, StringRef instr, Value x) {
+  std::string asmStr = (instr + " $0, $1;").str();
+  return LLVM::InlineAsmOp::create(
+             b, loc, b.getF32Type(), ValueRange{x}, asmStr, "=f,f",
+             /*has_side_effects=*/false, /*is_align_stack=*/false,
+             LLVM::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+             ArrayAttr())
+      .getResult(0);
+}
+
+/// math.exp %x : f32 => ex2.approx.ftz.f32 (%x * log2(e))
+template <typename Op>
+struct FastMathLowering : public ConvertOpToLLVMPattern<Op> {
+  FastMathLowering(LLVMTypeConverter &c, StringRef instr, double preScale,
+                   double postScale)
+      : ConvertOpToLLVMPattern<Op>(c, /*benefit=*/10), instr(instr),
+        preScale(preScale), postScale(postScale) {}
+
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getOperand();
+    Type t = x.getType();
+    if (!(t.isF32() || t.isF16() || t.isBF16()))
+      return failure();
+    Type f32 = rewriter.getF32Type();
+    if (!t.isF32())
+      x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
+    auto scale = [&](Value v, double s) -> Value {
+      if (s == 1.0)
+        return v;
+      Value c = LLVM::ConstantOp::create(rewriter, loc, f32, rewriter.getF32FloatAttr(s));
+      return LLVM::FMulOp::create(rewriter, loc, v, c);
+    };
+    Value y = scale(approx(rewriter, loc, instr, scale(x, preScale)), postScale);
+    if (!t.isF32())
+      y = LLVM::FPTruncOp::create(rewriter, loc, t, y);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+  std::string instr;
+  double preScale, postScale;
+};
+
+} // namespace
+
+void mlir::quire::populateMathToNVVMFastPatterns(LLVMTypeConverter &converter,
+                                                 RewritePatternSet &patterns) {
+  const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
+  patterns.add<FastMathLowering<math::ExpOp>>(converter, "ex2.approx.ftz.f32", log2e, 1.0);
+  patterns.add<FastMathLowering<math::Exp2Op>>(converter, "ex2.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<FastMathLowering<math::LogOp>>(converter, "lg2.approx.ftz.f32", 1.0, ln2);
+  patterns.add<FastMathLowering<math::Log2Op>>(converter, "lg2.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<FastMathLowering<math::RsqrtOp>>(converter, "rsqrt.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<FastMathLowering<math::TanhOp>>(converter, "tanh.approx.f32", 1.0, 1.0);
+  patterns.add<FastMathLowering<math::SinOp>>(converter, "sin.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<FastMathLowering<math::CosOp>>(converter, "cos.approx.ftz.f32", 1.0, 1.0);
+}

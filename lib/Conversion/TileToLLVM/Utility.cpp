@@ -1,0 +1,157 @@
+//===- Utility.cpp - Shared helpers of the tile-to-LLVM patterns ----------===//
+
+#include "Utility.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tilellvm;
+
+FailureOr<tile::LinearLayout> tilellvm::getLayout(Operation *op, Type type) {
+  std::string why;
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor) {
+    op->emitOpError() << "expected a tensor, got " << type;
+    return failure();
+  }
+  FailureOr<tile::LinearLayout> layout = tile::LinearLayout::get(tensor, &why);
+  if (failed(layout))
+    op->emitOpError() << why;
+  return layout;
+}
+
+Value tilellvm::i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
+}
+
+Value tilellvm::i64Const(OpBuilder &b, Location loc, int64_t v) {
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
+}
+
+ThreadIds tilellvm::getThreadIds(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  Value lane = LLVM::AndOp::create(b, loc, tid, i32Const(b, loc, tile::kWarpSize - 1));
+  Value warp = LLVM::LShrOp::create(b, loc, tid, i32Const(b, loc, 5));
+  return {lane, warp};
+}
+
+SmallVector<Value> tilellvm::threadCoord(OpBuilder &b, Location loc,
+                                       const tile::LinearLayout &layout,
+                                       const ThreadIds &ids) {
+  unsigned rank = layout.getRank();
+  SmallVector<Value> coord(rank, i32Const(b, loc, 0));
+  auto apply = [&](ArrayRef<tile::Coord> bases, Value id) {
+    for (unsigned bit = 0; bit < bases.size(); ++bit) {
+      Value set;
+      for (unsigned d = 0; d < rank; ++d) {
+        if (bases[bit][d] == 0)
+          continue;
+        if (!set) {
+          Value shifted = LLVM::LShrOp::create(b, loc, id, i32Const(b, loc, bit));
+          set = LLVM::AndOp::create(b, loc, shifted, i32Const(b, loc, 1));
+        }
+        Value image = LLVM::MulOp::create(b, loc, set, i32Const(b, loc, bases[bit][d]));
+        coord[d] = LLVM::XOrOp::create(b, loc, coord[d], image);
+      }
+    }
+  };
+  apply(layout.getLaneBases(), ids.lane);
+  apply(layout.getWarpBases(), ids.warp);
+  return coord;
+}
+
+SmallVector<Value> tilellvm::regCoordValues(OpBuilder &b, Location loc,
+                                          const tile::LinearLayout &layout,
+                                          ArrayRef<Value> thread, unsigned reg) {
+  tile::Coord c = layout.regCoord(reg);
+  SmallVector<Value> out;
+  for (unsigned d = 0; d < layout.getRank(); ++d)
+    out.push_back(c[d] ? LLVM::XOrOp::create(b, loc, thread[d], i32Const(b, loc, c[d])).getResult()
+                       : thread[d]);
+  return out;
+}
+
+Value tilellvm::linearize(OpBuilder &b, Location loc, ArrayRef<Value> coord,
+                        ArrayRef<int64_t> shape) {
+  Value index = i32Const(b, loc, 0);
+  for (unsigned d = 0; d < shape.size(); ++d) {
+    index = LLVM::MulOp::create(b, loc, index, i32Const(b, loc, shape[d]));
+    index = LLVM::AddOp::create(b, loc, index, coord[d]);
+  }
+  return index;
+}
+
+Value tilellvm::sharedPtr(OpBuilder &b, Location loc, Operation *anchor,
+                        Value offset) {
+  auto module = anchor->getParentOfType<ModuleOp>();
+  auto i8 = b.getI8Type();
+  auto arrayTy = LLVM::LLVMArrayType::get(i8, 0);
+  if (!module.lookupSymbol(kSharedMemoryName)) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    auto global = LLVM::GlobalOp::create(
+        b, loc, arrayTy, /*isConstant=*/false, LLVM::Linkage::External,
+        kSharedMemoryName, Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+    (void)global;
+  }
+  auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value base = LLVM::AddressOfOp::create(b, loc, ptr3, kSharedMemoryName);
+  return LLVM::GEPOp::create(b, loc, ptr3, i8, base, ValueRange{offset});
+}
+
+void tilellvm::barrier(OpBuilder &b, Location loc) {
+  NVVM::Barrier0Op::create(b, loc);
+}
+
+FailureOr<SmallVector<unsigned>>
+tilellvm::mapRegisters(const tile::LinearLayout &src, const tile::LinearLayout &dst,
+                     function_ref<tile::Coord(const tile::Coord &)> toSrc) {
+  auto sameBases = [&](ArrayRef<tile::Coord> s, ArrayRef<tile::Coord> d) {
+    if (s.size() != d.size())
+      return false;
+    for (unsigned i = 0; i < s.size(); ++i)
+      if (toSrc(d[i]) != s[i])
+        return false;
+    return true;
+  };
+  if (!sameBases(src.getLaneBases(), dst.getLaneBases()) ||
+      !sameBases(src.getWarpBases(), dst.getWarpBases()))
+    return failure();
+  DenseMap<int64_t, unsigned> byIndex;
+  for (unsigned r = 0; r < src.getNumRegs(); ++r)
+    byIndex.try_emplace(src.linearIndex(src.regCoord(r)), r);
+  SmallVector<unsigned> map;
+  for (unsigned r = 0; r < dst.getNumRegs(); ++r) {
+    auto it = byIndex.find(src.linearIndex(toSrc(dst.regCoord(r))));
+    if (it == byIndex.end())
+      return failure();
+    map.push_back(it->second);
+  }
+  return map;
+}
+
+Type tilellvm::storageType(Type t) {
+  if (t.isInteger(1))
+    return IntegerType::get(t.getContext(), 8);
+  if (isa<LLVM::LLVMPointerType>(t))
+    return IntegerType::get(t.getContext(), 64);
+  return t;
+}
+
+Value tilellvm::toStorage(OpBuilder &b, Location loc, Value v) {
+  Type t = v.getType();
+  if (t.isInteger(1))
+    return LLVM::ZExtOp::create(b, loc, b.getI8Type(), v);
+  if (isa<LLVM::LLVMPointerType>(t))
+    return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+  return v;
+}
+
+Value tilellvm::fromStorage(OpBuilder &b, Location loc, Value v, Type t) {
+  if (t.isInteger(1))
+    return LLVM::TruncOp::create(b, loc, t, v);
+  if (isa<LLVM::LLVMPointerType>(t))
+    return LLVM::IntToPtrOp::create(b, loc, t, v);
+  return v;
+}

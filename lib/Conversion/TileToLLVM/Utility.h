@@ -1,0 +1,80 @@
+//===- Utility.h - Shared helpers of the tile-to-LLVM patterns ----*- C++ -*-===//
+//
+// Thread coordinates of a layout, shared memory, barriers and constants, as
+// the patterns in this folder emit them. Internal to the conversion.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUIRE_LIB_CONVERSION_TILETOLLVM_UTILITY_H
+#define QUIRE_LIB_CONVERSION_TILETOLLVM_UTILITY_H
+
+#include "quire/Conversion/TileToLLVM.h"
+#include "quire/Dialect/Tile/IR/Layout.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::quire::tilellvm {
+
+/// Name of the dynamic shared memory every kernel of a module uses.
+constexpr llvm::StringLiteral kSharedMemoryName = "quire_smem";
+
+/// The layout of a laid-out tensor type, or a located error.
+FailureOr<tile::LinearLayout> getLayout(Operation *op, Type type);
+
+Value i32Const(OpBuilder &b, Location loc, int64_t v);
+Value i64Const(OpBuilder &b, Location loc, int64_t v);
+
+/// Per-thread ids, as i32.
+struct ThreadIds {
+  Value lane, warp;
+};
+ThreadIds getThreadIds(OpBuilder &b, Location loc);
+
+/// The thread-dependent part of the coordinate (one i32 per dimension): the
+/// XOR of the lane and warp bases selected by this thread's lane and warp.
+SmallVector<Value> threadCoord(OpBuilder &b, Location loc,
+                               const tile::LinearLayout &layout,
+                               const ThreadIds &ids);
+
+/// Full coordinate of register `reg`: thread part XOR register part.
+SmallVector<Value> regCoordValues(OpBuilder &b, Location loc,
+                                  const tile::LinearLayout &layout,
+                                  ArrayRef<Value> thread, unsigned reg);
+
+/// Row-major linear index of a coordinate over `shape` (i32).
+Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> coord,
+                ArrayRef<int64_t> shape);
+
+/// Pointer to byte `offset` of the module's dynamic shared memory; declares
+/// the buffer on first use.
+Value sharedPtr(OpBuilder &b, Location loc, Operation *anchor, Value offset);
+
+void barrier(OpBuilder &b, Location loc);
+
+/// For each register of `dst`, the register of `src` that holds the same
+/// element, where `toSrc` maps a register coordinate of `dst` to one of
+/// `src`. Fails if the thread parts of the two layouts do not correspond (the
+/// data would have to move between threads).
+FailureOr<SmallVector<unsigned>>
+mapRegisters(const tile::LinearLayout &src, const tile::LinearLayout &dst,
+             function_ref<tile::Coord(const tile::Coord &)> toSrc);
+
+/// Memory type of an element: i1 is stored as i8, pointers as i64.
+Type storageType(Type llvmElementType);
+Value toStorage(OpBuilder &b, Location loc, Value v);
+Value fromStorage(OpBuilder &b, Location loc, Value v, Type llvmElementType);
+
+void populateLoadStorePatterns(LLVMTypeConverter &, RewritePatternSet &,
+                               TileToLLVMState &);
+void populateReducePatterns(LLVMTypeConverter &, RewritePatternSet &,
+                            TileToLLVMState &);
+void populateDotPatterns(LLVMTypeConverter &, RewritePatternSet &,
+                         TileToLLVMState &);
+void populateConvertLayoutPatterns(LLVMTypeConverter &, RewritePatternSet &,
+                                   TileToLLVMState &);
+
+} // namespace mlir::quire::tilellvm
+
+#endif // QUIRE_LIB_CONVERSION_TILETOLLVM_UTILITY_H

@@ -1,0 +1,207 @@
+//===- Layout.cpp - Distributed layouts as linear maps ---------------------===//
+//
+// Builds the GF(2) linear map of a #tile.blocked or #tile.slice layout over a
+// tensor shape. Register bases that map to nothing (elements a smaller tensor
+// would hold twice in one thread) are dropped, so every register of a thread
+// holds a distinct element; lane and warp bases that map to nothing stay and
+// mean the element is replicated across those threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Dialect/Tile/IR/Layout.h"
+
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::quire::tile;
+
+static bool isZero(const Coord &c) {
+  return llvm::all_of(c, [](int64_t v) { return v == 0; });
+}
+
+/// The layout of `shape` under a blocked encoding, zero register bases kept
+/// (slices drop them after removing their dimension).
+static void buildBlocked(BlockedEncodingAttr enc, ArrayRef<int64_t> shape,
+                         SmallVector<Coord> &regs, SmallVector<Coord> &lanes,
+                         SmallVector<Coord> &warps) {
+  unsigned rank = shape.size();
+  auto unit = [&](unsigned dim, int64_t value) {
+    Coord c(rank, 0);
+    // Images past the dimension's size wrap around to 0 (replication).
+    c[dim] = value < shape[dim] ? value : 0;
+    return c;
+  };
+  ArrayRef<unsigned> spt = enc.getSizePerThread(), tpw = enc.getThreadsPerWarp(),
+                     wpc = enc.getWarpsPerCTA(), order = enc.getOrder();
+  for (unsigned d : order)
+    for (unsigned b = 1; b < spt[d]; b <<= 1)
+      regs.push_back(unit(d, b));
+  for (unsigned d : order)
+    for (unsigned b = 1; b < tpw[d]; b <<= 1)
+      lanes.push_back(unit(d, int64_t(spt[d]) * b));
+  for (unsigned d : order)
+    for (unsigned b = 1; b < wpc[d]; b <<= 1)
+      warps.push_back(unit(d, int64_t(spt[d]) * tpw[d] * b));
+  for (unsigned d : order) {
+    int64_t tile = int64_t(spt[d]) * tpw[d] * wpc[d];
+    for (int64_t b = tile; b < shape[d]; b <<= 1)
+      regs.push_back(unit(d, b));
+  }
+}
+
+static LogicalResult build(Attribute enc, ArrayRef<int64_t> shape,
+                           SmallVector<Coord> &regs, SmallVector<Coord> &lanes,
+                           SmallVector<Coord> &warps, std::string *why) {
+  if (auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(enc)) {
+    if (blocked.getRank() != shape.size()) {
+      if (why)
+        *why = "layout rank does not match the tensor rank";
+      return failure();
+    }
+    buildBlocked(blocked, shape, regs, lanes, warps);
+    return success();
+  }
+  if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(enc)) {
+    SmallVector<int64_t> parentShape(shape);
+    if (slice.getDim() > parentShape.size()) {
+      if (why)
+        *why = "slice dimension out of range";
+      return failure();
+    }
+    parentShape.insert(parentShape.begin() + slice.getDim(), 1);
+    SmallVector<Coord> pr, pl, pw;
+    if (failed(build(slice.getParent(), parentShape, pr, pl, pw, why)))
+      return failure();
+    auto drop = [&](SmallVector<Coord> &from, SmallVector<Coord> &to) {
+      for (Coord c : from) {
+        c.erase(c.begin() + slice.getDim());
+        to.push_back(c);
+      }
+    };
+    drop(pr, regs);
+    drop(pl, lanes);
+    drop(pw, warps);
+    return success();
+  }
+  if (why)
+    *why = "tensor has no distributed layout (run quire-assign-layouts)";
+  return failure();
+}
+
+FailureOr<LinearLayout> LinearLayout::get(RankedTensorType type,
+                                          std::string *why) {
+  for (int64_t d : type.getShape())
+    if (d <= 0 || !llvm::isPowerOf2_64(d)) {
+      if (why)
+        *why = "not supported: tensor dimensions must be powers of two, got " +
+               std::to_string(d);
+      return failure();
+    }
+  LinearLayout layout;
+  layout.shape.assign(type.getShape().begin(), type.getShape().end());
+  SmallVector<Coord> regs;
+  if (failed(build(type.getEncoding(), type.getShape(), regs,
+                   layout.laneBases, layout.warpBases, why)))
+    return failure();
+  // Registers that would duplicate another register of the same thread go.
+  for (Coord &c : regs)
+    if (!isZero(c))
+      layout.regBases.push_back(c);
+  return layout;
+}
+
+Coord LinearLayout::regCoord(unsigned reg) const {
+  Coord c(shape.size(), 0);
+  for (unsigned b = 0; b < regBases.size(); ++b)
+    if (reg & (1u << b))
+      for (unsigned d = 0; d < shape.size(); ++d)
+        c[d] ^= regBases[b][d];
+  return c;
+}
+
+Coord LinearLayout::coord(unsigned reg, unsigned lane, unsigned warp) const {
+  Coord c = regCoord(reg);
+  auto apply = [&](ArrayRef<Coord> bases, unsigned bits) {
+    for (unsigned b = 0; b < bases.size(); ++b)
+      if (bits & (1u << b))
+        for (unsigned d = 0; d < shape.size(); ++d)
+          c[d] ^= bases[b][d];
+  };
+  apply(laneBases, lane);
+  apply(warpBases, warp);
+  return c;
+}
+
+int64_t LinearLayout::linearIndex(ArrayRef<int64_t> c) const {
+  int64_t index = 0;
+  for (unsigned d = 0; d < shape.size(); ++d)
+    index = index * shape[d] + c[d];
+  return index;
+}
+
+BlockedEncodingAttr
+mlir::quire::tile::getDefaultBlockedLayout(MLIRContext *ctx,
+                                           ArrayRef<int64_t> shape,
+                                           unsigned numWarps, unsigned vec) {
+  unsigned rank = shape.size();
+  SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;
+  for (int d = rank - 1; d >= 0; --d)
+    order.push_back(d);
+  auto clampPow2 = [](int64_t v) {
+    return static_cast<unsigned>(std::max<int64_t>(1, llvm::bit_floor(static_cast<uint64_t>(v))));
+  };
+  // Elements per thread along the contiguous (last) dimension.
+  spt[rank - 1] = std::min<unsigned>(vec, clampPow2(shape[rank - 1]));
+  // Lanes: fill the last dimension first, then the ones before it.
+  unsigned lanesLeft = kWarpSize;
+  for (int d = rank - 1; d >= 0 && lanesLeft > 1; --d) {
+    int64_t room = std::max<int64_t>(1, shape[d] / spt[d]);
+    unsigned t = std::min<unsigned>(lanesLeft, clampPow2(room));
+    if (d == 0)
+      t = lanesLeft; // the rest replicate along dim 0
+    tpw[d] = t;
+    lanesLeft /= t;
+  }
+  // Warps: fill the first dimension first, then the ones after it.
+  unsigned warpsLeft = numWarps;
+  for (unsigned d = 0; d < rank && warpsLeft > 1; ++d) {
+    int64_t room = std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
+    unsigned w = std::min<unsigned>(warpsLeft, clampPow2(room));
+    if (d == rank - 1)
+      w = warpsLeft;
+    wpc[d] = w;
+    warpsLeft /= w;
+  }
+  if (warpsLeft > 1)
+    wpc[0] *= warpsLeft;
+  return BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
+}
+
+Attribute mlir::quire::tile::permuteLayout(Attribute layout,
+                                           ArrayRef<int32_t> perm) {
+  auto blocked = dyn_cast<BlockedEncodingAttr>(layout);
+  if (!blocked)
+    return {};
+  unsigned rank = blocked.getRank();
+  SmallVector<unsigned> spt, tpw, wpc, order, inverse(rank);
+  for (unsigned i = 0; i < rank; ++i) {
+    spt.push_back(blocked.getSizePerThread()[perm[i]]);
+    tpw.push_back(blocked.getThreadsPerWarp()[perm[i]]);
+    wpc.push_back(blocked.getWarpsPerCTA()[perm[i]]);
+    inverse[perm[i]] = i;
+  }
+  for (unsigned d : blocked.getOrder())
+    order.push_back(inverse[d]);
+  return BlockedEncodingAttr::get(layout.getContext(), spt, tpw, wpc, order);
+}
+
+unsigned mlir::quire::tile::getNumWarps(Operation *op) {
+  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
+                                  : op->getParentOfType<ModuleOp>();
+  if (module)
+    if (auto attr = module->getAttrOfType<IntegerAttr>(
+            TileDialect::getNumWarpsAttrName()))
+      return attr.getInt();
+  return 4;
+}

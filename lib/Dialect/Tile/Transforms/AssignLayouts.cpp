@@ -1,0 +1,315 @@
+//===- AssignLayouts.cpp - Give every tensor a distributed layout ---------===//
+//
+// Values that must share a layout (operands and results of elementwise ops,
+// loop-carried values, a load's pointers, mask and result) are grouped with
+// union-find. Memory accesses and dot results anchor their group to the
+// default blocked layout of the shape; layouts then flow along the ops that
+// relate two groups without moving data (expand_dims <-> slice, reduce ->
+// slice, broadcast, trans). Groups still without a layout get the default.
+// Where a relation does not hold between the chosen layouts, a
+// tile.convert_layout is inserted.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Dialect/Tile/Transforms/Passes.h"
+
+#include "quire/Dialect/Tile/IR/Layout.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::quire::tile {
+#define GEN_PASS_DEF_ASSIGNLAYOUTS
+#include "quire/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::quire::tile
+
+using namespace mlir;
+using namespace mlir::quire::tile;
+
+namespace {
+
+bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
+RankedTensorType tensorType(Value v) {
+  return cast<RankedTensorType>(v.getType());
+}
+
+/// Ops whose tensor operands and results all share one layout.
+bool isElementwise(Operation *op) {
+  return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+         !isa<arith::ConstantOp>(op);
+}
+
+/// Vector width (elements per thread along the contiguous dimension) that
+/// makes accesses of `elementType` 16 bytes wide.
+unsigned vectorWidth(Type elementType) {
+  if (auto ptr = dyn_cast<PointerType>(elementType))
+    elementType = ptr.getPointeeType();
+  unsigned bits = std::max(8u, elementType.getIntOrFloatBitWidth());
+  return std::max(1u, 128 / bits);
+}
+
+struct Solver {
+  MLIRContext *ctx;
+  unsigned numWarps;
+  llvm::EquivalenceClasses<Value> groups;
+  /// Insertion-ordered so defaults are picked in program order.
+  llvm::MapVector<Value, unsigned> vecHint; // leader -> vector width
+  DenseMap<Value, Attribute> layouts;       // leader -> layout
+  SmallVector<Operation *> relations;
+  SmallVector<Value> values;
+
+  Value leader(Value v) { return groups.getLeaderValue(v); }
+  void add(Value v) {
+    if (isTensor(v) && !groups.contains(v)) {
+      groups.insert(v);
+      values.push_back(v);
+    }
+  }
+  void unite(ValueRange vs) {
+    Value first;
+    for (Value v : vs) {
+      if (!isTensor(v))
+        continue;
+      add(v);
+      if (first)
+        groups.unionSets(first, v);
+      else
+        first = v;
+    }
+  }
+  void hint(Value v, unsigned vec) {
+    if (!isTensor(v))
+      return;
+    anchors.push_back({v, vec});
+  }
+  SmallVector<std::pair<Value, unsigned>> anchors;
+
+  Attribute get(Value v) {
+    auto it = layouts.find(leader(v));
+    return it == layouts.end() ? Attribute() : it->second;
+  }
+  bool set(Value v, Attribute layout) {
+    if (!layout || get(v))
+      return false;
+    layouts[leader(v)] = layout;
+    return true;
+  }
+  Attribute defaultLayout(Value v, unsigned vec) {
+    return getDefaultBlockedLayout(ctx, tensorType(v).getShape(), numWarps,
+                                   vec);
+  }
+
+  /// Fills in one side of a relation from the other; true if it did.
+  bool propagate(Operation *op) {
+    if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+      unsigned axis = e.getAxisAttr().getInt();
+      if (Attribute r = get(e.getResult()))
+        return set(e.getSrc(), SliceEncodingAttr::get(ctx, axis, r));
+      if (auto s = dyn_cast_or_null<SliceEncodingAttr>(get(e.getSrc())))
+        if (s.getDim() == axis)
+          return set(e.getResult(), s.getParent());
+      return false;
+    }
+    if (auto r = dyn_cast<ReduceOp>(op)) {
+      if (!isTensor(r.getResult()))
+        return false;
+      unsigned axis = r.getAxisAttr().getInt();
+      if (auto s = dyn_cast_or_null<BlockedEncodingAttr>(get(r.getSrc())))
+        return set(r.getResult(), SliceEncodingAttr::get(ctx, axis, s));
+      if (auto s = dyn_cast_or_null<SliceEncodingAttr>(get(r.getResult())))
+        if (s.getDim() == axis && isa<BlockedEncodingAttr>(s.getParent()))
+          return set(r.getSrc(), s.getParent());
+      return false;
+    }
+    if (auto b = dyn_cast<BroadcastOp>(op)) {
+      if (Attribute l = get(b.getResult()))
+        return set(b.getSrc(), l);
+      if (Attribute l = get(b.getSrc()))
+        return set(b.getResult(), l);
+      return false;
+    }
+    if (auto t = dyn_cast<TransOp>(op)) {
+      SmallVector<int32_t> perm = t.getPermutation(), inverse(perm.size());
+      for (unsigned i = 0; i < perm.size(); ++i)
+        inverse[perm[i]] = i;
+      if (Attribute l = get(t.getSrc()))
+        return set(t.getResult(), permuteLayout(l, perm));
+      if (Attribute l = get(t.getResult()))
+        return set(t.getSrc(), permuteLayout(l, inverse));
+      return false;
+    }
+    return false;
+  }
+
+  void solve() {
+    for (auto [v, vec] : anchors) {
+      unsigned &h = vecHint[leader(v)];
+      h = std::max(h, vec);
+    }
+    for (auto [l, vec] : vecHint)
+      set(l, defaultLayout(l, vec));
+    while (true) {
+      bool changed = true;
+      while (changed) {
+        changed = false;
+        for (Operation *op : relations)
+          changed |= propagate(op);
+      }
+      auto it = llvm::find_if(values, [&](Value v) { return !get(v); });
+      if (it == values.end())
+        break;
+      Type elt = tensorType(*it).getElementType();
+      set(*it, defaultLayout(*it, isa<PointerType>(elt) ? vectorWidth(elt) : 4));
+    }
+  }
+};
+
+RankedTensorType withLayout(Value v, Attribute layout) {
+  return tensorType(v).cloneWithEncoding(layout);
+}
+
+/// Converts `operand` of `op` to `layout` in place (if it is not already).
+void convertOperand(OpOperand &operand, Attribute layout) {
+  Value v = operand.get();
+  if (tensorType(v).getEncoding() == layout)
+    return;
+  OpBuilder b(operand.getOwner());
+  Value c = ConvertLayoutOp::create(b, v.getLoc(), withLayout(v, layout), v);
+  operand.set(c);
+}
+
+/// Gives `result` the layout `layout` and converts it back to the layout its
+/// users were given.
+void convertResult(Value result, Attribute layout) {
+  Attribute wanted = tensorType(result).getEncoding();
+  if (wanted == layout)
+    return;
+  result.setType(withLayout(result, layout));
+  OpBuilder b(result.getContext());
+  b.setInsertionPointAfterValue(result);
+  auto c = ConvertLayoutOp::create(b, result.getLoc(),
+                                   withLayout(result, wanted), result);
+  result.replaceAllUsesExcept(c, c);
+}
+
+struct AssignLayoutsPass
+    : public mlir::quire::tile::impl::AssignLayoutsBase<AssignLayoutsPass> {
+  using AssignLayoutsBase::AssignLayoutsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (numWarps == 0 || numWarps > 32 || !llvm::isPowerOf2_32(numWarps)) {
+      module.emitError() << "num-warps must be a power of two in [1, 32], got "
+                         << numWarps;
+      return signalPassFailure();
+    }
+    module->setAttr(TileDialect::getNumWarpsAttrName(),
+                    IntegerAttr::get(IntegerType::get(&getContext(), 32),
+                                     numWarps));
+    for (auto func : module.getOps<func::FuncOp>())
+      if (isKernel(func) && failed(runOnKernel(func)))
+        return signalPassFailure();
+  }
+
+  LogicalResult runOnKernel(func::FuncOp func) {
+    Solver s{&getContext(), numWarps, {}, {}, {}, {}, {}, {}};
+    WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
+      if (isa<PagedLoadOp>(op))
+        return op->emitOpError()
+               << "must be lowered before layouts are assigned (run "
+                  "quire-lower-paged-loads)";
+      for (Value r : op->getResults())
+        s.add(r);
+      for (Region &region : op->getRegions())
+        for (Block &block : region)
+          for (BlockArgument arg : block.getArguments())
+            s.add(arg);
+      if (isElementwise(op)) {
+        SmallVector<Value> vs(op->getOperands());
+        vs.append(op->result_begin(), op->result_end());
+        s.unite(vs);
+      } else if (auto a = dyn_cast<AddPtrOp>(op)) {
+        s.unite({a.getPtr(), a.getOffset(), a.getResult()});
+      } else if (auto l = dyn_cast<LoadOp>(op)) {
+        SmallVector<Value> vs{l.getPtr(), l.getResult()};
+        if (l.getMask())
+          vs.push_back(l.getMask());
+        if (l.getOther())
+          vs.push_back(l.getOther());
+        s.unite(vs);
+        s.hint(l.getPtr(), vectorWidth(getElementTypeOrSelf(l.getResult())));
+      } else if (auto st = dyn_cast<StoreOp>(op)) {
+        SmallVector<Value> vs{st.getPtr(), st.getValue()};
+        if (st.getMask())
+          vs.push_back(st.getMask());
+        s.unite(vs);
+        s.hint(st.getPtr(), vectorWidth(getElementTypeOrSelf(st.getValue())));
+      } else if (auto d = dyn_cast<DotOp>(op)) {
+        s.unite({d.getC(), d.getResult()});
+        s.hint(d.getResult(), 4);
+      } else if (auto f = dyn_cast<scf::ForOp>(op)) {
+        auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
+        for (unsigned i = 0; i < f.getNumResults(); ++i)
+          s.unite({f.getInitArgs()[i], f.getRegionIterArgs()[i],
+                   yield.getOperand(i), f.getResult(i)});
+      } else if (auto i = dyn_cast<scf::IfOp>(op)) {
+        for (unsigned k = 0; k < i.getNumResults(); ++k) {
+          SmallVector<Value> vs{i.getResult(k), i.thenYield().getOperand(k)};
+          if (!i.getElseRegion().empty())
+            vs.push_back(i.elseYield().getOperand(k));
+          s.unite(vs);
+        }
+      } else if (isa<ExpandDimsOp, ReduceOp, BroadcastOp, TransOp>(op)) {
+        s.relations.push_back(op);
+      } else if (isa<ConvertLayoutOp>(op)) {
+        return op->emitOpError() << "layouts are already assigned";
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    s.solve();
+
+    // Retype every tensor value with its group's layout.
+    for (Value v : s.values)
+      v.setType(withLayout(v, s.get(v)));
+    func.walk([&](arith::ConstantOp cst) {
+      if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+        cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
+    });
+
+    // Repair relations the chosen layouts do not satisfy.
+    for (Operation *op : s.relations) {
+      if (auto e = dyn_cast<ExpandDimsOp>(op)) {
+        convertOperand(e.getSrcMutable(),
+                       SliceEncodingAttr::get(&getContext(),
+                                              e.getAxisAttr().getInt(),
+                                              tensorType(e.getResult()).getEncoding()));
+      } else if (auto b = dyn_cast<BroadcastOp>(op)) {
+        convertOperand(b.getSrcMutable(), tensorType(b.getResult()).getEncoding());
+      } else if (auto r = dyn_cast<ReduceOp>(op)) {
+        Attribute src = tensorType(r.getSrc()).getEncoding();
+        if (!isa<BlockedEncodingAttr>(src)) {
+          src = s.defaultLayout(r.getSrc(), 4);
+          convertOperand(r.getSrcMutable(), src);
+        }
+        if (isTensor(r.getResult()))
+          convertResult(r.getResult(),
+                        SliceEncodingAttr::get(&getContext(),
+                                               r.getAxisAttr().getInt(), src));
+      } else if (auto t = dyn_cast<TransOp>(op)) {
+        Attribute src = tensorType(t.getSrc()).getEncoding();
+        if (!isa<BlockedEncodingAttr>(src)) {
+          src = s.defaultLayout(t.getSrc(), 4);
+          convertOperand(t.getSrcMutable(), src);
+        }
+        convertResult(t.getResult(), permuteLayout(src, t.getPermutation()));
+      }
+    }
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,233 @@
+//===- Pipelines.cpp - Quire's pass pipelines and compile driver ----------===//
+
+#include "quire/Pipelines/Pipelines.h"
+
+#include "quire/Conversion/TileToLLVM.h"
+#include "quire/Dialect/Tile/IR/Tile.h"
+#include "quire/Dialect/Tile/Transforms/Passes.h"
+#include "quire/InitAll.h"
+#include "quire/Target/NVPTX/EmitPTX.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+using namespace mlir::quire;
+
+void mlir::quire::buildTilePipeline(OpPassManager &pm,
+                                    const PipelineOptions &options) {
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  tile::AssignLayoutsOptions layouts;
+  layouts.numWarps = options.numWarps;
+  pm.addPass(tile::createAssignLayouts(layouts));
+}
+
+void mlir::quire::buildLLVMPipeline(OpPassManager &pm,
+                                    const PipelineOptions &options) {
+  buildTilePipeline(pm, options);
+  ConvertTileToLLVMOptions convert;
+  convert.sm = options.sm;
+  pm.addPass(createConvertTileToLLVM(convert));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::quire::registerPipelines() {
+  PassPipelineRegistration<PipelineOptions>(
+      "quire-tile-pipeline",
+      "canonicalize, lower paged loads and assign layouts (tile -> tile)",
+      buildTilePipeline);
+  PassPipelineRegistration<PipelineOptions>(
+      "quire-llvm-pipeline",
+      "the tile pipeline, then tile -> LLVM + NVVM dialects",
+      buildLLVMPipeline);
+}
+
+static std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+/// Signature metadata, read before lowering erases the tile types.
+static std::vector<KernelInfo> collectKernels(ModuleOp module,
+                                              unsigned numWarps) {
+  std::vector<KernelInfo> kernels;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (!tile::isKernel(func))
+      continue;
+    KernelInfo k;
+    k.name = func.getName().str();
+    k.threads = numWarps * 32;
+    for (auto [i, t] : llvm::enumerate(func.getArgumentTypes())) {
+      KernelArgInfo a;
+      a.type = typeString(t);
+      if (isa<tile::PointerType>(t)) {
+        a.kind = "ptr";
+        a.bits = 64;
+      } else {
+        a.kind = isa<FloatType>(t) ? "float" : "int";
+        a.bits = t.getIntOrFloatBitWidth();
+      }
+      if (auto d = func.getArgAttrOfType<IntegerAttr>(
+              i, tile::TileDialect::getDivisibilityAttrName()))
+        a.divisibility = d.getInt();
+      k.args.push_back(a);
+    }
+    kernels.push_back(k);
+  }
+  return kernels;
+}
+
+std::string
+mlir::quire::kernelInfoToJSON(const std::vector<KernelInfo> &kernels) {
+  llvm::json::Array array;
+  for (const KernelInfo &k : kernels) {
+    llvm::json::Array args;
+    for (const KernelArgInfo &a : k.args)
+      args.push_back(llvm::json::Object{{"kind", a.kind},
+                                        {"type", a.type},
+                                        {"bits", a.bits},
+                                        {"divisibility", a.divisibility}});
+    array.push_back(llvm::json::Object{{"name", k.name},
+                                       {"args", std::move(args)},
+                                       {"threads", k.threads},
+                                       {"shared_bytes", k.sharedBytes}});
+  }
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{
+                                   {"kernels", std::move(array)}}));
+  return s;
+}
+
+static std::string printOp(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
+                                         const CompileOptions &options,
+                                         CompileResult &result,
+                                         std::string &diagnostics) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.disableMultithreading();
+  context.loadAllAvailableDialects();
+
+  llvm::raw_string_ostream diagOS(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+
+  if (!isSupportedSM(options.sm)) {
+    diagOS << "error: not supported: --sm " << options.sm
+           << " (supported: 80, 86, 89, 90)\n";
+    return failure();
+  }
+  if (options.numWarps == 0 || options.numWarps > 32 ||
+      (options.numWarps & (options.numWarps - 1))) {
+    diagOS << "error: --num-warps must be a power of two in [1, 32], got "
+           << options.numWarps << "\n";
+    return failure();
+  }
+  OwningOpRef<ModuleOp> module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
+  if (!module)
+    return failure();
+  std::vector<KernelInfo> kernels = collectKernels(*module, options.numWarps);
+  if (kernels.empty()) {
+    emitError(module->getLoc())
+        << "no kernel in the input (a kernel is a func.func with tile.kernel)";
+    return failure();
+  }
+
+  PassManager pm(&context);
+  if (options.printIRAfterAll) {
+    pm.enableIRPrinting(
+        [](Pass *, Operation *) { return false; },
+        [](Pass *, Operation *) { return true; },
+        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
+        /*printAfterOnlyOnFailure=*/false, llvm::errs());
+  }
+  DefaultTimingManager tm;
+  TimingScope rootTiming;
+  if (options.timePasses) {
+    tm.setEnabled(true);
+    rootTiming = tm.getRootScope();
+    pm.enableTiming(rootTiming);
+  }
+  PipelineOptions popts;
+  popts.sm = options.sm;
+  popts.numWarps = options.numWarps;
+  if (options.emit == EmitKind::Tile)
+    buildTilePipeline(pm, popts);
+  else
+    buildLLVMPipeline(pm, popts);
+  if (failed(pm.run(*module)))
+    return failure();
+  if (options.emit == EmitKind::Tile) {
+    result.output = printOp(*module);
+    result.kernels = kernels;
+    return success();
+  }
+  for (KernelInfo &k : kernels)
+    if (auto f = module->lookupSymbol<LLVM::LLVMFuncOp>(k.name))
+      if (auto b = f->getAttrOfType<IntegerAttr>(
+              tile::TileDialect::getSharedBytesAttrName()))
+        k.sharedBytes = b.getInt();
+  result.kernels = kernels;
+  if (options.emit == EmitKind::LLVMMLIR) {
+    result.output = printOp(*module);
+    return success();
+  }
+  std::string llvmIR;
+  PTXOptions ptxOptions;
+  ptxOptions.sm = options.sm;
+  ptxOptions.llvmIR = &llvmIR;
+  FailureOr<std::string> ptx;
+  {
+    std::optional<TimingScope> scope;
+    if (options.timePasses)
+      scope.emplace(rootTiming.nest("NVPTX backend (O3 + PTX)"));
+    ptx = translateToPTX(*module, ptxOptions);
+  }
+  if (failed(ptx))
+    return failure();
+  result.ptx = *ptx;
+  switch (options.emit) {
+  case EmitKind::LLVMIR:
+    result.output = llvmIR;
+    return success();
+  case EmitKind::PTX:
+    result.output = *ptx;
+    return success();
+  case EmitKind::Meta:
+    result.output = kernelInfoToJSON(kernels);
+    return success();
+  case EmitKind::Cubin: {
+    std::string error;
+    FailureOr<std::string> cubin = assembleCubin(*ptx, options.sm, error);
+    if (failed(cubin)) {
+      diagOS << "error: " << error << "\n";
+      return failure();
+    }
+    result.output = *cubin;
+    return success();
+  }
+  default:
+    return success();
+  }
+}

@@ -1,0 +1,110 @@
+//===- quirec.cpp - The Quire compiler driver -----------------------------===//
+//
+// quirec kernel.mlir --sm 90 --num-warps 4 --emit=ptx -o kernel.ptx
+//
+// Parses flags and calls compileKernel (lib/Pipelines); nothing else.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Pipelines/Pipelines.h"
+
+#include "llvm/Pass.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+using namespace llvm;
+using namespace mlir::quire;
+
+static cl::OptionCategory category("quirec options");
+
+static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
+                                      cl::desc("<kernel.mlir | - for stdin>"),
+                                      cl::cat(category));
+static cl::opt<std::string> outputFile("o", cl::desc("output file (default: stdout)"),
+                                       cl::value_desc("file"), cl::init("-"),
+                                       cl::cat(category));
+static cl::opt<unsigned> sm("sm",
+                            cl::desc("target compute capability: 80, 86, 89 or 90 (default 90)"),
+                            cl::init(90), cl::cat(category));
+static cl::opt<unsigned> numWarps("num-warps",
+                                  cl::desc("warps per CTA, a power of two in [1, 32] (default 4)"),
+                                  cl::init(4), cl::cat(category));
+static cl::opt<EmitKind> emit(
+    "emit", cl::desc("what to produce (default ptx)"), cl::init(EmitKind::PTX),
+    cl::values(
+        clEnumValN(EmitKind::Tile, "tile", "tile IR after the tile pipeline (layouts assigned)"),
+        clEnumValN(EmitKind::LLVMMLIR, "llvm-mlir", "LLVM + NVVM dialect MLIR"),
+        clEnumValN(EmitKind::LLVMIR, "llvm", "optimized LLVM IR"),
+        clEnumValN(EmitKind::PTX, "ptx", "PTX assembly"),
+        clEnumValN(EmitKind::Cubin, "cubin", "cubin through ptxas (needs the CUDA toolkit)"),
+        clEnumValN(EmitKind::Meta, "meta", "kernel metadata as JSON: name, arguments, threads, shared memory")),
+    cl::cat(category));
+static cl::opt<bool> printIRAfterAll("print-ir-after-all",
+                                     cl::desc("print the IR after every pass to stderr"),
+                                     cl::cat(category));
+static cl::opt<std::string> metaFile("meta-out",
+                                     cl::desc("also write the kernel metadata JSON to this file"),
+                                     cl::value_desc("file"), cl::cat(category));
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  // --time-passes is LLVM's own flag (it also times LLVM's O3 and codegen);
+  // show it in --help and read it after parsing.
+  if (cl::Option *opt = cl::getRegisteredOptions().lookup("time-passes")) {
+    opt->addCategory(category);
+    opt->setDescription("print the time of every MLIR and LLVM pass to stderr");
+  }
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(argc, argv, "Quire tile-language compiler\n");
+
+  auto input = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
+  if (std::error_code ec = input.getError()) {
+    WithColor::error(errs(), "quirec") << "cannot read '" << inputFile
+                                       << "': " << ec.message() << "\n";
+    return 1;
+  }
+  if ((*input)->getBuffer().trim().empty()) {
+    WithColor::error(errs(), "quirec") << "'" << inputFile << "' is empty\n";
+    return 1;
+  }
+  CompileOptions options;
+  options.sm = sm;
+  options.numWarps = numWarps;
+  options.emit = emit;
+  options.printIRAfterAll = printIRAfterAll;
+  options.timePasses = llvm::TimePassesIsEnabled;
+  CompileResult result;
+  std::string diagnostics;
+  std::string name = inputFile == "-" ? "<stdin>" : inputFile.getValue();
+  bool ok = succeeded(compileKernel((*input)->getBuffer(), name, options,
+                                    result, diagnostics));
+  errs() << diagnostics;
+  if (!ok)
+    return 1;
+
+  std::error_code ec;
+  auto out = std::make_unique<ToolOutputFile>(
+      outputFile, ec, emit == EmitKind::Cubin ? sys::fs::OF_None : sys::fs::OF_Text);
+  if (ec) {
+    WithColor::error(errs(), "quirec") << "cannot write '" << outputFile
+                                       << "': " << ec.message() << "\n";
+    return 1;
+  }
+  out->os() << result.output;
+  out->keep();
+  if (!metaFile.empty()) {
+    auto meta = std::make_unique<ToolOutputFile>(metaFile, ec, sys::fs::OF_Text);
+    if (ec) {
+      WithColor::error(errs(), "quirec") << "cannot write '" << metaFile
+                                         << "': " << ec.message() << "\n";
+      return 1;
+    }
+    meta->os() << kernelInfoToJSON(result.kernels) << "\n";
+    meta->keep();
+  }
+  return 0;
+}
