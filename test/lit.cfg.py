@@ -21,5 +21,9 @@ config.substitutions.append(("%python", config.python_executable))
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
 
+# `not` at the start of a RUN line is found through PATH (lit substitutes it
+# only after a pipe).
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
 tool_dirs = [config.quire_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["quire-opt"], tool_dirs)
+llvm_config.add_tool_substitutions(["quire-opt", "quire-run"], tool_dirs)
