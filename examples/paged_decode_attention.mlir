@@ -4,7 +4,8 @@
 // Layouts (vLLM's):
 //   q, out        f16 [num_seqs, num_q_heads, 128]   (contiguous)
 //   k/v_cache     f16 [num_blocks, 16, num_kv_heads, 128], strides in elements
-//                 page_stride, token_stride, head_stride (the last dim is dense)
+//                 page_stride, token_stride, head_stride (the last dim is dense;
+//                 the strides are multiples of 16 elements, as vLLM's are)
 //   block_tables  i32 [num_seqs, max_pages]
 //   seq_lens      i32 [num_seqs]                      (0 is allowed: out = 0)
 // out[s, h, :] = softmax(scale * q[s, h, :] . K[s, h/4]^T) V[s, h/4]
@@ -20,7 +21,9 @@ func.func @paged_decode_attention(
     %block_tables: !tile.ptr<i32> {tile.divisibility = 16 : i32},
     %seq_lens: !tile.ptr<i32>,
     %scale: f32, %num_q_heads: i32, %max_pages: i32,
-    %page_stride: i64, %token_stride: i64, %head_stride: i64)
+    %page_stride: i64 {tile.divisibility = 16 : i32},
+    %token_stride: i64 {tile.divisibility = 16 : i32},
+    %head_stride: i64 {tile.divisibility = 16 : i32})
     attributes {tile.kernel} {
   %seq = tile.program_id x
   %kv_head = tile.program_id y

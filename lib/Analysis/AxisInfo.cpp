@@ -16,6 +16,7 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <numeric>
 
@@ -74,6 +75,47 @@ static int64_t pointeeBytes(Type type) {
   if (auto ptr = dyn_cast<tile::PointerType>(elt))
     return std::max<int64_t>(1, ptr.getPointeeType().getIntOrFloatBitWidth() / 8);
   return 1;
+}
+
+/// The value of a scalar or splat integer constant.
+static std::optional<int64_t> constantInt(Value v) {
+  if (auto splat = v.getDefiningOp<tile::SplatOp>())
+    return constantInt(splat.getSrc());
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  if (!cst)
+    return std::nullopt;
+  if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
+    return i.getInt();
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue()))
+    if (dense.isSplat())
+      return dense.getSplatValue<APInt>().getSExtValue();
+  return std::nullopt;
+}
+
+/// x / c for a positive constant c: an aligned run of consecutive values
+/// maps to runs of equal values.
+static AxisInfo divInfo(const AxisInfo &a, int64_t c, unsigned rank) {
+  AxisInfo r = AxisInfo::unknown(rank);
+  r.scalarDivisibility =
+      a.scalarDivisibility % c == 0 ? a.scalarDivisibility / c : 1;
+  for (unsigned d = 0; d < rank; ++d) {
+    r.constancy[d] = std::max(a.constancy[d],
+                              gcd(a.contiguity[d], gcd(a.divisibility[d], c)));
+    r.divisibility[d] = a.divisibility[d] % c == 0 ? a.divisibility[d] / c : 1;
+  }
+  return r;
+}
+
+/// x % c for a positive constant c.
+static AxisInfo remInfo(const AxisInfo &a, int64_t c, unsigned rank) {
+  AxisInfo r = AxisInfo::unknown(rank);
+  r.scalarDivisibility = gcd(a.scalarDivisibility, c);
+  for (unsigned d = 0; d < rank; ++d) {
+    r.contiguity[d] = gcd(a.contiguity[d], gcd(a.divisibility[d], c));
+    r.divisibility[d] = gcd(a.divisibility[d], c);
+    r.constancy[d] = a.constancy[d];
+  }
+  return r;
 }
 
 AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
@@ -198,6 +240,27 @@ void AxisInfoAnalysis::visit(Operation *op) {
             }
             return r;
           })
+          .Case<arith::DivUIOp, arith::DivSIOp>(
+              [&](Operation *) -> std::optional<AxisInfo> {
+                std::optional<int64_t> c = constantInt(op->getOperand(1));
+                if (!c || *c <= 0)
+                  return std::nullopt;
+                return divInfo(operand(0), *c, rank);
+              })
+          .Case<arith::RemUIOp, arith::RemSIOp>(
+              [&](Operation *) -> std::optional<AxisInfo> {
+                std::optional<int64_t> c = constantInt(op->getOperand(1));
+                if (!c || *c <= 0)
+                  return std::nullopt;
+                return remInfo(operand(0), *c, rank);
+              })
+          .Case<arith::ShRUIOp, arith::ShRSIOp>(
+              [&](Operation *) -> std::optional<AxisInfo> {
+                std::optional<int64_t> c = constantInt(op->getOperand(1));
+                if (!c || *c < 0 || *c > 30)
+                  return std::nullopt;
+                return divInfo(operand(0), int64_t(1) << *c, rank);
+              })
           .Case([&](tile::ExpandDimsOp e) {
             AxisInfo a = operand(0);
             unsigned axis = e.getAxisAttr().getInt();
@@ -235,7 +298,18 @@ void AxisInfoAnalysis::visit(Operation *op) {
             }
             return r;
           })
-          .Case<arith::AndIOp, arith::OrIOp, arith::XOrIOp>([&](Operation *) {
+          .Case([&](arith::AndIOp) -> std::optional<AxisInfo> {
+            // x & (2^k - 1) is x % 2^k.
+            std::optional<int64_t> c = constantInt(op->getOperand(1));
+            if (c && *c > 0 && llvm::isPowerOf2_64(*c + 1))
+              return remInfo(operand(0), *c + 1, rank);
+            AxisInfo a = operand(0), b = operand(1);
+            AxisInfo r = AxisInfo::unknown(rank);
+            for (unsigned d = 0; d < rank; ++d)
+              r.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
+            return r;
+          })
+          .Case<arith::OrIOp, arith::XOrIOp>([&](Operation *) {
             AxisInfo a = operand(0), b = operand(1);
             AxisInfo r = AxisInfo::unknown(rank);
             for (unsigned d = 0; d < rank; ++d)
@@ -254,7 +328,8 @@ void AxisInfoAnalysis::visit(Operation *op) {
             }
             return r;
           })
-          .Case<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp>(
+          .Case<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp,
+                arith::TruncIOp>(
               [&](Operation *) { return operand(0); })
           .Default([](Operation *) { return std::nullopt; });
   infos[result] = info ? *info : AxisInfo::unknown(rank);

@@ -24,6 +24,10 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
                                     const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(tile::createLowerPagedLoads());
+  pm.addPass(createLoopInvariantCodeMotionPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   tile::AssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
   pm.addPass(tile::createAssignLayouts(layouts));

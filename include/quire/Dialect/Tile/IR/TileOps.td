@@ -295,8 +295,9 @@ def Tile_PagedLoadOp : Tile_Op<"paged_load", [
     ```
 
     Offsets are computed in 64 bits (strides are i64): a cache is larger than
-    4 GiB. Block-table entries are i32. Rows at or past `seq_len` read zero and
-    issue no memory access, neither to the cache nor to the block table.
+    4 GiB. Block-table entries are i32. Rows at or past `seq_len` read zero
+    and issue no cache access; the block table is read only for pages that
+    hold a token below `seq_len`.
 
     ```mlir
     %k = tile.paged_load %cache[%bt_row, %first, %head] {page_size = 16 : i32}

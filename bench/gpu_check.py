@@ -1,0 +1,121 @@
+"""Correctness of every example kernel on the GPU against float64 torch,
+plus first timings. Fresh random inputs, poisoned outputs, ragged sizes.
+
+    PYTHONPATH=python python3 bench/gpu_check.py
+"""
+
+import math
+import os
+
+from common import ROOT, bench, make_paged_kv, paged_attention_ref, rel_err
+import torch
+
+import quire
+
+EX = os.path.join(ROOT, "examples")
+gen = torch.Generator(device="cuda").manual_seed(1234)
+results = []
+
+
+def record(name, err, tol, extra=""):
+    ok = err == err and err < tol
+    results.append((name, err, tol, ok, extra))
+    print(f"{'PASS' if ok else 'FAIL'} {name}: rel err {err:.2e} (tol {tol:.0e}) {extra}", flush=True)
+
+
+def poison(t):
+    return t.fill_(float("nan")) if t.is_floating_point() else t.fill_(-7)
+
+
+# Vector add, n not a multiple of the block, then a big aligned one for bandwidth.
+vadd = quire.compile(os.path.join(EX, "vector_add.mlir"))
+for n in (1, 1000, 1_000_003):
+    x = torch.randn(n, device="cuda", generator=gen)
+    y = torch.randn(n, device="cuda", generator=gen)
+    out = poison(torch.empty_like(x))
+    vadd[(triton_cdiv := (n + 1023) // 1024,)](x, y, out, n)
+    torch.cuda.synchronize()
+    record(f"vector_add n={n}", rel_err(out, x.double() + y.double()), 1e-6)
+src16 = open(os.path.join(EX, "vector_add.mlir")).read().replace(
+    "%n: i32)", "%n: i32 {tile.divisibility = 16 : i32})")
+vadd16 = quire.compile(src16)
+n = 1 << 28
+x = torch.randn(n, device="cuda", generator=gen)
+y = torch.randn(n, device="cuda", generator=gen)
+out = poison(torch.empty_like(x))
+vadd16[(n // 1024,)](x, y, out, n)
+torch.cuda.synchronize()
+record("vector_add n=2^28 (divisible)", rel_err(out, x.double() + y.double()), 1e-6)
+t_q = bench(lambda: vadd16[(n // 1024,)](x, y, out, n))
+t_copy = bench(lambda: out.copy_(x))
+t_torch = bench(lambda: torch.add(x, y, out=out))
+bw = lambda t, b: b / (t * 1e-6) / 1e12
+print(f"vector_add 2^28 f32: quire {t_q:.1f} us {bw(t_q, 12 * n):.2f} TB/s | "
+      f"torch.add {t_torch:.1f} us {bw(t_torch, 12 * n):.2f} TB/s | copy {bw(t_copy, 8 * n):.2f} TB/s")
+
+# Row softmax, ragged row lengths.
+softmax = quire.compile(os.path.join(EX, "softmax.mlir"))
+for rows, cols in ((3, 1), (37, 1000), (4096, 1024)):
+    x = torch.randn(rows, cols, device="cuda", generator=gen) * 3
+    out = poison(torch.empty_like(x))
+    softmax[(rows,)](x, out, cols, cols)
+    torch.cuda.synchronize()
+    record(f"softmax {rows}x{cols}", rel_err(out, torch.softmax(x.double(), -1)), 1e-5)
+rows, cols = 65536, 1024
+x = torch.randn(rows, cols, device="cuda", generator=gen)
+out = torch.empty_like(x)
+t_q = bench(lambda: softmax[(rows,)](x, out, cols, cols))
+t_torch = bench(lambda: torch.softmax(x, -1, out=out) if False else torch.softmax(x, -1))
+print(f"softmax 65536x1024 f32: quire {t_q:.1f} us {bw(t_q, 8 * rows * cols):.2f} TB/s | "
+      f"torch {t_torch:.1f} us {bw(t_torch, 8 * rows * cols):.2f} TB/s")
+
+# Matmul with ragged edges.
+mm = quire.compile(os.path.join(EX, "matmul.mlir"))
+for M, N, K in ((64, 64, 32), (100, 72, 50), (513, 257, 129)):
+    a = torch.randn(M, K, device="cuda", generator=gen).half()
+    b = torch.randn(K, N, device="cuda", generator=gen).half()
+    c = poison(torch.empty(M, N, device="cuda", dtype=torch.half))
+    mm[((M + 63) // 64, (N + 63) // 64)](a, b, c, M, N, K, K, N, N)
+    torch.cuda.synchronize()
+    record(f"matmul {M}x{N}x{K}", rel_err(c, a.double() @ b.double()), 2e-3)
+M = N = K = 4096
+a = torch.randn(M, K, device="cuda", generator=gen).half()
+b = torch.randn(K, N, device="cuda", generator=gen).half()
+c = torch.empty(M, N, device="cuda", dtype=torch.half)
+t_q = bench(lambda: mm[(M // 64, N // 64)](a, b, c, M, N, K, K, N, N), rep=50)
+t_torch = bench(lambda: torch.matmul(a, b), rep=50)
+fl = 2 * M * N * K
+print(f"matmul 4096^3 f16: quire {t_q:.0f} us {fl / t_q / 1e6:.1f} TFLOP/s | "
+      f"torch {t_torch:.0f} us {fl / t_torch / 1e6:.1f} TFLOP/s | ratio {t_torch / t_q:.3f}")
+
+# Paged decode attention: GQA 4, D 128, page 16, ragged lengths incl. 0 and 1.
+pd = quire.compile(os.path.join(EX, "paged_decode_attention.mlir"))
+def run_pd(q, kc, vc, bt, lens, out):
+    S, Hq, D = q.shape
+    Hkv = kc.shape[2]
+    pd[(S, Hkv)](out, q, kc, vc, bt, lens, 1.0 / math.sqrt(D), Hq, bt.shape[1],
+                 kc.stride(0), kc.stride(1), kc.stride(2))
+for S, Hkv, lens in ((4, 2, [0, 1, 17, 300]), (16, 8, None)):
+    if lens is None:
+        lens = torch.randint(1, 2000, (S,), generator=gen, device="cuda").tolist()
+    kc, vc, bt = make_paged_kv(S, Hkv, 128, 16, lens, torch.half, gen)
+    q = torch.randn(S, 4 * Hkv, 128, device="cuda", generator=gen).half()
+    seq_lens = torch.tensor(lens, dtype=torch.int32, device="cuda")
+    out = poison(torch.empty_like(q))
+    run_pd(q, kc, vc, bt, seq_lens, out)
+    torch.cuda.synchronize()
+    ref = paged_attention_ref(q, kc, vc, bt, seq_lens, 1.0 / math.sqrt(128))
+    record(f"paged_decode S={S} Hkv={Hkv} lens={lens if S <= 4 else 'random'}",
+           rel_err(out, ref), 2e-3)
+S, Hkv, L = 64, 8, 4096
+lens = [L] * S
+kc, vc, bt = make_paged_kv(S, Hkv, 128, 16, lens, torch.half, gen)
+q = torch.randn(S, 32, 128, device="cuda", generator=gen).half()
+seq_lens = torch.tensor(lens, dtype=torch.int32, device="cuda")
+out = torch.empty_like(q)
+t_q = bench(lambda: run_pd(q, kc, vc, bt, seq_lens, out))
+kv_bytes = 2 * S * L * Hkv * 128 * 2
+print(f"paged_decode 64x4096 Llama-3-8B: quire {t_q:.0f} us {kv_bytes / t_q / 1e6:.2f} TB/s")
+
+bad = [r for r in results if not r[3]]
+print(f"{len(results) - len(bad)} passed, {len(bad)} failed")
