@@ -25,5 +25,13 @@ llvm_config.use_default_substitutions()
 # only after a pipe).
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# ptxas (CUDA toolkit) is optional: tests that assemble PTX need it.
+import shutil
+ptxas = os.environ.get("QUIRE_PTXAS") or shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.path.exists("/usr/local/cuda/bin/ptxas") else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))
+
 tool_dirs = [config.quire_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["quire-opt", "quire-run"], tool_dirs)
+llvm_config.add_tool_substitutions(["quire-opt", "quire-run", "quirec"], tool_dirs)

@@ -213,7 +213,35 @@ struct AssignLayoutsPass
         return signalPassFailure();
   }
 
+  /// Ops that are free to recompute: one copy per use lets every use take
+  /// the layout it wants instead of converting a shared value (CSE merges
+  /// the copies that end up identical).
+  static void rematerializeFreeOps(func::FuncOp func) {
+    SmallVector<Operation *> free;
+    func.walk([&](Operation *op) {
+      bool cheap = isa<RangeOp>(op) ||
+                   (isa<SplatOp>(op) && !isa<RankedTensorType>(op->getOperand(0).getType())) ||
+                   (isa<arith::ConstantOp>(op) && isa<RankedTensorType>(op->getResult(0).getType()));
+      if (cheap && !op->getResult(0).hasOneUse() && !op->use_empty())
+        free.push_back(op);
+    });
+    for (Operation *op : free) {
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : op->getResult(0).getUses())
+        uses.push_back(&use);
+      for (OpOperand *use : llvm::drop_begin(uses)) {
+        OpBuilder b(use->getOwner());
+        // Keep the copy in the original's region when the user is nested in
+        // a loop (the copy then stays loop-invariant for LICM).
+        if (use->getOwner()->getBlock() != op->getBlock())
+          b.setInsertionPointAfter(op);
+        use->set(b.clone(*op)->getResult(0));
+      }
+    }
+  }
+
   LogicalResult runOnKernel(func::FuncOp func) {
+    rematerializeFreeOps(func);
     Solver s{&getContext(), numWarps, {}, {}, {}, {}, {}, {}};
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       if (isa<PagedLoadOp>(op))
