@@ -21,6 +21,131 @@ using namespace mlir::quire::tilellvm;
 
 namespace {
 
+Value shuffleXorF32(OpBuilder &b, Location loc, Value v, unsigned mask) {
+  return NVVM::ShflOp::create(b, loc, v.getType(), i32Const(b, loc, -1), v,
+                              i32Const(b, loc, mask), i32Const(b, loc, 0x1f),
+                              NVVM::ShflKind::bfly, UnitAttr())
+      .getResult();
+}
+
+/// A dot whose operands are in the register-dot layouts of B
+/// (tile::getRegisterDotLayouts), computed without staging:
+///   c[m, n] += sum over this thread's k of a[m, k] * b[k, n]   (f32 FMA)
+///   then shfl.bfly over the lanes that split K, then shared memory over
+///   the warps that split K.
+struct RegisterDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
+  RegisterDotLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c, /*benefit=*/2), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::DotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto aType = op.getA().getType(), bType = op.getB().getType();
+    auto bEnc = dyn_cast<tile::BlockedEncodingAttr>(bType.getEncoding());
+    if (!bEnc)
+      return failure();
+    int64_t M = aType.getDimSize(0);
+    auto [aEnc, cEnc] = tile::getRegisterDotLayouts(bEnc, M);
+    if (aType.getEncoding() != aEnc || op.getType().getEncoding() != cEnc)
+      return failure();
+    FailureOr<tile::LinearLayout> la = getLayout(op, aType),
+                                  lb = getLayout(op, bType),
+                                  lc = getLayout(op, op.getType());
+    if (failed(la) || failed(lb) || failed(lc))
+      return failure();
+    Type f32 = rewriter.getF32Type();
+    auto toF32 = [&](Value v) {
+      return v.getType().isF32() ? v : LLVM::FPExtOp::create(rewriter, loc, f32, v).getResult();
+    };
+    // A registers by (m, k) and B registers grouped by column n.
+    DenseMap<std::pair<int64_t, int64_t>, unsigned> aReg;
+    for (unsigned r = 0; r < la->getNumRegs(); ++r) {
+      tile::Coord c = la->regCoord(r);
+      aReg[{c[0], c[1]}] = r;
+    }
+    DenseMap<int64_t, SmallVector<unsigned>> bByCol;
+    for (unsigned r = 0; r < lb->getNumRegs(); ++r)
+      bByCol[lb->regCoord(r)[1]].push_back(r);
+    SmallVector<Value> aF32, bF32;
+    for (Value v : adaptor.getA())
+      aF32.push_back(toF32(v));
+    for (Value v : adaptor.getB())
+      bF32.push_back(toF32(v));
+
+    SmallVector<Value> partial;
+    for (unsigned r = 0; r < lc->getNumRegs(); ++r) {
+      tile::Coord c = lc->regCoord(r);
+      Value acc;
+      for (unsigned br : bByCol[c[1]]) {
+        int64_t k = lb->regCoord(br)[0];
+        auto it = aReg.find({c[0], k});
+        if (it == aReg.end())
+          return op.emitOpError() << "internal error: register dot layouts "
+                                     "do not line up";
+        Value prod = aF32[it->second];
+        acc = acc ? LLVM::FMAOp::create(rewriter, loc, prod, bF32[br], acc).getResult()
+                  : LLVM::FMulOp::create(rewriter, loc, prod, bF32[br]).getResult();
+      }
+      partial.push_back(acc);
+    }
+    // Lanes that hold other K of the same column.
+    ArrayRef<tile::Coord> lanes = lb->getLaneBases();
+    for (unsigned bit = 0; bit < lanes.size(); ++bit)
+      if (lanes[bit][0] != 0)
+        for (Value &p : partial)
+          p = LLVM::FAddOp::create(rewriter, loc, p,
+                                   shuffleXorF32(rewriter, loc, p, 1u << bit));
+    // Warps that hold other K: through shared memory.
+    ArrayRef<tile::Coord> warps = lb->getWarpBases();
+    SmallVector<unsigned> kWarpBits;
+    for (unsigned bit = 0; bit < warps.size(); ++bit)
+      if (warps[bit][0] != 0)
+        kWarpBits.push_back(bit);
+    if (!kWarpBits.empty()) {
+      int64_t numel = M * op.getType().getDimSize(1);
+      unsigned slots = 1u << kWarpBits.size();
+      state.sharedBytes = std::max<int64_t>(state.sharedBytes, slots * numel * 4);
+      ThreadIds ids = getThreadIds(rewriter, loc);
+      Value slot = i32Const(rewriter, loc, 0);
+      for (auto [i, bit] : llvm::enumerate(kWarpBits)) {
+        Value b1 = LLVM::AndOp::create(rewriter, loc,
+                                       LLVM::LShrOp::create(rewriter, loc, ids.warp, i32Const(rewriter, loc, bit)),
+                                       i32Const(rewriter, loc, 1));
+        slot = LLVM::OrOp::create(rewriter, loc, slot,
+                                  LLVM::ShlOp::create(rewriter, loc, b1, i32Const(rewriter, loc, i)));
+      }
+      SmallVector<Value> ct = threadCoord(rewriter, loc, *lc, ids);
+      auto addr = [&](unsigned r, Value s) {
+        SmallVector<Value> c = regCoordValues(rewriter, loc, *lc, ct, r);
+        Value idx = linearize(rewriter, loc, c, lc->getShape());
+        idx = LLVM::AddOp::create(rewriter, loc, idx,
+                                  LLVM::MulOp::create(rewriter, loc, s, i32Const(rewriter, loc, numel)));
+        return sharedPtr(rewriter, loc, op,
+                         LLVM::MulOp::create(rewriter, loc, idx, i32Const(rewriter, loc, 4)));
+      };
+      barrier(rewriter, loc);
+      for (unsigned r = 0; r < partial.size(); ++r)
+        LLVM::StoreOp::create(rewriter, loc, partial[r], addr(r, slot));
+      barrier(rewriter, loc);
+      for (unsigned r = 0; r < partial.size(); ++r) {
+        Value sum;
+        for (unsigned s2 = 0; s2 < slots; ++s2) {
+          Value v = LLVM::LoadOp::create(rewriter, loc, f32, addr(r, i32Const(rewriter, loc, s2)));
+          sum = sum ? LLVM::FAddOp::create(rewriter, loc, sum, v).getResult() : v;
+        }
+        partial[r] = sum;
+      }
+    }
+    SmallVector<Value> results;
+    for (auto [p, c] : llvm::zip(partial, adaptor.getC()))
+      results.push_back(LLVM::FAddOp::create(rewriter, loc, c, p));
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
 /// %d = tile.dot %a, %b, %c
 ///   => barrier; st.shared A[m][k], B[n][k]; barrier;
 ///      d_r = c_r + sum_k A[m_r][k] * B[n_r][k]   (f32 FMA, K unrolled)
@@ -117,5 +242,5 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
 
 void tilellvm::populateDotPatterns(LLVMTypeConverter &converter,
                          RewritePatternSet &patterns, TileToLLVMState &state) {
-  patterns.add<DotOpLowering>(converter, state);
+  patterns.add<DotOpLowering, RegisterDotLowering>(converter, state);
 }

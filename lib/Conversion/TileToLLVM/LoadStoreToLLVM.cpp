@@ -158,8 +158,29 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
     unsigned vec = accessWidth(op.getPtr(), op.getMask(), mem, state, op);
     unsigned bits = mem.getIntOrFloatBitWidth();
     Packing p = packing(vec, bits);
+    // Registers whose pointers (and mask) are provably equal load once: with
+    // blocks of b_d equal values along d (aligned, b_d a power of two), the
+    // block of register r in any thread is (thread ^ r) >> log2(b_d), so
+    // registers agreeing on r >> log2(b_d) read the same address. This is
+    // how a block-table entry is read once per page, not once per row.
+    SmallVector<int64_t> sameBlock = constantBlocks(op);
+    DenseMap<int64_t, unsigned> firstOfBlock;
+    std::optional<tile::LinearLayout> layout;
+    if (!sameBlock.empty())
+      layout = *tile::LinearLayout::get(cast<RankedTensorType>(op.getPtr().getType()));
     SmallVector<Value> results;
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
+      if (layout && vec == 1) {
+        tile::Coord c = layout->regCoord(r);
+        int64_t key = 0;
+        for (unsigned d = 0; d < c.size(); ++d)
+          key = key * layout->getShape()[d] + c[d] / sameBlock[d];
+        auto [it, inserted] = firstOfBlock.try_emplace(key, r);
+        if (!inserted) {
+          results.push_back(results[it->second]);
+          continue;
+        }
+      }
       SmallVector<Value> elems;
       if (masks.empty()) {
         Type ty = vec == 1 ? mem : VectorType::get({vec}, mem);
@@ -215,6 +236,28 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
     else
       rewriter.replaceOp(op, results[0]);
     return success();
+  }
+  /// Per dimension, the power-of-two block size over which pointer and mask
+  /// are constant and `other` is a constant; empty if that is 1 everywhere.
+  SmallVector<int64_t> constantBlocks(tile::LoadOp op) const {
+    auto type = dyn_cast<RankedTensorType>(op.getPtr().getType());
+    if (!type || (op.getOther() && !op.getOther().getDefiningOp<arith::ConstantOp>()))
+      return {};
+    AxisInfo ptr = state.axisInfo->get(op.getPtr());
+    std::optional<AxisInfo> mask;
+    if (op.getMask())
+      mask = state.axisInfo->get(op.getMask());
+    SmallVector<int64_t> blocks;
+    bool any = false;
+    for (unsigned d = 0; d < type.getRank(); ++d) {
+      int64_t b = ptr.constancy[d];
+      if (mask)
+        b = std::min(b, mask->constancy[d]);
+      b = std::max<int64_t>(1, int64_t(1) << llvm::Log2_64(std::max<int64_t>(1, b)));
+      any |= b > 1;
+      blocks.push_back(b);
+    }
+    return any ? blocks : SmallVector<int64_t>();
   }
   TileToLLVMState &state;
 };

@@ -205,3 +205,21 @@ unsigned mlir::quire::tile::getNumWarps(Operation *op) {
       return attr.getInt();
   return 4;
 }
+
+std::pair<BlockedEncodingAttr, BlockedEncodingAttr>
+mlir::quire::tile::getRegisterDotLayouts(BlockedEncodingAttr b, int64_t m) {
+  ArrayRef<unsigned> spt = b.getSizePerThread(), tpw = b.getThreadsPerWarp(),
+                     wpc = b.getWarpsPerCTA(), order = b.getOrder();
+  unsigned mm = static_cast<unsigned>(m);
+  // B's dimension 0 is K, 1 is N. In A, K is dimension 1 and B's N lanes and
+  // warps land on the M dimension, where they wrap (replicate); in C, B's K
+  // lanes and warps land on M and replicate.
+  auto aOrder = [&](unsigned d) { return d == 0 ? 1u : 0u; };
+  BlockedEncodingAttr a = BlockedEncodingAttr::get(
+      b.getContext(), {mm, spt[0]}, {tpw[1], tpw[0]}, {wpc[1], wpc[0]},
+      {aOrder(order[0]), aOrder(order[1])});
+  BlockedEncodingAttr c = BlockedEncodingAttr::get(
+      b.getContext(), {mm, spt[1]}, {tpw[0], tpw[1]}, {wpc[0], wpc[1]},
+      {order[0], order[1]});
+  return {a, c};
+}

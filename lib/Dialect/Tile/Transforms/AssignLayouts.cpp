@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/EquivalenceClasses.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -50,12 +51,17 @@ unsigned vectorWidth(Type elementType) {
   return std::max(1u, 128 / bits);
 }
 
+/// Dots computed in registers (see kRegisterDotMaxM).
+bool isRegisterDot(DotOp d) {
+  int64_t m = d.getType().getDimSize(0);
+  return m <= kRegisterDotMaxM && llvm::isPowerOf2_64(m);
+}
+
 struct Solver {
   MLIRContext *ctx;
   unsigned numWarps;
   llvm::EquivalenceClasses<Value> groups;
   /// Insertion-ordered so defaults are picked in program order.
-  llvm::MapVector<Value, unsigned> vecHint; // leader -> vector width
   DenseMap<Value, Attribute> layouts;       // leader -> layout
   SmallVector<Operation *> relations;
   SmallVector<Value> values;
@@ -79,12 +85,14 @@ struct Solver {
         first = v;
     }
   }
-  void hint(Value v, unsigned vec) {
+  /// `weak` anchors (stores, dot accumulators) only apply to groups the
+  /// strong ones (loads) and the relations did not reach.
+  void hint(Value v, unsigned vec, bool weak = false) {
     if (!isTensor(v))
       return;
-    anchors.push_back({v, vec});
+    (weak ? weakAnchors : anchors).push_back({v, vec});
   }
-  SmallVector<std::pair<Value, unsigned>> anchors;
+  SmallVector<std::pair<Value, unsigned>> anchors, weakAnchors;
 
   Attribute get(Value v) {
     auto it = layouts.find(leader(v));
@@ -130,6 +138,13 @@ struct Solver {
         return set(b.getResult(), l);
       return false;
     }
+    if (auto d = dyn_cast<DotOp>(op)) {
+      // Register dot: the accumulator follows B.
+      if (auto b = dyn_cast_or_null<BlockedEncodingAttr>(get(d.getB())))
+        return set(d.getResult(),
+                   getRegisterDotLayouts(b, d.getType().getDimSize(0)).second);
+      return false;
+    }
     if (auto t = dyn_cast<TransOp>(op)) {
       SmallVector<int32_t> perm = t.getPermutation(), inverse(perm.size());
       for (unsigned i = 0; i < perm.size(); ++i)
@@ -143,20 +158,30 @@ struct Solver {
     return false;
   }
 
-  void solve() {
-    for (auto [v, vec] : anchors) {
-      unsigned &h = vecHint[leader(v)];
+  void applyAnchors(ArrayRef<std::pair<Value, unsigned>> list) {
+    llvm::MapVector<Value, unsigned> hints;
+    for (auto [v, vec] : list) {
+      unsigned &h = hints[leader(v)];
       h = std::max(h, vec);
     }
-    for (auto [l, vec] : vecHint)
+    for (auto [l, vec] : hints)
       set(l, defaultLayout(l, vec));
+  }
+  void propagateAll() {
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Operation *op : relations)
+        changed |= propagate(op);
+    }
+  }
+
+  void solve() {
+    applyAnchors(anchors);
+    propagateAll();
+    applyAnchors(weakAnchors);
     while (true) {
-      bool changed = true;
-      while (changed) {
-        changed = false;
-        for (Operation *op : relations)
-          changed |= propagate(op);
-      }
+      propagateAll();
       auto it = llvm::find_if(values, [&](Value v) { return !get(v); });
       if (it == values.end())
         break;
@@ -176,6 +201,10 @@ void convertOperand(OpOperand &operand, Attribute layout) {
   if (tensorType(v).getEncoding() == layout)
     return;
   OpBuilder b(operand.getOwner());
+  // Convert once, next to the definition, when the user sits in a loop the
+  // value comes from outside of.
+  if (v.getParentRegion() != operand.getOwner()->getParentRegion())
+    b.setInsertionPointAfterValue(v);
   Value c = ConvertLayoutOp::create(b, v.getLoc(), withLayout(v, layout), v);
   operand.set(c);
 }
@@ -213,36 +242,76 @@ struct AssignLayoutsPass
         return signalPassFailure();
   }
 
-  /// Ops that are free to recompute: one copy per use lets every use take
-  /// the layout it wants instead of converting a shared value (CSE merges
-  /// the copies that end up identical).
-  static void rematerializeFreeOps(func::FuncOp func) {
-    SmallVector<Operation *> free;
-    func.walk([&](Operation *op) {
-      bool cheap = isa<RangeOp>(op) ||
-                   (isa<SplatOp>(op) && !isa<RankedTensorType>(op->getOperand(0).getType())) ||
-                   (isa<arith::ConstantOp>(op) && isa<RankedTensorType>(op->getResult(0).getType()));
-      if (cheap && !op->getResult(0).hasOneUse() && !op->use_empty())
-        free.push_back(op);
+  /// Index arithmetic that is free to recompute: ranges, scalar splats,
+  /// tensor constants, and integer / pointer / mask elementwise ops, shape
+  /// ops and addptr over such values.
+  static bool isFree(Operation *op) {
+    if (!op || op->getNumResults() != 1 || !isTensor(op->getResult(0)))
+      return false;
+    if (isa<RangeOp, arith::ConstantOp>(op))
+      return true;
+    if (auto splat = dyn_cast<SplatOp>(op))
+      return !isTensor(splat.getSrc());
+    Type elt = tensorType(op->getResult(0)).getElementType();
+    bool index = isa<IntegerType, PointerType>(elt);
+    if (!index || !(isElementwise(op) || isa<ExpandDimsOp, BroadcastOp, AddPtrOp>(op)))
+      return false;
+    return llvm::all_of(op->getOperands(), [](Value v) {
+      return !isTensor(v) || isFree(v.getDefiningOp());
     });
-    for (Operation *op : free) {
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : op->getResult(0).getUses())
-        uses.push_back(&use);
-      for (OpOperand *use : llvm::drop_begin(uses)) {
-        OpBuilder b(use->getOwner());
-        // Keep the copy in the original's region when the user is nested in
-        // a loop (the copy then stays loop-invariant for LICM).
-        if (use->getOwner()->getBlock() != op->getBlock())
-          b.setInsertionPointAfter(op);
-        use->set(b.clone(*op)->getResult(0));
-      }
+  }
+
+  /// A copy of the free expression `v` (each op cloned right after its
+  /// original, so dominance holds and loop-invariant parts stay outside).
+  static Value cloneFree(Value v, DenseMap<Value, Value> &copies) {
+    if (!isTensor(v))
+      return v;
+    if (Value c = copies.lookup(v))
+      return c;
+    Operation *op = v.getDefiningOp();
+    IRMapping map;
+    for (Value operand : op->getOperands())
+      map.map(operand, cloneFree(operand, copies));
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    Value c = b.clone(*op, map)->getResult(0);
+    copies[v] = c;
+    return c;
+  }
+
+  /// Every consumer of a free expression gets its own copy, so each copy can
+  /// take the layout its consumer wants (the offsets of a load and of a store
+  /// computed from the same ranges, say) instead of converting a shared
+  /// value. CSE merges copies that end up identical.
+  static void rematerializeFreeOps(func::FuncOp func) {
+    SmallVector<OpOperand *> uses;
+    func.walk([&](Operation *op) {
+      if (isFree(op))
+        return;
+      for (OpOperand &use : op->getOpOperands())
+        if (isTensor(use.get()) && isFree(use.get().getDefiningOp()))
+          uses.push_back(&use);
+    });
+    for (OpOperand *use : uses) {
+      DenseMap<Value, Value> copies;
+      use->set(cloneFree(use->get(), copies));
+    }
+    // The originals are dead now.
+    bool erased = true;
+    while (erased) {
+      erased = false;
+      func.walk([&](Operation *op) {
+        if (isFree(op) && op->use_empty()) {
+          op->erase();
+          erased = true;
+        }
+      });
     }
   }
 
   LogicalResult runOnKernel(func::FuncOp func) {
     rematerializeFreeOps(func);
-    Solver s{&getContext(), numWarps, {}, {}, {}, {}, {}, {}};
+    Solver s{&getContext(), numWarps};
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       if (isa<PagedLoadOp>(op))
         return op->emitOpError()
@@ -267,16 +336,23 @@ struct AssignLayoutsPass
         if (l.getOther())
           vs.push_back(l.getOther());
         s.unite(vs);
-        s.hint(l.getPtr(), vectorWidth(getElementTypeOrSelf(l.getResult())));
+        // Tiles (rank >= 2) decide layouts; vectors take theirs from the
+        // tiles they index into when they can.
+        s.hint(l.getPtr(), vectorWidth(getElementTypeOrSelf(l.getResult())),
+               /*weak=*/tensorType(l.getPtr()).getRank() < 2);
       } else if (auto st = dyn_cast<StoreOp>(op)) {
         SmallVector<Value> vs{st.getPtr(), st.getValue()};
         if (st.getMask())
           vs.push_back(st.getMask());
         s.unite(vs);
-        s.hint(st.getPtr(), vectorWidth(getElementTypeOrSelf(st.getValue())));
+        s.hint(st.getPtr(), vectorWidth(getElementTypeOrSelf(st.getValue())),
+               /*weak=*/true);
       } else if (auto d = dyn_cast<DotOp>(op)) {
         s.unite({d.getC(), d.getResult()});
-        s.hint(d.getResult(), 4);
+        if (isRegisterDot(d))
+          s.relations.push_back(op);
+        else
+          s.hint(d.getResult(), 4, /*weak=*/true);
       } else if (auto f = dyn_cast<scf::ForOp>(op)) {
         auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
         for (unsigned i = 0; i < f.getNumResults(); ++i)
@@ -327,6 +403,17 @@ struct AssignLayoutsPass
           convertResult(r.getResult(),
                         SliceEncodingAttr::get(&getContext(),
                                                r.getAxisAttr().getInt(), src));
+      } else if (auto d = dyn_cast<DotOp>(op)) {
+        auto b = dyn_cast<BlockedEncodingAttr>(tensorType(d.getB()).getEncoding());
+        if (!b) {
+          b = cast<BlockedEncodingAttr>(s.defaultLayout(d.getB(), 4));
+          convertOperand(d.getBMutable(), b);
+        }
+        auto [aLayout, cLayout] =
+            getRegisterDotLayouts(b, d.getType().getDimSize(0));
+        convertOperand(d.getAMutable(), aLayout);
+        convertOperand(d.getCMutable(), cLayout);
+        convertResult(d.getResult(), cLayout);
       } else if (auto t = dyn_cast<TransOp>(op)) {
         Attribute src = tensorType(t.getSrc()).getEncoding();
         if (!isa<BlockedEncodingAttr>(src)) {

@@ -71,6 +71,20 @@ BlockedEncodingAttr getDefaultBlockedLayout(MLIRContext *ctx,
 /// `layout` with its dimensions permuted as `tile.trans` with `perm` does.
 Attribute permuteLayout(Attribute layout, ArrayRef<int32_t> perm);
 
+/// A `tile.dot` with at most this many rows (M) is computed in registers:
+/// B keeps the layout it was produced in, every thread multiplies the K
+/// elements it holds with A (held for all M rows) and threads that hold
+/// different K of the same column sum their partials with shuffles. This is
+/// the decode-attention case (M = the GQA group).
+constexpr int64_t kRegisterDotMaxM = 16;
+
+/// For a register dot with B (K x N) in `b`: the layouts A (M x K) and the
+/// accumulator C (M x N) must have. A holds all M rows of the K elements a
+/// thread holds of B; C holds all M rows of B's columns, replicated across
+/// the threads that split K.
+std::pair<BlockedEncodingAttr, BlockedEncodingAttr>
+getRegisterDotLayouts(BlockedEncodingAttr b, int64_t m);
+
 /// Number of warps a module's kernels run with (`tile.num_warps`, default 4).
 unsigned getNumWarps(Operation *op);
 
