@@ -5,7 +5,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, os.environ.get("QUIRE_PYTHONPATH", os.path.join(ROOT, "python")))
 
 import torch  # noqa: E402
 
