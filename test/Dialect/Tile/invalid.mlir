@@ -433,3 +433,16 @@ func.func @expand_negative_axis(%x: tensor<64xf32>) {
   %e = tile.expand_dims %x {axis = -1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
   return
 }
+
+// -----
+
+// expected-error @+1 {{kernel must have a body}}
+func.func private @kernel_declaration(%p: !tile.ptr<f32>) attributes {tile.kernel}
+
+// -----
+
+func.func @range_dynamic() {
+  // expected-error @+1 {{result must have a static size}}
+  %r = tile.range 0, 64 : tensor<?xi32>
+  return
+}

@@ -132,6 +132,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (!func)
       return op->emitOpError() << "'" << getKernelAttrName()
                                << "' may only be placed on a func.func";
+    if (func.isExternal())
+      return op->emitOpError() << "kernel must have a body";
     FunctionType type = func.getFunctionType();
     if (type.getNumResults() != 0)
       return op->emitOpError() << "kernel must not return values";

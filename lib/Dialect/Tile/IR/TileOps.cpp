@@ -61,6 +61,8 @@ LogicalResult RangeOp::verify() {
   if (type.getRank() != 1)
     return emitOpError() << "result must be a 1-D tensor, got rank "
                          << type.getRank();
+  if (type.isDynamicDim(0))
+    return emitOpError() << "result must have a static size";
   if (type.getDimSize(0) != end - start)
     return emitOpError() << "result has " << type.getDimSize(0)
                          << " elements but the range " << start << ".." << end

@@ -311,7 +311,9 @@ struct AssignLayoutsPass
 
   LogicalResult runOnKernel(func::FuncOp func) {
     rematerializeFreeOps(func);
-    Solver s{&getContext(), numWarps};
+    Solver s;
+    s.ctx = &getContext();
+    s.numWarps = numWarps;
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       if (isa<PagedLoadOp>(op))
         return op->emitOpError()
@@ -339,7 +341,8 @@ struct AssignLayoutsPass
         // Tiles (rank >= 2) decide layouts; vectors take theirs from the
         // tiles they index into when they can.
         s.hint(l.getPtr(), vectorWidth(getElementTypeOrSelf(l.getResult())),
-               /*weak=*/tensorType(l.getPtr()).getRank() < 2);
+               /*weak=*/!isTensor(l.getPtr()) ||
+                   tensorType(l.getPtr()).getRank() < 2);
       } else if (auto st = dyn_cast<StoreOp>(op)) {
         SmallVector<Value> vs{st.getPtr(), st.getValue()};
         if (st.getMask())

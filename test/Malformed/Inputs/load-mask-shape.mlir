@@ -1,0 +1,9 @@
+// A mask of the wrong shape.
+func.func @k(%p: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.range 0, 64 : tensor<64xi32>
+  %s = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %a = tile.addptr %s, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  %m = arith.constant dense<true> : tensor<32xi1>
+  %v = tile.load %a, %m : tensor<64x!tile.ptr<f32>>
+  return
+}

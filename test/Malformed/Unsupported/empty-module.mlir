@@ -1,0 +1,2 @@
+// An empty module: nothing to compile.
+module {}

@@ -1,0 +1,11 @@
+// RUN: quirec %s --sm 90 | FileCheck %s
+// RUN: quire-opt %s --quire-assign-layouts | FileCheck %s --check-prefix=IR
+// Regression (found by quire-fuzz): a scalar tile.load through a !tile.ptr
+// made quire-assign-layouts cast a pointer to a tensor type.
+// CHECK: .entry k(
+// IR: tile.load %{{.*}} : !tile.ptr<i32>
+func.func @k(%p: !tile.ptr<i32>, %q: !tile.ptr<i32>) attributes {tile.kernel} {
+  %x = tile.load %p : !tile.ptr<i32>
+  tile.store %q, %x : !tile.ptr<i32>
+  return
+}

@@ -1,0 +1,54 @@
+// quirec rejects bad flags, unreadable or empty input and unwritable output
+// with an error and exit code 1; a good kernel compiles.
+//
+// RUN: quirec %s --sm 90 -o %t.ptx && FileCheck %s --check-prefix=OK < %t.ptx
+// OK: .entry add_one
+//
+// RUN: not quirec %s --sm 75 -o %t.ptx 2>&1 | FileCheck %s --check-prefix=SM75
+// SM75: error: not supported: --sm 75 (supported: 80, 86, 89, 90)
+// RUN: not quirec %s --sm 100 -o %t.ptx 2>&1 | FileCheck %s --check-prefix=SM100
+// SM100: error: not supported: --sm 100
+// RUN: not quirec %s --sm -1 -o %t.ptx 2>&1 | FileCheck %s --check-prefix=SMNEG
+// SMNEG: for the --sm option: '-1' value invalid for uint argument
+//
+// RUN: not quirec %s --num-warps 3 -o %t.ptx 2>&1 | FileCheck %s --check-prefix=WARPS3
+// WARPS3: error: --num-warps must be a power of two in [1, 32], got 3
+// RUN: not quirec %s --num-warps 0 -o %t.ptx 2>&1 | FileCheck %s --check-prefix=WARPS0
+// WARPS0: error: --num-warps must be a power of two in [1, 32], got 0
+// RUN: not quirec %s --num-warps 64 -o %t.ptx 2>&1 | FileCheck %s --check-prefix=WARPS64
+// WARPS64: error: --num-warps must be a power of two in [1, 32], got 64
+//
+// RUN: not quirec %s --emit=sass 2>&1 | FileCheck %s --check-prefix=EMIT
+// EMIT: for the --emit option: Cannot find option named 'sass'
+// RUN: not quirec 2>&1 | FileCheck %s --check-prefix=NOARG
+// NOARG: Not enough positional command line arguments specified
+//
+// RUN: rm -rf %t.dir && mkdir -p %t.dir
+// RUN: not quirec %t.dir/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: error: cannot read '{{.*}}missing.mlir': No such file or directory
+// RUN: not quirec %t.dir 2>&1 | FileCheck %s --check-prefix=DIR
+// DIR: error: cannot read '{{.*}}.dir': Is a directory
+// RUN: touch %t.dir/empty.mlir
+// RUN: not quirec %t.dir/empty.mlir 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: error: '{{.*}}empty.mlir' is empty
+// RUN: not quirec - < %t.dir/empty.mlir 2>&1 | FileCheck %s --check-prefix=STDIN-EMPTY
+// STDIN-EMPTY: error: '-' is empty
+// RUN: quirec - < %s -o %t.stdin.ptx && FileCheck %s --check-prefix=OK < %t.stdin.ptx
+//
+// RUN: not quirec %s -o %t.dir/no/such/dir/out.ptx 2>&1 | FileCheck %s --check-prefix=NOWRITE
+// NOWRITE: error: cannot write '{{.*}}out.ptx': No such file or directory
+// RUN: not quirec %s -o %t.dir 2>&1 | FileCheck %s --check-prefix=WRITEDIR
+// WRITEDIR: error: cannot write '{{.*}}.dir': Is a directory
+// RUN: not quirec %s -o %t.ptx --meta-out %t.dir/no/meta.json 2>&1 | FileCheck %s --check-prefix=NOMETA
+// NOMETA: error: cannot write '{{.*}}meta.json': No such file or directory
+
+func.func @add_one(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.range 0, 128 : tensor<128xi32>
+  %s = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %a = tile.addptr %s, %r : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  %v = tile.load %a : tensor<128x!tile.ptr<f32>>
+  %one = arith.constant dense<1.0> : tensor<128xf32>
+  %w = arith.addf %v, %one : tensor<128xf32>
+  tile.store %a, %w : tensor<128x!tile.ptr<f32>>
+  return
+}
