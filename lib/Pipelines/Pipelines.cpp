@@ -24,7 +24,11 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
                                     const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(tile::createLowerPagedLoads());
+  tile::LowerPagedLoadsOptions paged;
+  paged.prefetch = options.pagedPrefetch;
+  paged.singlePage = options.pagedSinglePage;
+  paged.shifts = options.pagedShifts;
+  pm.addPass(tile::createLowerPagedLoads(paged));
   pm.addPass(createLoopInvariantCodeMotionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -176,6 +180,9 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   PipelineOptions popts;
   popts.sm = options.sm;
   popts.numWarps = options.numWarps;
+  popts.pagedPrefetch = options.pagedPrefetch;
+  popts.pagedSinglePage = options.pagedSinglePage;
+  popts.pagedShifts = options.pagedShifts;
   if (options.emit == EmitKind::Tile)
     buildTilePipeline(pm, popts);
   else

@@ -46,6 +46,18 @@ static cl::opt<EmitKind> emit(
 static cl::opt<bool> printIRAfterAll("print-ir-after-all",
                                      cl::desc("print the IR after every pass to stderr"),
                                      cl::cat(category));
+static cl::opt<bool> pagedPrefetch(
+    "paged-prefetch", cl::init(true),
+    cl::desc("load the next iteration's block-table entries one iteration ahead (default true)"),
+    cl::cat(category));
+static cl::opt<bool> pagedSinglePage(
+    "paged-single-page", cl::init(true),
+    cl::desc("one scalar block-table entry for tiles that lie in one page (default true)"),
+    cl::cat(category));
+static cl::opt<bool> pagedShifts(
+    "paged-shifts", cl::init(true),
+    cl::desc("shifts and masks for power-of-two pages (default true)"),
+    cl::cat(category));
 static cl::opt<std::string> metaFile("meta-out",
                                      cl::desc("also write the kernel metadata JSON to this file"),
                                      cl::value_desc("file"), cl::cat(category));
@@ -76,6 +88,9 @@ int main(int argc, char **argv) {
   options.numWarps = numWarps;
   options.emit = emit;
   options.printIRAfterAll = printIRAfterAll;
+  options.pagedPrefetch = pagedPrefetch;
+  options.pagedSinglePage = pagedSinglePage;
+  options.pagedShifts = pagedShifts;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;

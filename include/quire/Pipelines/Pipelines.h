@@ -24,6 +24,15 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                       llvm::cl::init(90)};
   Option<unsigned> numWarps{*this, "num-warps",
                             llvm::cl::desc("warps per CTA"), llvm::cl::init(4)};
+  Option<bool> pagedPrefetch{*this, "paged-prefetch",
+                             llvm::cl::desc("quire-lower-paged-loads prefetch"),
+                             llvm::cl::init(true)};
+  Option<bool> pagedSinglePage{*this, "paged-single-page",
+                               llvm::cl::desc("quire-lower-paged-loads single-page"),
+                               llvm::cl::init(true)};
+  Option<bool> pagedShifts{*this, "paged-shifts",
+                           llvm::cl::desc("quire-lower-paged-loads shifts"),
+                           llvm::cl::init(true)};
 };
 
 void buildTilePipeline(OpPassManager &pm, const PipelineOptions &options);
@@ -39,6 +48,10 @@ struct CompileOptions {
   EmitKind emit = EmitKind::PTX;
   bool printIRAfterAll = false;
   bool timePasses = false;
+  /// The steps of quire-lower-paged-loads (to measure each one).
+  bool pagedPrefetch = true;
+  bool pagedSinglePage = true;
+  bool pagedShifts = true;
 };
 
 struct KernelArgInfo {

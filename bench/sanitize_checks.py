@@ -1,0 +1,34 @@
+"""Small launches of every example kernel (ragged lengths, tiles that end
+mid-page, empty sequences) for compute-sanitizer memcheck and racecheck."""
+
+import math
+import os
+
+from common import ROOT, make_paged_kv
+import torch
+
+import quire
+import quire_decode
+
+EX = os.path.join(ROOT, "examples")
+gen = torch.Generator(device="cuda").manual_seed(5)
+n = 3001
+x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+o = torch.empty_like(x)
+quire.compile(os.path.join(EX, "vector_add.mlir"))[((n + 1023) // 1024,)](x, y, o, n)
+a = torch.randn(37, 1000, device="cuda")
+quire.compile(os.path.join(EX, "softmax.mlir"))[(37,)](a, torch.empty_like(a), 1000, 1000)
+A = torch.randn(100, 50, device="cuda").half()
+B = torch.randn(50, 72, device="cuda").half()
+C = torch.empty(100, 72, device="cuda").half()
+quire.compile(os.path.join(EX, "matmul.mlir"))[(2, 2)](A, B, C, 100, 72, 50, 50, 72, 72)
+lens = [0, 1, 17, 300, 65, 129]
+kc, vc, bt = make_paged_kv(6, 2, 128, 16, lens, torch.half, gen)
+q = torch.randn(6, 8, 128, device="cuda").half()
+sl = torch.tensor(lens, dtype=torch.int32, device="cuda")
+pd = quire.compile(os.path.join(EX, "paged_decode_attention.mlir"))
+pd[(6, 2)](torch.empty_like(q), q, kc, vc, bt, sl, 1 / math.sqrt(128), 8, bt.shape[1],
+           kc.stride(0), kc.stride(1), kc.stride(2))
+quire_decode.paged_decode(q, kc, vc, bt, sl, 1 / math.sqrt(128), max(lens), num_splits=3)
+torch.cuda.synchronize()
+print("sanitize_checks: all launches done")
