@@ -1,10 +1,42 @@
 """Quire: a tile-language compiler for NVIDIA GPUs with first-class paged loads.
 
-`import quire` needs neither torch nor numpy nor a GPU; launching a kernel
-needs the CUDA driver.
+    import quire
+    kernel = quire.compile("examples/vector_add.mlir")   # PTX + metadata
+    kernel[(blocks,)](x, y, out, n)                      # launch (torch/cupy)
+    quire.interpret(kernel, (blocks,), xh, yh, oh, n)    # CPU reference run
+    quire.ops.paged_decode_attention(q, k_cache, v_cache, block_table, lens)
+    quire.testing.do_bench(lambda: kernel[(blocks,)](x, y, out, n))
+
+`import quire` needs neither torch nor numpy nor a GPU, and loads the
+compiler (libquire.so, see quire/_lib.py for where it is looked for) only on
+first use; launching a kernel needs the CUDA driver.
 """
 
-from .jit import CompilationError, Kernel, compile
+from . import ops, testing
+from ._cuda import CudaError
+from ._lib import LibraryError
+from .jit import (CompilationError, InterpreterError, Kernel, compile,
+                  interpret, signature)
 
-__all__ = ["CompilationError", "Kernel", "compile"]
+__all__ = ["CompilationError", "CudaError", "InterpreterError", "Kernel",
+           "LibraryError", "cache_info", "compile", "compiler_version",
+           "interpret", "ops", "signature", "testing"]
 __version__ = "0.1.0"
+
+
+def compiler_version():
+    """The version of the loaded libquire.so and its build ID."""
+    from . import _lib
+    return {"version": _lib.version(), "build_id": _lib.build_id(),
+            "library": _lib.library_path()}
+
+
+def cache_info():
+    """This process's compile cache counters (compiles, disk_hits,
+    disk_misses, memory_hits, disk_write_errors) and the cache directory."""
+    from . import _cache
+    with _cache._lock:
+        info = dict(_cache.stats)
+    info["dir"] = _cache.cache_dir()
+    info["enabled"] = _cache.enabled()
+    return info

@@ -1,12 +1,14 @@
 """The CUDA driver API, loaded at run time with ctypes.
 
-Only what launching a compiled kernel needs: the primary context of a device
-(the one PyTorch uses, so tensors and kernels share it), modules from PTX or
-cubin, kernel attributes and launches. Nothing here is imported until a
-kernel is launched, so `import quire` works on machines without a GPU.
+Only what launching and timing compiled kernels needs: the primary context of
+a device (the one PyTorch uses, so tensors and kernels share it), modules from
+PTX or cubin, kernel attributes, launches, events and a memset. Nothing here
+touches the driver until a kernel is launched (or a compute capability asked
+for), so `import quire` works on machines without a GPU.
 """
 
 import ctypes
+import sys
 import threading
 
 CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
@@ -14,39 +16,80 @@ CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
 CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
+CU_EVENT_DEFAULT = 0
+CUDA_ERROR_NOT_READY = 600
 
 
 class CudaError(RuntimeError):
-    """A CUDA driver call failed."""
+    """A CUDA driver call failed, or there is no driver."""
 
 
-_lock = threading.Lock()
+_lock = threading.RLock()
 _lib = None
+_load_error = None
+
+
+def _symbol(lib, *names):
+    """The first of `names` the driver exports (newer ABIs first)."""
+    for name in names:
+        fn = getattr(lib, name, None)
+        if fn is not None:
+            return fn
+    raise CudaError(f"the CUDA driver lacks {names[-1]}")
 
 
 def _driver():
-    global _lib
+    global _lib, _load_error
+    if _lib is not None:
+        return _lib
     with _lock:
         if _lib is None:
+            if _load_error is not None:
+                raise CudaError(_load_error)
             try:
                 lib = ctypes.CDLL("libcuda.so.1")
             except OSError as e:
-                raise CudaError(
-                    "the CUDA driver (libcuda.so.1) is not available: " + str(e)
-                ) from None
+                _load_error = ("the CUDA driver (libcuda.so.1) is not "
+                               f"available: {e}")
+                raise CudaError(_load_error) from None
+            status = lib.cuInit(0)
+            if status != 0:
+                _load_error = (f"cuInit failed: CUDA error {status} "
+                               f"({_error_string(lib, status)}); is there a "
+                               "GPU?")
+                raise CudaError(_load_error)
             _lib = lib
-            check(lib.cuInit(0), "cuInit")
         return _lib
+
+
+def available():
+    """True when the driver loads and initializes (a GPU is present)."""
+    try:
+        _driver()
+        return device_count() > 0
+    except CudaError:
+        return False
+
+
+def _error_string(lib, status):
+    msg = ctypes.c_char_p()
+    if lib is not None and lib.cuGetErrorString(status, ctypes.byref(msg)) == 0:
+        if msg.value:
+            return msg.value.decode(errors="replace")
+    return "unknown error"
 
 
 def check(status, what):
     if status != 0:
-        lib = _lib
-        msg = ctypes.c_char_p()
-        if lib is not None:
-            lib.cuGetErrorString(status, ctypes.byref(msg))
-        text = msg.value.decode() if msg.value else "unknown error"
-        raise CudaError(f"{what} failed: CUDA error {status} ({text})")
+        raise CudaError(f"{what} failed: CUDA error {status} "
+                        f"({_error_string(_lib, status)})")
+
+
+def device_count():
+    lib = _driver()
+    n = ctypes.c_int()
+    check(lib.cuDeviceGetCount(ctypes.byref(n)), "cuDeviceGetCount")
+    return n.value
 
 
 def device_attribute(attr, device=0):
@@ -65,22 +108,72 @@ def compute_capability(device=0):
     return major * 10 + minor
 
 
+def current_device():
+    """torch's current device when torch is in use, else the device of the
+    current context, else 0. Never imports torch."""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        try:
+            if torch.cuda.is_available():
+                return torch.cuda.current_device()
+        except Exception:  # a broken torch install should not block us
+            pass
+    if _lib is not None:
+        dev = ctypes.c_int()
+        if _lib.cuCtxGetDevice(ctypes.byref(dev)) == 0:
+            return dev.value
+    return 0
+
+
 _contexts = {}
 
 
 def make_current(device=0):
     """Makes the device's primary context current on this thread."""
     lib = _driver()
-    with _lock:
-        ctx = _contexts.get(device)
-        if ctx is None:
-            dev = ctypes.c_int()
-            check(lib.cuDeviceGet(ctypes.byref(dev), device), "cuDeviceGet")
-            ctx = ctypes.c_void_p()
-            check(lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev),
-                  "cuDevicePrimaryCtxRetain")
-            _contexts[device] = ctx
+    ctx = _contexts.get(device)
+    if ctx is None:
+        with _lock:
+            ctx = _contexts.get(device)
+            if ctx is None:
+                dev = ctypes.c_int()
+                check(lib.cuDeviceGet(ctypes.byref(dev), device), "cuDeviceGet")
+                ctx = ctypes.c_void_p()
+                check(lib.cuDevicePrimaryCtxRetain(ctypes.byref(ctx), dev),
+                      "cuDevicePrimaryCtxRetain")
+                _contexts[device] = ctx
     check(lib.cuCtxSetCurrent(ctx), "cuCtxSetCurrent")
+
+
+def stream_handle(stream, device=None):
+    """A CUstream for `stream`: None is torch's current stream on `device`
+    when torch is in use, else the legacy default stream; ints are raw
+    handles; torch/cupy streams and `__cuda_stream__` objects are read."""
+    if stream is None:
+        torch = sys.modules.get("torch")
+        if torch is not None:
+            try:
+                if torch.cuda.is_available() and torch.cuda.is_initialized():
+                    return torch.cuda.current_stream(device).cuda_stream
+            except Exception:
+                pass
+        return 0
+    if isinstance(stream, bool):
+        raise TypeError("stream must be a CUDA stream, a handle or None, "
+                        "got a bool")
+    if isinstance(stream, int):
+        if not 0 <= stream < 2 ** 64:
+            raise ValueError(f"stream handle {stream} is out of range")
+        return stream
+    if hasattr(stream, "__cuda_stream__"):
+        _, handle = stream.__cuda_stream__()
+        return int(handle)
+    for attr in ("cuda_stream", "ptr", "handle"):
+        handle = getattr(stream, attr, None)
+        if isinstance(handle, int) and not isinstance(handle, bool):
+            return handle
+    raise TypeError(f"stream must be a CUDA stream, a handle or None, got "
+                    f"{type(stream).__name__}")
 
 
 class Module:
@@ -113,9 +206,64 @@ class Module:
     def launch(self, grid, threads, params, stream=0):
         lib = _driver()
         n = len(params)
-        arg_ptrs = (ctypes.c_void_p * n)(
+        arg_ptrs = (ctypes.c_void_p * max(1, n))(
             *[ctypes.cast(ctypes.pointer(p), ctypes.c_void_p) for p in params])
         check(lib.cuLaunchKernel(self.function, grid[0], grid[1], grid[2],
                                  threads, 1, 1, self.shared_bytes,
                                  ctypes.c_void_p(stream), arg_ptrs, None),
               "cuLaunchKernel")
+
+
+class Event:
+    """A CUDA event with timing (for quire.testing.do_bench)."""
+
+    def __init__(self):
+        lib = _driver()
+        self.handle = ctypes.c_void_p()
+        check(lib.cuEventCreate(ctypes.byref(self.handle), CU_EVENT_DEFAULT),
+              "cuEventCreate")
+
+    def record(self, stream=0):
+        check(_lib.cuEventRecord(self.handle, ctypes.c_void_p(stream)),
+              "cuEventRecord")
+
+    def synchronize(self):
+        check(_lib.cuEventSynchronize(self.handle), "cuEventSynchronize")
+
+    def elapsed_ms(self, end):
+        ms = ctypes.c_float()
+        fn = _symbol(_lib, "cuEventElapsedTime_v2", "cuEventElapsedTime")
+        check(fn(ctypes.byref(ms), self.handle, end.handle),
+              "cuEventElapsedTime")
+        return ms.value
+
+    def __del__(self):
+        if _lib is not None and self.handle:
+            _lib.cuEventDestroy_v2(self.handle)
+            self.handle = ctypes.c_void_p()
+
+
+class DeviceBuffer:
+    """Raw device memory (do_bench's L2-flushing buffer)."""
+
+    def __init__(self, nbytes):
+        lib = _driver()
+        self.ptr = ctypes.c_uint64()
+        self.nbytes = nbytes
+        check(lib.cuMemAlloc_v2(ctypes.byref(self.ptr), ctypes.c_size_t(nbytes)),
+              "cuMemAlloc")
+
+    def zero(self, stream=0):
+        check(_lib.cuMemsetD32Async(self.ptr, ctypes.c_uint(0),
+                                    ctypes.c_size_t(self.nbytes // 4),
+                                    ctypes.c_void_p(stream)),
+              "cuMemsetD32Async")
+
+    def __del__(self):
+        if _lib is not None and self.ptr.value:
+            _lib.cuMemFree_v2(self.ptr)
+            self.ptr = ctypes.c_uint64()
+
+
+def synchronize():
+    check(_driver().cuCtxSynchronize(), "cuCtxSynchronize")

@@ -1,207 +1,349 @@
-"""Compile tile kernels and launch them on device tensors.
+"""Compile tile kernels through libquire, launch them on device tensors, or
+run them on host arrays in the reference interpreter.
 
     kernel = quire.compile("examples/vector_add.mlir")
-    kernel[(blocks,)](x, y, out, n)
+    kernel[(blocks,)](x, y, out, n)                 # torch / cupy tensors
+    quire.interpret(kernel, (blocks,), xh, yh, oh, n)  # numpy arrays
 
-Arguments are checked against the kernel's signature before a launch: a
-pointer takes a CUDA tensor (torch, or anything with
-`__cuda_array_interface__`) of the pointee's dtype whose address honours the
-argument's `tile.divisibility`; an integer takes a Python int in range and
-divisible as declared; a float takes a Python number.
+Arguments are checked against the kernel's signature before anything runs: a
+pointer takes a tensor of the pointee's dtype (on the GPU whose address
+honours the argument's `tile.divisibility`, in bytes; on the host any numpy
+array, in place); an integer takes an int in range for its width, signed or
+unsigned, and divisible as declared; a float takes a real number its type can
+hold. Compiled kernels are cached in memory and on disk (quire/_cache.py).
 """
 
 import ctypes
-import json
+import hashlib
 import os
 import re
-import shutil
-import subprocess
-import tempfile
+import threading
 
-from . import _cuda
+from . import _args, _cache, _cuda, _lib
+
+SUPPORTED_SMS = (80, 86, 89, 90)
+
+_DIAG_RE = re.compile(
+    r"^(?P<file>.*?):(?P<line>\d+):(?P<column>\d+): "
+    r"(?P<severity>error|warning|note|remark): (?P<message>.*)$")
 
 
 class CompilationError(Exception):
-    """The kernel did not compile; the message holds the located diagnostics."""
+    """The kernel did not compile (or parse). `str(e)` and `e.diagnostics`
+    hold every MLIR diagnostic with its location and source line; `e.errors`
+    lists them parsed as dicts with file, line, column, severity and message.
+    """
+
+    def __init__(self, diagnostics, source_name=None):
+        self.diagnostics = diagnostics.strip() or "compilation failed"
+        self.source_name = source_name
+        self.errors = []
+        for line in self.diagnostics.splitlines():
+            m = _DIAG_RE.match(line)
+            if m:
+                d = m.groupdict()
+                d["line"], d["column"] = int(d["line"]), int(d["column"])
+                self.errors.append(d)
+        super().__init__(self.diagnostics)
+
+    @property
+    def location(self):
+        """(file, line, column) of the first error, or None."""
+        for d in self.errors:
+            if d["severity"] == "error":
+                return d["file"], d["line"], d["column"]
+        return None
 
 
-_POINTEE_DTYPES = {
-    "f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": "float64",
-    "i1": "bool", "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-}
-_TYPESTR = {  # __cuda_array_interface__ typestr -> pointee
-    "<f2": "f16", "<f4": "f32", "<f8": "f64", "|b1": "i1", "|i1": "i8",
-    "<i2": "i16", "<i4": "i32", "<i8": "i64",
-}
+class InterpreterError(RuntimeError):
+    """A kernel failed in the reference interpreter: an out-of-bounds,
+    misaligned or read-only access, or an unsupported op. The message names
+    the op's location and the program id."""
 
 
-def _find_quirec():
-    env = os.environ.get("QUIRE_QUIREC")
-    if env:
-        return env
-    here = os.path.dirname(os.path.abspath(__file__))
-    for candidate in (os.path.join(here, "..", "..", "build", "bin", "quirec"),
-                      os.path.join(here, "bin", "quirec")):
-        if os.path.exists(candidate):
-            return os.path.abspath(candidate)
-    found = shutil.which("quirec")
-    if found:
-        return found
-    raise CompilationError("quirec not found: build Quire or set QUIRE_QUIREC")
+def _read_source(src):
+    """(source bytes, name for diagnostics) of MLIR text or a file path."""
+    if isinstance(src, (bytes, bytearray, memoryview)):
+        return bytes(src), "<string>"
+    if isinstance(src, os.PathLike):
+        path = os.fspath(src)
+    elif isinstance(src, str):
+        if "\n" in src or not src.strip().endswith((".mlir", ".mlir.in")):
+            return src.encode("utf-8", "surrogatepass"), "<string>"
+        path = src.strip()
+    else:
+        raise TypeError("src must be MLIR text (str or bytes) or a path to a "
+                        f".mlir file, got {_args.describe(src)}")
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    with open(path, "rb") as f:
+        return f.read(), path
+
+
+def _check_num_warps(num_warps):
+    n = _args.to_int(num_warps, "num_warps")
+    if n < 1 or n > 32 or n & (n - 1):
+        raise ValueError(f"num_warps must be a power of two in [1, 32], got {n}")
+    return n
+
+
+def _check_kernel_name(kernel):
+    if kernel is None:
+        return None
+    if not isinstance(kernel, str):
+        raise TypeError(f"kernel must be a kernel name (str) or None, got "
+                        f"{_args.describe(kernel)}")
+    if "\0" in kernel:
+        raise ValueError("kernel name contains a NUL character")
+    return kernel.lstrip("@")
+
+
+def resolve_sm(sm):
+    """`sm` checked, or the current GPU's compute capability for None."""
+    if sm is None:
+        try:
+            sm = _cuda.compute_capability(_cuda.current_device())
+        except _cuda.CudaError as e:
+            raise _cuda.CudaError(
+                f"sm=None means the GPU's compute capability, but {e}. Pass "
+                f"sm= (one of {', '.join(map(str, SUPPORTED_SMS))}) to compile "
+                "without a GPU") from None
+        if sm not in SUPPORTED_SMS:
+            raise ValueError(f"the GPU is sm_{sm}; Quire generates code for "
+                             f"sm {', '.join(map(str, SUPPORTED_SMS))}")
+        return sm
+    sm = _args.to_int(sm, "sm")
+    if sm not in SUPPORTED_SMS:
+        raise ValueError(f"sm must be one of "
+                         f"{', '.join(map(str, SUPPORTED_SMS))}, got {sm}")
+    return sm
+
+
+def _pick(kernels, name):
+    if name is None:
+        if len(kernels) != 1:
+            raise ValueError(f"the module has {len(kernels)} kernels "
+                             f"({', '.join(k['name'] for k in kernels)}); "
+                             "pass kernel=NAME")
+        return kernels[0]
+    for k in kernels:
+        if k["name"] == name:
+            return k
+    raise ValueError(f"no kernel named {name!r}; the module has "
+                     f"{', '.join(k['name'] for k in kernels) or 'none'}")
 
 
 class Kernel:
-    """A compiled kernel: `kernel[grid](*args, stream=None)` launches it."""
+    """A compiled kernel: `kernel[grid](*args, stream=None)` launches it.
 
-    def __init__(self, ptx: str, meta: dict, sm: int):
+    Attributes: `name`, `args` (the signature: kind, type, bits,
+    divisibility per argument), `threads`, `shared_bytes`, `sm`, `num_warps`,
+    `ptx`, `metadata` (this kernel's entry of the metadata JSON), `source`.
+    """
+
+    def __init__(self, source, source_name, sm, num_warps, ptx, meta):
+        self.source = source
+        self.source_name = source_name
+        self.sm = sm
+        self.num_warps = num_warps
         self.ptx = ptx
-        self.meta = meta
+        self.metadata = meta
         self.name = meta["name"]
         self.args = meta["args"]
         self.threads = meta["threads"]
         self.shared_bytes = meta["shared_bytes"]
-        self.sm = sm
-        self._module = None
+        self._modules = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self):
+        sig = ", ".join(a["type"] for a in self.args)
+        return (f"<quire.Kernel {self.name}({sig}) sm_{self.sm} "
+                f"{self.num_warps} warps>")
 
     def __getitem__(self, grid):
-        if isinstance(grid, int):
-            grid = (grid,)
-        if (not isinstance(grid, tuple) or not 1 <= len(grid) <= 3 or
-                not all(isinstance(g, int) and g >= 1 for g in grid)):
-            raise ValueError(
-                f"grid must be 1 to 3 positive ints, got {grid!r}")
-        grid = tuple(grid) + (1,) * (3 - len(grid))
-        if any(g >= 2 ** 31 for g in grid) or grid[1] > 65535 or grid[2] > 65535:
-            raise ValueError(f"grid {grid} exceeds the CUDA limits")
+        grid = _args.check_grid(grid)
+        return lambda *args, stream=None: self.launch(grid, *args,
+                                                      stream=stream)
 
-        def launch(*args, stream=None):
-            params = self._params(args)
-            if self._module is None:
-                self._module = _cuda.Module(self.ptx.encode(), self.name,
-                                            self.shared_bytes)
-            _cuda.make_current(0)
-            self._module.launch(grid, self.threads, params,
-                                _stream_handle(stream))
-        return launch
+    def asm(self, kind="ptx"):
+        """This module compiled to `kind` with the kernel's options: "tile",
+        "llvm-mlir", "llvm", "ptx", "cubin" (bytes; needs ptxas) or "meta"."""
+        if kind not in _lib.EMIT_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(_lib.EMIT_KINDS)}")
+        res = _lib.compile(self.source, self.source_name, self.sm,
+                           self.num_warps, kind)
+        if not res.ok:
+            raise CompilationError(res.diagnostics, self.source_name)
+        return res.output if kind == "cubin" else res.output.decode(
+            "utf-8", "replace")
 
-    def _params(self, args):
+    def _where(self, i):
+        return f"argument #{i} ({self.args[i]['type']}) of '{self.name}'"
+
+    def params(self, args):
+        """ctypes values for `args` and the CUDA device of its tensors
+        (None when no tensor names one). Raises TypeError/ValueError."""
         if len(args) != len(self.args):
             raise TypeError(f"kernel '{self.name}' takes {len(self.args)} "
                             f"arguments, got {len(args)}")
-        params = []
+        params, devices = [], set()
         for i, (spec, value) in enumerate(zip(self.args, args)):
-            where = f"argument #{i} ({spec['type']}) of '{self.name}'"
+            where = self._where(i)
             if spec["kind"] == "ptr":
-                params.append(ctypes.c_uint64(_pointer(value, spec, where)))
+                v = _args.check_array(value, spec["type"], where, host=False)
+                _args.check_alignment(v, spec.get("divisibility", 1), where)
+                if v.device is not None:
+                    devices.add(v.device)
+                params.append(ctypes.c_uint64(v.ptr))
             elif spec["kind"] == "int":
-                params.append(_integer(value, spec, where))
+                params.append(_args.int_param(
+                    _args.check_int(value, spec, where), spec["bits"]))
+            elif spec["kind"] == "float":
+                f = _args.check_float(value, spec, where)
+                if spec["type"] not in ("f16", "bf16", "f32", "f64"):
+                    raise TypeError(f"{where}: scalar arguments of this type "
+                                    "are not supported")
+                params.append(_args.float_param(f, spec))
             else:
-                params.append(_float(value, spec, where))
-        return params
+                raise TypeError(f"{where}: arguments of this type cannot be "
+                                "passed")
+        if len(devices) > 1:
+            raise ValueError(f"kernel '{self.name}': tensors are on several "
+                             f"devices (cuda:{', cuda:'.join(map(str, sorted(devices)))})")
+        return params, (devices.pop() if devices else None)
+
+    def _module(self, device):
+        module = self._modules.get(device)
+        if module is None:
+            with self._lock:
+                module = self._modules.get(device)
+                if module is None:
+                    module = _cuda.Module(self.ptx.encode(), self.name,
+                                          self.shared_bytes, device)
+                    self._modules[device] = module
+        return module
+
+    def launch(self, grid, *args, stream=None):
+        """Same as `kernel[grid](*args, stream=stream)`. A grid with a zero
+        dimension checks the arguments and launches nothing."""
+        grid = _args.check_grid(grid)
+        params, device = self.params(args)
+        if 0 in grid:
+            return
+        if device is None:
+            device = _cuda.current_device()
+        handle = _cuda.stream_handle(stream, device)
+        _cuda.make_current(device)
+        self._module(device).launch(grid, self.threads, params, handle)
 
 
-def _stream_handle(stream):
-    if stream is None:
-        try:
-            import torch
-            return torch.cuda.current_stream().cuda_stream
-        except ImportError:
-            return 0
-    if isinstance(stream, int):
-        return stream
-    return getattr(stream, "cuda_stream", 0)
-
-
-def _pointer(value, spec, where):
-    pointee = re.match(r"!tile\.ptr<(\w+)>", spec["type"]).group(1)
-    if hasattr(value, "data_ptr") and hasattr(value, "dtype"):
-        if not getattr(value, "is_cuda", False):
-            raise ValueError(f"{where}: expected a CUDA tensor, got one on "
-                             f"{getattr(value, 'device', 'the CPU')}")
-        dtype = str(value.dtype).replace("torch.", "")
-        if dtype != _POINTEE_DTYPES[pointee]:
-            raise TypeError(f"{where}: expected a {_POINTEE_DTYPES[pointee]} "
-                            f"tensor, got {dtype}")
-        address = value.data_ptr()
-    elif hasattr(value, "__cuda_array_interface__"):
-        cai = value.__cuda_array_interface__
-        if _TYPESTR.get(cai["typestr"]) != pointee:
-            raise TypeError(f"{where}: expected {pointee} data, got typestr "
-                            f"{cai['typestr']}")
-        address = cai["data"][0]
-    else:
-        raise TypeError(f"{where}: expected a CUDA tensor, got "
-                        f"{type(value).__name__}")
-    div = spec.get("divisibility", 1)
-    if address % div:
-        raise ValueError(f"{where}: address {address:#x} is not aligned to "
-                         f"{div} bytes as the kernel requires")
-    return address
-
-
-def _integer(value, spec, where):
-    if isinstance(value, bool) or not isinstance(value, int):
-        if type(value).__name__.startswith(("int", "uint")) and hasattr(value, "item"):
-            value = int(value)
-        else:
-            raise TypeError(f"{where}: expected an int, got {type(value).__name__}")
-    bits = spec["bits"]
-    lo, hi = -(1 << (bits - 1)), (1 << bits) - 1
-    if not lo <= value <= hi:
-        raise ValueError(f"{where}: {value} does not fit in {bits} bits")
-    div = spec.get("divisibility", 1)
-    if value % div:
-        raise ValueError(f"{where}: {value} is not a multiple of {div} as the "
-                         f"kernel requires")
-    return {8: ctypes.c_int8, 16: ctypes.c_int16, 32: ctypes.c_int32,
-            64: ctypes.c_int64}[bits](value if value <= (1 << (bits - 1)) - 1
-                                      else value - (1 << bits))
-
-
-def _float(value, spec, where):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{where}: expected a float, got {type(value).__name__}")
-    if spec["bits"] == 64:
-        return ctypes.c_double(value)
-    if spec["bits"] == 32:
-        return ctypes.c_float(value)
-    raise TypeError(f"{where}: scalar {spec['type']} arguments are not supported")
+_kernels = {}
+_kernels_lock = threading.Lock()
 
 
 def compile(src, sm=None, num_warps=4, kernel=None):
-    """Compiles a tile kernel (MLIR text or a path to a .mlir file)."""
-    if not isinstance(num_warps, int) or num_warps < 1 or num_warps & (num_warps - 1) or num_warps > 32:
-        raise ValueError(f"num_warps must be a power of two in [1, 32], got {num_warps!r}")
-    if sm is None:
-        sm = _cuda.compute_capability()
-    if isinstance(src, str) and "\n" not in src and src.endswith(".mlir"):
-        with open(src) as f:
-            text, name = f.read(), src
-    elif isinstance(src, str):
-        text, name = src, "<string>"
+    """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
+    a .mlir file. `sm` defaults to the current GPU's compute capability;
+    `kernel` names the kernel when the module has several. Results are cached
+    in memory and on disk ($QUIRE_CACHE_DIR, default ~/.cache/quire).
+    Raises CompilationError with the located diagnostics."""
+    source, name = _read_source(src)
+    num_warps = _check_num_warps(num_warps)
+    kernel = _check_kernel_name(kernel)
+    sm = resolve_sm(sm)
+    key = _cache.key(source, sm=sm, num_warps=num_warps, emit="ptx")
+    with _kernels_lock:
+        cached = _kernels.get((key, kernel, name))
+    if cached is not None:
+        _cache.count("memory_hits")
+        return cached
+    entry = _cache.load(key)
+    if entry is not None:
+        _cache.count("disk_hits")
+        ptx, metadata = entry["output"].decode(), entry["metadata"]
     else:
-        raise TypeError(f"src must be MLIR text or a .mlir path, got {type(src).__name__}")
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, os.path.basename(name) if name != "<string>" else "kernel.mlir")
-        with open(path, "w") as f:
-            f.write(text)
-        meta_path = os.path.join(tmp, "meta.json")
-        proc = subprocess.run(
-            [_find_quirec(), path, f"--sm={sm}", f"--num-warps={num_warps}",
-             "--emit=ptx", f"--meta-out={meta_path}"],
-            capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise CompilationError(proc.stderr.replace(path, name).strip())
-        with open(meta_path) as f:
-            kernels = json.load(f)["kernels"]
-    if kernel is None:
-        if len(kernels) != 1:
-            raise ValueError(f"the module has {len(kernels)} kernels; pass kernel=NAME")
-        meta = kernels[0]
+        _cache.count("disk_misses")
+        _cache.count("compiles")
+        res = _lib.compile(source, name, sm, num_warps, "ptx")
+        if not res.ok:
+            raise CompilationError(res.diagnostics, name)
+        ptx, metadata = res.output.decode("utf-8", "replace"), res.metadata
+        _cache.store(key, res.output, "", metadata, res.diagnostics)
+    meta = _pick(metadata["kernels"], kernel)
+    result = Kernel(source, name, sm, num_warps, ptx, meta)
+    with _kernels_lock:
+        result = _kernels.setdefault((key, kernel, name), result)
+    return result
+
+
+_signatures = {}
+
+
+def signature(src, kernel=None):
+    """The metadata entry of a kernel in `src` from parsing alone (no
+    pipeline runs, so it works for kernels the GPU backend rejects)."""
+    source, name = _read_source(src)
+    return _signature(source, name, _check_kernel_name(kernel))
+
+
+def _signature(source, name, kernel):
+    digest = hashlib.sha256(source).hexdigest()
+    kernels = _signatures.get(digest)
+    if kernels is None:
+        res = _lib.kernel_info(source, name)
+        if not res.ok:
+            raise CompilationError(res.diagnostics, name)
+        kernels = _signatures.setdefault(digest, res.metadata["kernels"])
+    return _pick(kernels, kernel)
+
+
+def interpret(src_or_kernel, grid, *args, kernel=None):
+    """Runs a kernel on the CPU in Quire's reference interpreter, one program
+    of `grid` after another, with the tile dialect's exact semantics.
+
+    `src_or_kernel` is a Kernel from quire.compile, MLIR text or a .mlir
+    path. Pointer arguments take numpy arrays (anything with
+    `__array_interface__`, or CPU torch tensors) of the pointee's dtype;
+    bf16 also takes uint16 arrays of bit patterns. Kernels write into the
+    arrays in place; read-only arrays are inputs, and a store into one is an
+    error. Every access is checked: an out-of-bounds one raises
+    InterpreterError naming the op's location and the program id (programs
+    that ran before keep their writes)."""
+    if isinstance(src_or_kernel, Kernel):
+        if kernel is not None and kernel != src_or_kernel.name:
+            raise ValueError(f"kernel={kernel!r} but the Kernel is "
+                             f"{src_or_kernel.name!r}")
+        source, name = src_or_kernel.source, src_or_kernel.source_name
+        meta = src_or_kernel.metadata
     else:
-        matches = [k for k in kernels if k["name"] == kernel]
-        if not matches:
-            raise ValueError(f"no kernel named {kernel!r}; have "
-                             f"{[k['name'] for k in kernels]}")
-        meta = matches[0]
-    return Kernel(proc.stdout, meta, sm)
+        source, name = _read_source(src_or_kernel)
+        meta = _signature(source, name, _check_kernel_name(kernel))
+    grid = _args.check_grid(grid)
+    specs = meta["args"]
+    kname = meta["name"]
+    if len(args) != len(specs):
+        raise TypeError(f"kernel '{kname}' takes {len(specs)} arguments, got "
+                        f"{len(args)}")
+    c_args = []
+    for i, (spec, value) in enumerate(zip(specs, args)):
+        where = f"argument #{i} ({spec['type']}) of '{kname}'"
+        a = _lib.InterpArg()
+        if spec["kind"] == "ptr":
+            v = _args.check_array(value, spec["type"], where, host=True)
+            span = v.span_bytes()
+            a.kind, a.read_only = _lib.INTERP_BUFFER, int(v.readonly)
+            a.data, a.bytes = (v.ptr or None) if span else None, span
+        elif spec["kind"] == "int":
+            a.kind = _lib.INTERP_INT
+            a.int_value = _args.signed64(_args.check_int(value, spec, where))
+        elif spec["kind"] == "float":
+            a.kind = _lib.INTERP_FLOAT
+            a.float_value = _args.check_float(value, spec, where)
+        else:
+            raise TypeError(f"{where}: arguments of this type cannot be passed")
+        c_args.append(a)
+    if 0 in grid:
+        return
+    res = _lib.interpret(source, name, kname, grid, c_args)
+    if not res.ok:
+        raise InterpreterError(res.diagnostics.strip())

@@ -1,0 +1,175 @@
+/*===- quire-c/Quire.h - Quire's C API ---------------------------*- C -*-===*\
+|*                                                                            *|
+|* The stable boundary of libquire.so: compile a tile-dialect module to PTX   *|
+|* (or cubin, or an intermediate form) with its kernel metadata, read a       *|
+|* module's kernel signatures, and run a kernel on host buffers in the CPU    *|
+|* reference interpreter. Python binds it with ctypes (python/quire/_lib.py); *|
+|* any language with a C FFI can.                                             *|
+|*                                                                            *|
+|* Conventions:                                                               *|
+|*  - Plain C types only; no C++ exception or STL object crosses it.          *|
+|*  - Every object the library returns is owned by the caller and released    *|
+|*    with the matching Destroy function. Destroy functions accept NULL.      *|
+|*  - Strings handed out stay valid until the object that holds them is       *|
+|*    destroyed; they are NUL-terminated, and binary outputs (cubin) also     *|
+|*    report their size.                                                      *|
+|*  - Source text is passed with an explicit size: it may hold NUL bytes or   *|
+|*    invalid UTF-8, which are reported as parse errors, never crashes.      *|
+|*  - Failures are results, not return codes: a QuireResult that did not     *|
+|*    succeed carries located diagnostics                                     *|
+|*    (`kernel.mlir:12:7: error: ...`) as text.                               *|
+|*  - Functions may be called from several threads; compilations are         *|
+|*    serialized inside the library, interpreter runs are not.              *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef QUIRE_C_QUIRE_H
+#define QUIRE_C_QUIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(_WIN32)
+#define QUIRE_CAPI_EXPORTED __declspec(dllexport)
+#else
+#define QUIRE_CAPI_EXPORTED __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when a declaration in this file changes incompatibly. Bindings
+ * compare it with quireGetAPIVersion() before calling anything else. */
+#define QUIRE_CAPI_VERSION 1
+
+/*===----------------------------------------------------------------------===*
+ * Versions
+ *===----------------------------------------------------------------------===*/
+
+/* The API version the library was built with (QUIRE_CAPI_VERSION). */
+QUIRE_CAPI_EXPORTED int quireGetAPIVersion(void);
+
+/* The compiler version, e.g. "0.1.0". */
+QUIRE_CAPI_EXPORTED const char *quireGetVersion(void);
+
+/* The GNU build ID of libquire.so as lowercase hex, a hash of the linked
+ * code: it changes whenever any part of the compiler does, so caches of
+ * compiled kernels key on it. "" when the library has no build ID. */
+QUIRE_CAPI_EXPORTED const char *quireGetBuildID(void);
+
+/*===----------------------------------------------------------------------===*
+ * Results
+ *===----------------------------------------------------------------------===*/
+
+/* The outcome of one call: success or failure, diagnostics, and outputs. */
+typedef struct QuireResult QuireResult;
+
+/* 1 when the call succeeded, 0 otherwise (and for NULL). */
+QUIRE_CAPI_EXPORTED int quireResultSucceeded(const QuireResult *result);
+
+/* Every diagnostic, one per line with its location and the source line;
+ * warnings on success, errors on failure. "" when there are none. */
+QUIRE_CAPI_EXPORTED const char *quireResultGetDiagnostics(
+    const QuireResult *result);
+
+/* What was asked for (quireCompile: the emit kind's text or cubin bytes).
+ * `size`, when not NULL, receives its length in bytes. */
+QUIRE_CAPI_EXPORTED const char *quireResultGetOutput(const QuireResult *result,
+                                                     size_t *size);
+
+/* quireCompile: the PTX whenever the pipeline got that far, whatever the
+ * emit kind (empty for QUIRE_EMIT_TILE and QUIRE_EMIT_LLVM_MLIR). */
+QUIRE_CAPI_EXPORTED const char *quireResultGetPTX(const QuireResult *result,
+                                                  size_t *size);
+
+/* quireCompile and quireGetKernelInfo: the kernels' metadata as JSON,
+ * {"kernels": [{"name", "args": [{"kind", "type", "bits", "divisibility"}],
+ * "threads", "shared_bytes"}]}. "" on failure. */
+QUIRE_CAPI_EXPORTED const char *quireResultGetMetadata(
+    const QuireResult *result);
+
+QUIRE_CAPI_EXPORTED void quireResultDestroy(QuireResult *result);
+
+/*===----------------------------------------------------------------------===*
+ * Compiling
+ *===----------------------------------------------------------------------===*/
+
+/* What quireCompile stops at. Values are stable. */
+typedef enum QuireEmitKind {
+  QUIRE_EMIT_PTX = 0,       /* PTX assembly (text) */
+  QUIRE_EMIT_CUBIN = 1,     /* cubin through ptxas (needs the CUDA toolkit) */
+  QUIRE_EMIT_META = 2,      /* the metadata JSON as the output */
+  QUIRE_EMIT_TILE = 3,      /* tile IR after the tile pipeline */
+  QUIRE_EMIT_LLVM_MLIR = 4, /* LLVM + NVVM dialect MLIR */
+  QUIRE_EMIT_LLVM_IR = 5    /* optimized LLVM IR */
+} QuireEmitKind;
+
+/* Options of one compilation; an object so fields can be added without
+ * breaking callers. Defaults: sm 90, 4 warps, QUIRE_EMIT_PTX. */
+typedef struct QuireCompileOptions QuireCompileOptions;
+
+QUIRE_CAPI_EXPORTED QuireCompileOptions *quireCompileOptionsCreate(void);
+QUIRE_CAPI_EXPORTED void quireCompileOptionsDestroy(
+    QuireCompileOptions *options);
+/* Values are checked by quireCompile, which reports bad ones as
+ * diagnostics; the setters store anything. */
+QUIRE_CAPI_EXPORTED void quireCompileOptionsSetSM(QuireCompileOptions *options,
+                                                  uint32_t sm);
+QUIRE_CAPI_EXPORTED void quireCompileOptionsSetNumWarps(
+    QuireCompileOptions *options, uint32_t numWarps);
+QUIRE_CAPI_EXPORTED void quireCompileOptionsSetEmit(
+    QuireCompileOptions *options, int32_t emit);
+
+/* Parses, verifies and compiles `source` (`size` bytes; it needs no NUL
+ * terminator). `bufferName` names it in diagnostics (NULL: "<source>").
+ * NULL options mean the defaults. Never returns NULL. */
+QUIRE_CAPI_EXPORTED QuireResult *quireCompile(
+    const char *source, size_t size, const char *bufferName,
+    const QuireCompileOptions *options);
+
+/* Parses and verifies `source` and returns the signature of each kernel as
+ * metadata JSON, without running any pipeline: "threads" and
+ * "shared_bytes" are 0. For interpreting kernels the GPU backend cannot
+ * compile yet. Never returns NULL. */
+QUIRE_CAPI_EXPORTED QuireResult *quireGetKernelInfo(const char *source,
+                                                    size_t size,
+                                                    const char *bufferName);
+
+/*===----------------------------------------------------------------------===*
+ * Interpreting
+ *===----------------------------------------------------------------------===*/
+
+typedef enum QuireInterpArgKind {
+  QUIRE_INTERP_ARG_BUFFER = 0, /* host memory for a !tile.ptr argument */
+  QUIRE_INTERP_ARG_INT = 1,    /* an integer argument */
+  QUIRE_INTERP_ARG_FLOAT = 2   /* a float argument */
+} QuireInterpArgKind;
+
+/* One kernel argument. A buffer's `data`/`bytes` is the memory the pointer
+ * may reach, starting at the address the kernel receives; the caller owns it
+ * and keeps it valid during the call. Writes land in it directly. */
+typedef struct QuireInterpArg {
+  int32_t kind;      /* a QuireInterpArgKind */
+  int32_t readOnly;  /* buffer: a store into it is reported as an error */
+  void *data;        /* buffer: first byte (NULL only when bytes is 0) */
+  uint64_t bytes;    /* buffer: size in bytes */
+  int64_t intValue;  /* int: the value (two's complement for unsigned) */
+  double floatValue; /* float: the value, rounded to the argument type */
+} QuireInterpArg;
+
+/* Runs kernel `kernelName` of `source` (NULL or "": the only kernel) over
+ * `grid` (x, y, z, each >= 1) in the reference interpreter, with one entry of
+ * `args` per kernel argument. Out-of-bounds, misaligned or read-only
+ * accesses fail the call with the op's location and the program id; buffers
+ * keep the writes of the programs that ran before. Never returns NULL. */
+QUIRE_CAPI_EXPORTED QuireResult *quireInterpret(
+    const char *source, size_t size, const char *bufferName,
+    const char *kernelName, const int64_t grid[3], const QuireInterpArg *args,
+    size_t numArgs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* QUIRE_C_QUIRE_H */

@@ -1,0 +1,289 @@
+"""Ready-made kernels with framework-facing signatures.
+
+    out = quire.ops.paged_decode_attention(query, key_cache, value_cache,
+                                           block_table, seq_lens)
+
+CUDA tensors (torch, or anything with `__cuda_array_interface__`) run on the
+GPU; numpy arrays run the same kernel in the reference interpreter, which is
+how the op is tested without a GPU. Every argument is validated before
+anything is compiled or launched; a shape the GPU backend cannot handle yet
+raises NotImplementedError with the reason rather than running a wrong kernel.
+"""
+
+import math
+import os
+import string
+import threading
+
+from . import _args, jit
+
+_KERNEL_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           "kernels")
+_DIV = " {tile.divisibility = 16 : i32}"
+_I32_MAX = 2 ** 31 - 1
+
+_templates = {}
+_sources = {}
+_kernels = {}
+_lock = threading.Lock()
+
+
+def _template(name):
+    t = _templates.get(name)
+    if t is None:
+        with open(os.path.join(_KERNEL_DIR, name), encoding="utf-8") as f:
+            t = _templates.setdefault(name, string.Template(f.read()))
+    return t
+
+
+def _is_pow2(n):
+    return n > 0 and n & (n - 1) == 0
+
+
+def paged_decode_source(dtype="f16", group=4, head_dim=128, page_size=16,
+                        block_n=64, aligned_pointers=True,
+                        aligned_strides=True):
+    """The MLIR of one specialization of the paged decode kernel, from
+    kernels/paged_decode_attention.mlir.in."""
+    key = (dtype, group, head_dim, page_size, block_n, aligned_pointers,
+           aligned_strides)
+    src = _sources.get(key)
+    if src is None:
+        src = _template("paged_decode_attention.mlir.in").substitute(
+            DTYPE=dtype, GROUP=group, HEAD_DIM=head_dim, PAGE_SIZE=page_size,
+            BLOCK_N=block_n, PTR_DIV=_DIV if aligned_pointers else "",
+            STRIDE_DIV=_DIV if aligned_strides else "")
+        src = _sources.setdefault(key, src)
+    return src
+
+
+def _block_n(head_dim, page_size):
+    # 64 tokens a step keeps a K or V tile at 16 KB (f16, D 128) of
+    # registers; halve it for wider heads.
+    return 64 if head_dim <= 128 else 32
+
+
+def _unsupported(reason):
+    raise NotImplementedError(
+        f"paged_decode_attention: {reason} is not supported by Quire's GPU "
+        "backend yet")
+
+
+def _views(items):
+    views = {}
+    for name, value, dims in items:
+        v = _args.view(value, name)
+        if v is None:
+            raise TypeError(f"{name}: expected a tensor, got "
+                            f"{_args.describe(value)}")
+        if len(v.shape) != len(dims):
+            raise ValueError(f"{name}: expected {len(dims)} dimensions "
+                             f"[{', '.join(dims)}], got shape {list(v.shape)}")
+        if any(s < 0 for n, s in zip(v.shape, v.strides) if n > 1):
+            raise ValueError(f"{name}: negative strides are not supported")
+        views[name] = v
+    return views
+
+
+def _dense_last(v, name):
+    if v.shape[-1] > 1 and v.strides[-1] != 1:
+        raise ValueError(f"{name}: the last dimension must be contiguous "
+                         f"(stride 1), got strides {list(v.strides)}")
+
+
+def _stride(v, dim):
+    """The stride of `dim`, 0 when the dimension has one element (its stride
+    is never multiplied by anything but 0, and torch leaves it arbitrary)."""
+    return v.strides[dim] if v.shape[dim] > 1 else 0
+
+
+def _allocate_like(query, shape, name):
+    mod = type(query).__module__.split(".")[0]
+    if mod == "torch":
+        import torch
+        return torch.empty(shape, dtype=query.dtype, device=query.device)
+    if mod == "numpy":
+        import numpy
+        return numpy.empty(shape, dtype=query.dtype)
+    raise TypeError(f"{name}=None needs a torch tensor or numpy array query "
+                    f"to allocate from; pass {name}= for "
+                    f"{type(query).__name__} inputs")
+
+
+def paged_decode_attention(query, key_cache, value_cache, block_table,
+                           seq_lens, scale=None, out=None):
+    """Decode attention (one query token per sequence) over a paged KV cache,
+    with vLLM's layout:
+
+      query        [num_seqs, num_heads, head_dim]            f16 or bf16
+      key_cache,   [num_blocks, block_size, num_kv_heads, head_dim], the
+      value_cache  query's dtype; any strides, last dimension contiguous
+      block_table  int32 [num_seqs, max_blocks]: the cache blocks of each
+                   sequence, in order
+      seq_lens     int32 [num_seqs]: tokens per sequence, at most
+                   max_blocks * block_size (0 gives zeros)
+      scale        softmax scale (default 1 / sqrt(head_dim))
+      out          [num_seqs, num_heads, head_dim] to write, last dimension
+                   contiguous (default: a new tensor)
+
+    num_heads must be a multiple of num_kv_heads (grouped-query attention:
+    query head h reads KV head h // (num_heads // num_kv_heads)). Returns
+    `out`. Launches on the current stream; nothing synchronizes, and the
+    block table and lengths are trusted as vLLM trusts them (no device-side
+    bounds check on the GPU; the interpreter checks every access).
+    """
+    items = [("query", query, ("num_seqs", "num_heads", "head_dim")),
+             ("key_cache", key_cache,
+              ("num_blocks", "block_size", "num_kv_heads", "head_dim")),
+             ("value_cache", value_cache,
+              ("num_blocks", "block_size", "num_kv_heads", "head_dim")),
+             ("block_table", block_table, ("num_seqs", "max_blocks")),
+             ("seq_lens", seq_lens, ("num_seqs",))]
+    if out is not None:
+        items.append(("out", out, ("num_seqs", "num_heads", "head_dim")))
+    v = _views(items)
+    q, kc, vc, bt, lens = (v["query"], v["key_cache"], v["value_cache"],
+                           v["block_table"], v["seq_lens"])
+
+    # Where it runs: every tensor on the query's device.
+    host = not q.is_cuda
+    for name, x in v.items():
+        if x.is_cuda == host:
+            raise ValueError(
+                f"{name}: on {'a CUDA device' if x.is_cuda else 'the CPU'} "
+                f"but query is on {'the CPU' if host else 'a CUDA device'}")
+        if (not host and x.device is not None and q.device is not None and
+                x.device != q.device):
+            raise ValueError(f"{name}: on cuda:{x.device} but query is on "
+                             f"cuda:{q.device}")
+
+    # Dtypes.
+    if q.dtype not in ("f16", "bf16"):
+        raise TypeError(f"query: expected float16 or bfloat16, got "
+                        f"{q.dtype_name()}")
+    for name in ("key_cache", "value_cache", "out"):
+        if name in v and v[name].dtype != q.dtype:
+            raise TypeError(f"{name}: expected {q.dtype_name()} like query, "
+                            f"got {v[name].dtype_name()}")
+    for name in ("block_table", "seq_lens"):
+        if v[name].dtype != "i32":
+            raise TypeError(f"{name}: expected int32, got "
+                            f"{v[name].dtype_name()}")
+
+    # Shapes.
+    num_seqs, num_heads, head_dim = q.shape
+    num_blocks, page_size, num_kv_heads, kv_dim = kc.shape
+    if vc.shape != kc.shape:
+        raise ValueError(f"value_cache: shape {list(vc.shape)} differs from "
+                         f"key_cache's {list(kc.shape)}")
+    if kv_dim != head_dim:
+        raise ValueError(f"key_cache: head_dim {kv_dim} differs from query's "
+                         f"{head_dim}")
+    if bt.shape[0] != num_seqs:
+        raise ValueError(f"block_table: {bt.shape[0]} rows for {num_seqs} "
+                         "sequences")
+    if lens.shape[0] != num_seqs:
+        raise ValueError(f"seq_lens: {lens.shape[0]} entries for {num_seqs} "
+                         "sequences")
+    if "out" in v and v["out"].shape != q.shape:
+        raise ValueError(f"out: shape {list(v['out'].shape)} differs from "
+                         f"query's {list(q.shape)}")
+    if num_kv_heads == 0:
+        raise ValueError("key_cache: num_kv_heads is 0")
+    if num_heads % num_kv_heads:
+        raise ValueError(f"query: num_heads {num_heads} is not a multiple of "
+                         f"num_kv_heads {num_kv_heads}")
+    if page_size == 0:
+        raise ValueError("key_cache: block_size is 0")
+    for name in ("query", "key_cache", "value_cache", "block_table", "out"):
+        if name in v:
+            _dense_last(v[name], name)
+    if num_seqs > 1 and lens.strides[0] != 1:
+        raise ValueError(f"seq_lens: must be contiguous, got stride "
+                         f"{lens.strides[0]}")
+
+    if scale is None:
+        scale = 1.0 / math.sqrt(head_dim) if head_dim else 1.0
+    scale = _args.check_float(scale, {"type": "f32", "bits": 32}, "scale")
+    if not math.isfinite(scale):
+        raise ValueError(f"scale: must be finite, got {scale}")
+
+    group = num_heads // num_kv_heads if num_heads else 1
+    # What the generated kernel can do (see the template's header).
+    if not _is_pow2(head_dim) or not 16 <= head_dim <= 256:
+        _unsupported(f"head_dim {head_dim} (needs a power of two in "
+                     "[16, 256])")
+    if not _is_pow2(group) or group > 64:
+        _unsupported(f"num_heads / num_kv_heads = {group} (the GQA group "
+                     "must be a power of two up to 64)")
+    if not _is_pow2(page_size) or page_size > 256:
+        _unsupported(f"block_size {page_size} (needs a power of two up to "
+                     "256)")
+    if num_seqs > _I32_MAX:
+        _unsupported(f"num_seqs {num_seqs} (grid x is below 2^31)")
+    if num_kv_heads > 65535:
+        _unsupported(f"num_kv_heads {num_kv_heads} (grid y is at most 65535)")
+
+    if out is None:
+        out = _allocate_like(query, (num_seqs, num_heads, head_dim), "out")
+        o = _args.view(out, "out")
+    else:
+        o = v["out"]
+    if num_seqs == 0 or num_heads == 0:
+        return out
+
+    q_hs, o_hs = _stride(q, 1), _stride(o, 1)
+    for name, hs in (("query", q_hs), ("out", o_hs)):
+        if hs * (group - 1) + head_dim > _I32_MAX:
+            _unsupported(f"{name} head stride {hs} (in-tile offsets are "
+                         "32-bit)")
+    strides = (_stride(q, 0), q_hs, _stride(o, 0), o_hs,
+               _stride(bt, 0),
+               _stride(kc, 0), _stride(kc, 1), _stride(kc, 2),
+               _stride(vc, 0), _stride(vc, 1), _stride(vc, 2))
+    # Vector loads need 16-byte aligned rows; anything else gets a variant
+    # without the divisibility facts (slower, still right).
+    aligned_pointers = all(x.ptr % 16 == 0 for x in (o, q, kc, vc, bt))
+    aligned_strides = all(s % 16 == 0 for i, s in enumerate(strides) if i != 4)
+    block_n = _block_n(head_dim, page_size)
+    spec = (q.dtype, group, head_dim, page_size, block_n, aligned_pointers,
+            aligned_strides)
+    args = (out, query, key_cache, value_cache, block_table, seq_lens, scale,
+            *strides)
+    grid = (num_seqs, num_kv_heads)
+
+    if host:
+        jit.interpret(paged_decode_source(*spec), grid, *args)
+        return out
+    device = q.device
+    kernel = _kernels.get((spec, device))
+    if kernel is None:
+        sm = jit.resolve_sm(None) if device is None else _device_sm(device)
+        try:
+            kernel = jit.compile(paged_decode_source(*spec), sm=sm,
+                                 num_warps=4)
+        except jit.CompilationError as e:
+            raise NotImplementedError(
+                "paged_decode_attention: the GPU backend cannot compile the "
+                f"specialization dtype={q.dtype} group={group} "
+                f"head_dim={head_dim} block_size={page_size}:\n{e}") from e
+        with _lock:
+            kernel = _kernels.setdefault((spec, device), kernel)
+    kernel[grid](*args)
+    return out
+
+
+def _device_sm(device):
+    from . import _cuda
+    try:
+        sm = _cuda.compute_capability(device)
+    except _cuda.CudaError as e:
+        raise _cuda.CudaError(f"paged_decode_attention: {e}") from None
+    if sm not in jit.SUPPORTED_SMS:
+        raise ValueError(f"paged_decode_attention: cuda:{device} is sm_{sm}; "
+                         f"Quire generates code for sm "
+                         f"{', '.join(map(str, jit.SUPPORTED_SMS))}")
+    return sm
+
+
+__all__ = ["paged_decode_attention", "paged_decode_source"]

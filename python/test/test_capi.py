@@ -1,0 +1,141 @@
+"""libquire.so itself: what it exports, what it links, and that the C API
+survives hostile calls (NULLs, bad enums) that a binding might forward."""
+
+import ctypes
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from quire import _lib
+
+
+@pytest.fixture(scope="module")
+def lib():
+    return _lib.lib()
+
+
+@pytest.fixture(scope="module")
+def path():
+    return _lib.library_path()
+
+
+def test_exports_only_the_c_api(path):
+    if not shutil.which("nm"):
+        pytest.skip("nm is not installed")
+    out = subprocess.run(["nm", "-D", "--defined-only", path],
+                         capture_output=True, text=True, check=True).stdout
+    names = [line.split()[-1] for line in out.splitlines() if line.strip()]
+    assert "quireCompile" in names and "quireInterpret" in names
+    assert [n for n in names if not n.startswith("quire")] == []
+
+
+def test_links_no_llvm_or_mlir(path):
+    if not shutil.which("readelf"):
+        pytest.skip("readelf is not installed")
+    out = subprocess.run(["readelf", "-d", path], capture_output=True,
+                         text=True, check=True).stdout
+    needed = [line.split("[")[1].rstrip("]") for line in out.splitlines()
+              if "(NEEDED)" in line]
+    assert needed, out
+    assert not [n for n in needed if "LLVM" in n or "MLIR" in n], needed
+
+
+def test_versions(lib):
+    assert lib.quireGetAPIVersion() == _lib.API_VERSION
+    assert lib.quireGetVersion().decode() == "0.1.0"
+    build = lib.quireGetBuildID().decode()
+    assert len(build) >= 16 and all(c in "0123456789abcdef" for c in build)
+
+
+def test_null_results_are_safe(lib):
+    size = ctypes.c_size_t(7)
+    assert lib.quireResultSucceeded(None) == 0
+    assert ctypes.string_at(lib.quireResultGetDiagnostics(None)) == b""
+    assert ctypes.string_at(lib.quireResultGetOutput(None, ctypes.byref(size))) == b""
+    assert size.value == 0
+    lib.quireResultDestroy(None)
+    lib.quireCompileOptionsDestroy(None)
+    lib.quireCompileOptionsSetSM(None, 90)
+
+
+def _diagnostics(lib, handle):
+    try:
+        assert lib.quireResultSucceeded(handle) == 0
+        return ctypes.string_at(lib.quireResultGetDiagnostics(handle)).decode()
+    finally:
+        lib.quireResultDestroy(handle)
+
+
+def test_null_source_with_a_size(lib):
+    assert "source is NULL" in _diagnostics(lib, lib.quireCompile(None, 10, None, None))
+    assert "source is NULL" in _diagnostics(lib, lib.quireGetKernelInfo(None, 3, None))
+
+
+def test_empty_source_has_no_kernel(lib):
+    assert "no kernel" in _diagnostics(lib, lib.quireCompile(None, 0, None, None))
+
+
+def test_bad_emit_kind(lib):
+    opts = lib.quireCompileOptionsCreate()
+    lib.quireCompileOptionsSetEmit(opts, 99)
+    try:
+        src = b"module {}"
+        assert "unknown emit kind 99" in _diagnostics(
+            lib, lib.quireCompile(src, len(src), b"x.mlir", opts))
+    finally:
+        lib.quireCompileOptionsDestroy(opts)
+
+
+def test_bad_sm_and_warps_are_diagnostics(lib):
+    src = open(os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                            "vector_add.mlir"), "rb").read()
+    for setter, value, message in (
+            (lib.quireCompileOptionsSetSM, 75, "not supported"),
+            (lib.quireCompileOptionsSetNumWarps, 3, "num-warps")):
+        opts = lib.quireCompileOptionsCreate()
+        setter(opts, value)
+        try:
+            assert message in _diagnostics(
+                lib, lib.quireCompile(src, len(src), None, opts))
+        finally:
+            lib.quireCompileOptionsDestroy(opts)
+
+
+def test_interpret_rejects_null_grid_and_bad_kinds(lib):
+    src = b"module {}"
+    arg = _lib.InterpArg()
+    arg.kind = 7
+    assert "grid is NULL" in _diagnostics(
+        lib, lib.quireInterpret(src, len(src), None, None, None, None, 0))
+    grid = (ctypes.c_int64 * 3)(1, 1, 1)
+    assert "unknown kind 7" in _diagnostics(
+        lib, lib.quireInterpret(src, len(src), None, None, grid,
+                                ctypes.byref(arg), 1))
+    assert "args is NULL" in _diagnostics(
+        lib, lib.quireInterpret(src, len(src), None, None, grid, None, 2))
+    arg.kind, arg.data, arg.bytes = _lib.INTERP_BUFFER, None, 64
+    assert "has no data" in _diagnostics(
+        lib, lib.quireInterpret(src, len(src), None, None, grid,
+                                ctypes.byref(arg), 1))
+
+
+def test_interpret_reports_a_missing_kernel(lib):
+    src = b"module {}"
+    grid = (ctypes.c_int64 * 3)(1, 1, 1)
+    assert "no kernel" in _diagnostics(
+        lib, lib.quireInterpret(src, len(src), None, b"", grid, None, 0))
+
+
+def test_compile_outputs(lib):
+    src = open(os.path.join(os.path.dirname(__file__), "..", "..", "examples",
+                            "vector_add.mlir"), "rb").read()
+    res = _lib.compile(src, "vector_add.mlir", 90, 4, "llvm")
+    assert res.ok, res.diagnostics
+    assert b"define" in res.output and ".entry vector_add" in res.ptx
+    assert res.metadata["kernels"][0]["name"] == "vector_add"
+    res = _lib.compile(src, "vector_add.mlir", 90, 4, "tile")
+    assert res.ok and b"tile.blocked" in res.output and res.ptx == ""
+    res = _lib.compile(src, "vector_add.mlir", 90, 4, "meta")
+    assert res.ok and b'"kernels"' in res.output

@@ -1,0 +1,215 @@
+"""quire.ops.paged_decode_attention: the generated kernel in the interpreter
+against a float64 reference (numpy inputs), and every validation error, with
+numpy arrays and with fake CUDA arrays, before anything compiles."""
+
+import math
+
+import pytest
+
+import quire
+from conftest import FakeCudaArray, has_gpu
+from helpers import make_paged_kv, paged_attention_ref, rel_err
+
+np = pytest.importorskip("numpy")
+pda = quire.ops.paged_decode_attention
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(7)
+
+
+def _case(rng, num_seqs=3, num_kv_heads=2, group=4, head_dim=32, page=8,
+          lens=(0, 1, 70), dtype=np.float16):
+    k, v, bt = make_paged_kv(np, rng, num_seqs, num_kv_heads, head_dim, page,
+                             list(lens), dtype)
+    q = rng.standard_normal((num_seqs, num_kv_heads * group, head_dim)).astype(dtype)
+    return q, k, v, bt, np.array(lens, np.int32)
+
+
+@pytest.mark.parametrize("num_seqs, num_kv_heads, group, head_dim, page, lens", [
+    (4, 2, 4, 32, 8, (0, 1, 17, 130)),   # ragged, incl. empty and one token
+    (2, 1, 1, 16, 16, (64, 5)),          # MHA, a tile exactly full
+    (2, 2, 8, 16, 4, (33, 9)),           # tiny pages: 16 per tile
+    (1, 1, 2, 64, 128, (200,)),          # pages larger than a tile
+    (2, 4, 2, 16, 1, (3, 66)),           # one token per page
+])
+def test_matches_float64(rng, num_seqs, num_kv_heads, group, head_dim, page, lens):
+    q, k, v, bt, sl = _case(rng, num_seqs, num_kv_heads, group, head_dim, page, lens)
+    out = pda(q, k, v, bt, sl)
+    assert out.shape == q.shape and out.dtype == np.float16
+    ref = paged_attention_ref(np, q, k, v, bt, sl)
+    assert rel_err(np, out, ref) < 2e-3
+    assert (out[np.array(lens) == 0] == 0).all()
+
+
+def test_out_and_scale(rng):
+    q, k, v, bt, sl = _case(rng)
+    out = np.full(q.shape, np.nan, np.float16)
+    assert pda(q, k, v, bt, sl, scale=0.3, out=out) is out
+    assert rel_err(np, out, paged_attention_ref(np, q, k, v, bt, sl, 0.3)) < 2e-3
+
+
+def test_strided_inputs_use_the_unaligned_variant(rng):
+    # vLLM-style views: caches with padded heads, query out of a fused qkv
+    # buffer, block table rows with slack, out with a padded head stride.
+    S, Hkv, G, D, P, lens = 3, 2, 4, 32, 8, [5, 40, 23]
+    k, v, bt = make_paged_kv(np, rng, S, Hkv, D, P, lens, np.float16)
+    kp = np.zeros(k.shape[:3] + (D + 8,), np.float16)
+    vp = np.zeros_like(kp)
+    kp[..., :D], vp[..., :D] = k, v
+    qkv = rng.standard_normal((S, Hkv * G + 2 * Hkv, D)).astype(np.float16)
+    q = qkv[:, :Hkv * G]
+    btp = np.zeros((S, bt.shape[1] + 3), np.int32)
+    btp[:, :bt.shape[1]] = bt
+    outp = np.full((S, Hkv * G, D + 16), np.nan, np.float16)
+    out = pda(q, kp[..., :D], vp[..., :D], btp[:, :bt.shape[1]],
+              np.array(lens, np.int32), out=outp[..., :D])
+    ref = paged_attention_ref(np, q, k, v, bt, np.array(lens))
+    assert rel_err(np, out, ref) < 2e-3
+    assert np.isnan(outp[..., D:]).all()
+    assert any(key[6] is False for key in quire.ops._sources)  # strides % 16 != 0
+
+
+def test_generated_source_is_a_kernel():
+    src = quire.ops.paged_decode_source("bf16", 8, 128, 16, 64, False, True)
+    sig = quire.signature(src)
+    assert sig["name"] == "paged_decode_attention"
+    assert sig["args"][0]["type"] == "!tile.ptr<bf16>"
+    assert sig["args"][0]["divisibility"] == 1        # unaligned pointers
+    assert sig["args"][7]["divisibility"] == 16       # aligned strides
+    assert "$" not in src.split("func.func", 1)[1]
+
+
+@pytest.mark.parametrize("spec", [
+    ("f16", 4, 128, 16, 64, True, True),
+    ("bf16", 8, 128, 16, 64, True, True),
+    ("f16", 1, 64, 32, 64, False, False),
+    ("bf16", 4, 256, 16, 32, True, True),
+])
+def test_specializations_compile(spec):
+    k = quire.compile(quire.ops.paged_decode_source(*spec), sm=90)
+    assert k.name == "paged_decode_attention" and len(k.args) == 18
+
+
+def test_no_sequences_returns_out(rng):
+    q, k, v, bt, sl = _case(rng)
+    out = pda(q[:0], k, v, bt[:0], sl[:0])
+    assert out.shape == (0,) + q.shape[1:]
+
+
+def _replace(args, **changes):
+    names = ("query", "key_cache", "value_cache", "block_table", "seq_lens")
+    d = dict(zip(names, args))
+    d.update(changes)
+    return d
+
+
+@pytest.mark.parametrize("change, exc, message", [
+    (lambda a: dict(query=a["query"].astype(np.float32)), TypeError,
+     "query: expected float16 or bfloat16, got float32"),
+    (lambda a: dict(key_cache=a["key_cache"].astype(np.float32)), TypeError,
+     "key_cache: expected float16 like query, got float32"),
+    (lambda a: dict(value_cache=a["value_cache"][:, :, :1]), ValueError,
+     "value_cache: shape .* differs from key_cache's"),
+    (lambda a: dict(block_table=a["block_table"].astype(np.int64)), TypeError,
+     "block_table: expected int32, got int64"),
+    (lambda a: dict(seq_lens=a["seq_lens"].astype(np.uint32)), TypeError,
+     "seq_lens: expected int32, got uint32"),
+    (lambda a: dict(seq_lens=a["seq_lens"][:2]), ValueError,
+     "seq_lens: 2 entries for 3 sequences"),
+    (lambda a: dict(block_table=a["block_table"][:1]), ValueError,
+     "block_table: 1 rows for 3 sequences"),
+    (lambda a: dict(query=a["query"][:, :, :16]), ValueError,
+     "key_cache: head_dim 32 differs from query's 16"),
+    (lambda a: dict(query=a["query"][:, :6]), ValueError,
+     "query: num_heads 6 is not a multiple of num_kv_heads 4"),
+    (lambda a: dict(query=a["query"][0]), ValueError,
+     r"query: expected 3 dimensions \[num_seqs, num_heads, head_dim\], got shape \[8, 32\]"),
+    (lambda a: dict(key_cache=np.repeat(a["key_cache"], 2, axis=-1)[..., ::2]), ValueError,
+     "key_cache: the last dimension must be contiguous"),
+    (lambda a: dict(key_cache=a["key_cache"][::-1]), ValueError,
+     "key_cache: negative strides"),
+    (lambda a: dict(query=a["query"].tolist()), TypeError,
+     "query: expected a tensor, got list"),
+    (lambda a: dict(block_table=None), TypeError,
+     "block_table: expected a tensor, got None"),
+    (lambda a: dict(seq_lens=FakeCudaArray((3,), "<i4")), ValueError,
+     "seq_lens: on a CUDA device but query is on the CPU"),
+])
+def test_validation(rng, change, exc, message):
+    q, k, v, bt, sl = _case(rng, num_kv_heads=4, group=2)
+    args = _replace((q, k, v, bt, sl))
+    args.update(change(args))
+    with pytest.raises(exc, match=message):
+        pda(**args)
+
+
+@pytest.mark.parametrize("kw, exc, message", [
+    (dict(scale="0.1"), TypeError, "scale: expected a float, got str"),
+    (dict(scale=float("nan")), ValueError, "scale: must be finite"),
+    (dict(scale=1e50), ValueError, "scale: .* overflows f32"),
+    (dict(out=np.zeros((3, 8, 32), np.float32)), TypeError,
+     "out: expected float16 like query, got float32"),
+    (dict(out=np.zeros((3, 8, 16), np.float16)), ValueError,
+     r"out: shape \[3, 8, 16\] differs from query's \[3, 8, 32\]"),
+])
+def test_scale_and_out_validation(rng, kw, exc, message):
+    with pytest.raises(exc, match=message):
+        pda(*_case(rng), **kw)
+
+
+@pytest.mark.parametrize("num_kv_heads, group, head_dim, page, message", [
+    (2, 4, 96, 16, "head_dim 96"),
+    (2, 3, 32, 16, "num_heads / num_kv_heads = 3"),
+    (2, 4, 32, 12, "block_size 12"),
+    (2, 4, 8, 16, "head_dim 8"),
+    (1, 128, 16, 16, "num_heads / num_kv_heads = 128"),
+])
+def test_unsupported_shapes(rng, num_kv_heads, group, head_dim, page, message):
+    args = _case(rng, num_kv_heads=num_kv_heads, group=group,
+                 head_dim=head_dim, page=page, lens=(1, 2, 3))
+    with pytest.raises(NotImplementedError, match=message):
+        pda(*args)
+
+
+def _fake_gpu_args(S=2, Hkv=2, G=4, D=128, P=16, NB=10, MB=4, dtype="<f2"):
+    e = 2  # bytes per f16
+    return dict(
+        query=FakeCudaArray((S, Hkv * G, D), dtype),
+        key_cache=FakeCudaArray((NB, P, Hkv, D), dtype),
+        value_cache=FakeCudaArray((NB, P, Hkv, D), dtype),
+        block_table=FakeCudaArray((S, MB), "<i4"),
+        seq_lens=FakeCudaArray((S,), "<i4"),
+        out=FakeCudaArray((S, Hkv * G, D), dtype),
+    ), e
+
+
+def test_gpu_validation_with_fake_arrays():
+    args, _ = _fake_gpu_args()
+    bad = dict(args, key_cache=FakeCudaArray((10, 16, 2, 128), "<f4"))
+    with pytest.raises(TypeError, match="key_cache: expected float16 like query"):
+        pda(**bad)
+    bad = dict(args, out=None)
+    with pytest.raises(TypeError, match="out=None needs a torch tensor"):
+        pda(**bad)
+    bad = dict(args, block_table=np.zeros((2, 4), np.int32))
+    with pytest.raises(ValueError, match="block_table: on the CPU but query is on a CUDA"):
+        pda(**bad)
+    bad = dict(args, query=FakeCudaArray((2, 8, 128), "<f2", strides=(4096, 512, 4)))
+    with pytest.raises(ValueError, match="query: the last dimension must be contiguous"):
+        pda(**bad)
+
+
+@pytest.mark.skipif(has_gpu(), reason="checks the no-GPU path")
+def test_valid_fake_arrays_reach_the_driver():
+    args, _ = _fake_gpu_args()
+    with pytest.raises(quire.CudaError):
+        pda(**args)
+
+
+def test_default_scale(rng):
+    q, k, v, bt, sl = _case(rng)
+    a = pda(q, k, v, bt, sl)
+    b = pda(q, k, v, bt, sl, scale=1 / math.sqrt(q.shape[-1]))
+    np.testing.assert_array_equal(a, b)
