@@ -21,13 +21,6 @@ using namespace mlir::quire::tilellvm;
 
 namespace {
 
-Value shuffleXorF32(OpBuilder &b, Location loc, Value v, unsigned mask) {
-  return NVVM::ShflOp::create(b, loc, v.getType(), i32Const(b, loc, -1), v,
-                              i32Const(b, loc, mask), i32Const(b, loc, 0x1f),
-                              NVVM::ShflKind::bfly, UnitAttr())
-      .getResult();
-}
-
 /// A dot whose operands are in the register-dot layouts of B
 /// (tile::getRegisterDotLayouts), computed without staging:
 ///   c[m, n] += sum over this thread's k of a[m, k] * b[k, n]   (f32 FMA)
@@ -95,7 +88,7 @@ struct RegisterDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       if (lanes[bit][0] != 0)
         for (Value &p : partial)
           p = LLVM::FAddOp::create(rewriter, loc, p,
-                                   shuffleXorF32(rewriter, loc, p, 1u << bit));
+                                   shuffleXor(rewriter, loc, p, 1u << bit));
     // Warps that hold other K: through shared memory.
     ArrayRef<tile::Coord> warps = lb->getWarpBases();
     SmallVector<unsigned> kWarpBits;
@@ -107,14 +100,7 @@ struct RegisterDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       unsigned slots = 1u << kWarpBits.size();
       state.sharedBytes = std::max<int64_t>(state.sharedBytes, slots * numel * 4);
       ThreadIds ids = getThreadIds(rewriter, loc);
-      Value slot = i32Const(rewriter, loc, 0);
-      for (auto [i, bit] : llvm::enumerate(kWarpBits)) {
-        Value b1 = LLVM::AndOp::create(rewriter, loc,
-                                       LLVM::LShrOp::create(rewriter, loc, ids.warp, i32Const(rewriter, loc, bit)),
-                                       i32Const(rewriter, loc, 1));
-        slot = LLVM::OrOp::create(rewriter, loc, slot,
-                                  LLVM::ShlOp::create(rewriter, loc, b1, i32Const(rewriter, loc, i)));
-      }
+      Value slot = warpSlot(rewriter, loc, ids.warp, kWarpBits);
       SmallVector<Value> ct = threadCoord(rewriter, loc, *lc, ids);
       auto addr = [&](unsigned r, Value s) {
         SmallVector<Value> c = regCoordValues(rewriter, loc, *lc, ct, r);

@@ -42,38 +42,6 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   llvm_unreachable("unknown reduce kind");
 }
 
-/// shfl.sync.bfly of a 16- or 32-bit value (64-bit in two halves).
-Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask) {
-  Type t = v.getType();
-  unsigned bits = t.getIntOrFloatBitWidth();
-  Type i32 = b.getI32Type();
-  Value all = i32Const(b, loc, -1);
-  Value clamp = i32Const(b, loc, 0x1f);
-  Value m = i32Const(b, loc, mask);
-  auto shfl = [&](Value x) {
-    return NVVM::ShflOp::create(b, loc, x.getType(), all, x, m, clamp,
-                                NVVM::ShflKind::bfly, UnitAttr())
-        .getResult();
-  };
-  if (t.isF32() || t.isInteger(32))
-    return shfl(v);
-  if (bits == 64) {
-    Value asInt = t.isInteger() ? v : LLVM::BitcastOp::create(b, loc, b.getI64Type(), v).getResult();
-    Value lo = LLVM::TruncOp::create(b, loc, i32, asInt);
-    Value hi = LLVM::TruncOp::create(b, loc, i32, LLVM::LShrOp::create(b, loc, asInt, i64Const(b, loc, 32)));
-    lo = LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(lo));
-    hi = LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(hi));
-    Value r = LLVM::OrOp::create(b, loc, lo, LLVM::ShlOp::create(b, loc, hi, i64Const(b, loc, 32)));
-    return t.isInteger() ? r : LLVM::BitcastOp::create(b, loc, t, r).getResult();
-  }
-  Type narrow = b.getIntegerType(bits);
-  Value asInt = t.isInteger() ? v : LLVM::BitcastOp::create(b, loc, narrow, v).getResult();
-  Value wide = t.isInteger(1) ? LLVM::ZExtOp::create(b, loc, i32, asInt).getResult()
-                              : LLVM::ZExtOp::create(b, loc, i32, asInt).getResult();
-  Value back = LLVM::TruncOp::create(b, loc, narrow, shfl(wide));
-  return t.isInteger() ? back : LLVM::BitcastOp::create(b, loc, t, back).getResult();
-}
-
 /// Drops dimension `axis` of `c`.
 tile::Coord dropAxis(tile::Coord c, unsigned axis) {
   c.erase(c.begin() + axis);
@@ -143,14 +111,7 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
       state.sharedBytes = std::max<int64_t>(state.sharedBytes, slots * numel * bytes);
       ThreadIds ids = getThreadIds(rewriter, loc);
       // This warp's slot: its axis warp bits, compacted.
-      Value slot = i32Const(rewriter, loc, 0);
-      for (auto [i, bit] : llvm::enumerate(axisWarpBits)) {
-        Value b1 = LLVM::AndOp::create(rewriter, loc,
-                                       LLVM::LShrOp::create(rewriter, loc, ids.warp, i32Const(rewriter, loc, bit)),
-                                       i32Const(rewriter, loc, 1));
-        slot = LLVM::OrOp::create(rewriter, loc, slot,
-                                  LLVM::ShlOp::create(rewriter, loc, b1, i32Const(rewriter, loc, i)));
-      }
+      Value slot = warpSlot(rewriter, loc, ids.warp, axisWarpBits);
       SmallVector<Value> thread = threadCoord(rewriter, loc, *src, ids);
       SmallVector<Value> threadOff = SmallVector<Value>(thread);
       threadOff.erase(threadOff.begin() + axis);

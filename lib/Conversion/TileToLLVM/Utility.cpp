@@ -155,3 +155,49 @@ Value tilellvm::fromStorage(OpBuilder &b, Location loc, Value v, Type t) {
     return LLVM::IntToPtrOp::create(b, loc, t, v);
   return v;
 }
+
+/// shfl.sync.bfly of a 16- or 32-bit value (64-bit in two halves).
+Value tilellvm::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask) {
+  Type t = v.getType();
+  unsigned bits = t.getIntOrFloatBitWidth();
+  Type i32 = b.getI32Type();
+  Value all = i32Const(b, loc, -1);
+  Value clamp = i32Const(b, loc, 0x1f);
+  Value m = i32Const(b, loc, mask);
+  auto shfl = [&](Value x) {
+    return NVVM::ShflOp::create(b, loc, x.getType(), all, x, m, clamp,
+                                NVVM::ShflKind::bfly, UnitAttr())
+        .getResult();
+  };
+  if (t.isF32() || t.isInteger(32))
+    return shfl(v);
+  if (bits == 64) {
+    Value asInt = t.isInteger() ? v : LLVM::BitcastOp::create(b, loc, b.getI64Type(), v).getResult();
+    Value lo = LLVM::TruncOp::create(b, loc, i32, asInt);
+    Value hi = LLVM::TruncOp::create(b, loc, i32, LLVM::LShrOp::create(b, loc, asInt, i64Const(b, loc, 32)));
+    lo = LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(lo));
+    hi = LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(hi));
+    Value r = LLVM::OrOp::create(b, loc, lo, LLVM::ShlOp::create(b, loc, hi, i64Const(b, loc, 32)));
+    return t.isInteger() ? r : LLVM::BitcastOp::create(b, loc, t, r).getResult();
+  }
+  Type narrow = b.getIntegerType(bits);
+  Value asInt = t.isInteger() ? v : LLVM::BitcastOp::create(b, loc, narrow, v).getResult();
+  Value wide = t.isInteger(1) ? LLVM::ZExtOp::create(b, loc, i32, asInt).getResult()
+                              : LLVM::ZExtOp::create(b, loc, i32, asInt).getResult();
+  Value back = LLVM::TruncOp::create(b, loc, narrow, shfl(wide));
+  return t.isInteger() ? back : LLVM::BitcastOp::create(b, loc, t, back).getResult();
+}
+
+
+Value tilellvm::warpSlot(OpBuilder &b, Location loc, Value warp,
+                         ArrayRef<unsigned> bits) {
+  Value slot = i32Const(b, loc, 0);
+  for (auto [i, bit] : llvm::enumerate(bits)) {
+    Value set = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, warp, i32Const(b, loc, bit)),
+        i32Const(b, loc, 1));
+    slot = LLVM::OrOp::create(b, loc, slot,
+                              LLVM::ShlOp::create(b, loc, set, i32Const(b, loc, i)));
+  }
+  return slot;
+}

@@ -66,6 +66,14 @@ Type storageType(Type llvmElementType);
 Value toStorage(OpBuilder &b, Location loc, Value v);
 Value fromStorage(OpBuilder &b, Location loc, Value v, Type llvmElementType);
 
+/// shfl.sync.bfly of a value of up to 64 bits across the full warp.
+Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask);
+
+/// The index, among the 2^bits.size() warp positions that differ in the
+/// warp-id bits `bits`, of this thread's warp (those bits, compacted): the
+/// shared-memory slot of a cross-warp exchange.
+Value warpSlot(OpBuilder &b, Location loc, Value warp, ArrayRef<unsigned> bits);
+
 void populateLoadStorePatterns(LLVMTypeConverter &, RewritePatternSet &,
                                TileToLLVMState &);
 void populateReducePatterns(LLVMTypeConverter &, RewritePatternSet &,
