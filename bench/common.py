@@ -75,3 +75,11 @@ def paged_attention_ref(q, k_cache, v_cache, block_tables, seq_lens, scale):
         p = torch.softmax(scores, dim=-1)
         out[s] = torch.einsum("hl,lhd->hd", p, vv)
     return out
+
+
+def save_plot(fig, name):
+    """Writes `fig` as $BENCH_OUT/<name> (default bench/out) and says where."""
+    path = os.path.join(os.environ.get("BENCH_OUT", os.path.join(HERE, "out")), name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fig.savefig(path, dpi=120)
+    print("plot:", path)

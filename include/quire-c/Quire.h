@@ -106,7 +106,8 @@ typedef enum QuireEmitKind {
 } QuireEmitKind;
 
 /* Options of one compilation; an object so fields can be added without
- * breaking callers. Defaults: sm 90, 4 warps, QUIRE_EMIT_PTX. */
+ * breaking callers. Defaults: sm 90, 4 warps, QUIRE_EMIT_PTX, unchecked
+ * paged loads. */
 typedef struct QuireCompileOptions QuireCompileOptions;
 
 QUIRE_CAPI_EXPORTED QuireCompileOptions *quireCompileOptionsCreate(void);
@@ -120,6 +121,12 @@ QUIRE_CAPI_EXPORTED void quireCompileOptionsSetNumWarps(
     QuireCompileOptions *options, uint32_t numWarps);
 QUIRE_CAPI_EXPORTED void quireCompileOptionsSetEmit(
     QuireCompileOptions *options, int32_t emit);
+/* Nonzero: checked paged loads (quirec --paged-checked). Every
+ * tile.paged_load must then have num_blocks; a block-table entry outside
+ * [0, num_blocks) is never dereferenced, and the kernel prints it (vprintf,
+ * on the process's stdout) and traps, so the launch fails. */
+QUIRE_CAPI_EXPORTED void quireCompileOptionsSetPagedChecked(
+    QuireCompileOptions *options, int32_t checked);
 
 /* Parses, verifies and compiles `source` (`size` bytes; it needs no NUL
  * terminator). `bufferName` names it in diagnostics (NULL: "<source>").

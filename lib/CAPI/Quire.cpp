@@ -52,6 +52,7 @@ struct QuireCompileOptions {
   uint32_t sm = 90;
   uint32_t numWarps = 4;
   int32_t emit = QUIRE_EMIT_PTX;
+  bool pagedChecked = false;
 };
 
 namespace {
@@ -253,6 +254,12 @@ void quireCompileOptionsSetEmit(QuireCompileOptions *options, int32_t emit) {
     options->emit = emit;
 }
 
+void quireCompileOptionsSetPagedChecked(QuireCompileOptions *options,
+                                        int32_t checked) {
+  if (options)
+    options->pagedChecked = checked != 0;
+}
+
 QuireResult *quireCompile(const char *source, size_t size,
                           const char *bufferName,
                           const QuireCompileOptions *options) {
@@ -265,6 +272,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   CompileOptions compileOptions;
   compileOptions.sm = options->sm;
   compileOptions.numWarps = options->numWarps;
+  compileOptions.pagedChecked = options->pagedChecked;
   switch (options->emit) {
   case QUIRE_EMIT_PTX:
     compileOptions.emit = EmitKind::PTX;

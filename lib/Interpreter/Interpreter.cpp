@@ -19,7 +19,11 @@
 //  - Masked-off load lanes without `other` read NaN (floats) or 0: a kernel
 //    that depends on them shows it.
 //  - Each access is checked against the buffers before any lane of the op is
-//    performed; `tile.paged_load` rows at or past `seq_len` touch nothing.
+//    performed; `tile.paged_load` rows at or past `seq_len` touch nothing,
+//    and with `num_blocks` an entry outside [0, num_blocks) that a row below
+//    `seq_len` uses is an error before that row is read.
+//  - `tile.assert` fails at its first false element (row-major) with its
+//    message formatted from that element's arguments.
 //
 // This file is compiled with -ffp-contract=off: a fused multiply-add would
 // skip the roundings the semantics prescribe.
@@ -678,6 +682,7 @@ private:
   LogicalResult execDot(tile::DotOp op);
   LogicalResult execReduce(tile::ReduceOp op);
   LogicalResult execPagedLoad(tile::PagedLoadOp op);
+  LogicalResult execAssert(tile::AssertOp op);
 
   ArrayRef<InterpBuffer> buffers;
   std::string &error;
@@ -1482,6 +1487,9 @@ LogicalResult Interpreter::execPagedLoad(tile::PagedLoadOp op) {
   int64_t tokenStride = get(op.getTokenStride()).ints[0];
   int64_t headStride = get(op.getHeadStride()).ints[0];
   int64_t seqLen = get(op.getSeqLen()).ints[0];
+  std::optional<int64_t> numBlocks;
+  if (op.getNumBlocks())
+    numBlocks = get(op.getNumBlocks()).ints[0];
   // Signed: the generated getPageSize() zero-extends.
   int64_t pageSize = op.getPageSizeAttr().getInt();
   if (pageSize <= 0)
@@ -1536,6 +1544,13 @@ LogicalResult Interpreter::execPagedLoad(tile::PagedLoadOp op) {
     std::string what =
         ("row " + Twine(row) + " (token " + Twine(token) + ")").str();
     int32_t entry = entries[token / pageSize - firstPage];
+    // Rows go up in token order, so the first bad row is the first row of
+    // the tile in the first bad page: what checked GPU code reports too.
+    if (numBlocks && (entry < 0 || entry >= *numBlocks))
+      return fail(op, "block table entry " + Twine(entry) +
+                          " out of range [0, " + Twine(*numBlocks) +
+                          ") at page " + Twine(token / pageSize) + " (token " +
+                          Twine(token) + ")");
     // 64-bit offsets, wrapping like the hardware would.
     uint64_t offset = static_cast<uint64_t>(entry) * pageStride +
                       static_cast<uint64_t>(token % pageSize) * tokenStride +
@@ -1564,6 +1579,32 @@ LogicalResult Interpreter::execPagedLoad(tile::PagedLoadOp op) {
     }
   }
   set(op.getResult(), std::move(r));
+  return success();
+}
+
+LogicalResult Interpreter::execAssert(tile::AssertOp op) {
+  const RtValue &cond = get(op.getCond());
+  for (size_t i = 0, e = cond.ints.size(); i < e; ++i) {
+    if (cond.ints[i])
+      continue;
+    // The verifier allows only %d (one per argument) and %%.
+    std::string text;
+    StringRef message = op.getMessage();
+    unsigned next = 0;
+    for (size_t c = 0; c < message.size(); ++c) {
+      if (message[c] != '%') {
+        text += message[c];
+        continue;
+      }
+      if (message[++c] == '%') {
+        text += '%';
+        continue;
+      }
+      const RtValue &arg = get(op.getArgs()[next++]);
+      text += std::to_string(arg.ints[arg.ints.size() == 1 ? 0 : i]);
+    }
+    return fail(op, "assertion failed: " + text);
+  }
   return success();
 }
 
@@ -1608,6 +1649,7 @@ LogicalResult Interpreter::exec(Operation *op) {
       .Case([&](tile::DotOp o) { return execDot(o); })
       .Case([&](tile::ReduceOp o) { return execReduce(o); })
       .Case([&](tile::PagedLoadOp o) { return execPagedLoad(o); })
+      .Case([&](tile::AssertOp o) { return execAssert(o); })
       // scf
       .Case([&](scf::ForOp o) { return execFor(o); })
       .Case([&](scf::IfOp o) { return execIf(o); })

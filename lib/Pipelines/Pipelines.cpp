@@ -28,12 +28,22 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
   paged.prefetch = options.pagedPrefetch;
   paged.singlePage = options.pagedSinglePage;
   paged.shifts = options.pagedShifts;
+  paged.checked = options.pagedChecked;
   pm.addPass(tile::createLowerPagedLoads(paged));
   pm.addPass(createLoopInvariantCodeMotionPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  if (options.pipelineMaxRegisters > 0) {
+    tile::PipelineLoadsOptions pipelining;
+    pipelining.numWarps = options.numWarps;
+    pipelining.maxRegisters = options.pipelineMaxRegisters;
+    pm.addPass(tile::createPipelineLoads(pipelining));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   tile::AssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
+  layouts.mma = options.mma;
   pm.addPass(tile::createAssignLayouts(layouts));
 }
 
@@ -183,6 +193,9 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.pagedPrefetch = options.pagedPrefetch;
   popts.pagedSinglePage = options.pagedSinglePage;
   popts.pagedShifts = options.pagedShifts;
+  popts.pagedChecked = options.pagedChecked;
+  popts.pipelineMaxRegisters = options.pipelineMaxRegisters;
+  popts.mma = options.mma;
   if (options.emit == EmitKind::Tile)
     buildTilePipeline(pm, popts);
   else

@@ -92,6 +92,7 @@ def _declare(lib):
         "quireCompileOptionsSetSM": (None, [c_void_p, ctypes.c_uint32]),
         "quireCompileOptionsSetNumWarps": (None, [c_void_p, ctypes.c_uint32]),
         "quireCompileOptionsSetEmit": (None, [c_void_p, ctypes.c_int32]),
+        "quireCompileOptionsSetPagedChecked": (None, [c_void_p, ctypes.c_int32]),
         "quireCompile": (c_void_p, [c_char_p, c_size_t, c_char_p, c_void_p]),
         "quireGetKernelInfo": (c_void_p, [c_char_p, c_size_t, c_char_p]),
         "quireInterpret": (c_void_p, [c_char_p, c_size_t, c_char_p, c_char_p,
@@ -177,7 +178,8 @@ def _name_bytes(name):
     return os.fsencode(name).replace(b"\0", b"\\0")
 
 
-def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str):
+def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
+            checked: bool = False):
     L = lib()
     options = L.quireCompileOptionsCreate()
     if not options:
@@ -186,6 +188,7 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str):
         L.quireCompileOptionsSetSM(options, sm)
         L.quireCompileOptionsSetNumWarps(options, num_warps)
         L.quireCompileOptionsSetEmit(options, EMIT_KINDS[emit])
+        L.quireCompileOptionsSetPagedChecked(options, int(checked))
         return _take(L.quireCompile(source, len(source), _name_bytes(name),
                                     options))
     finally:

@@ -138,14 +138,17 @@ class Kernel:
 
     Attributes: `name`, `args` (the signature: kind, type, bits,
     divisibility per argument), `threads`, `shared_bytes`, `sm`, `num_warps`,
-    `ptx`, `metadata` (this kernel's entry of the metadata JSON), `source`.
+    `checked`, `ptx`, `metadata` (this kernel's entry of the metadata JSON),
+    `source`.
     """
 
-    def __init__(self, source, source_name, sm, num_warps, ptx, meta):
+    def __init__(self, source, source_name, sm, num_warps, ptx, meta,
+                 checked=False):
         self.source = source
         self.source_name = source_name
         self.sm = sm
         self.num_warps = num_warps
+        self.checked = checked
         self.ptx = ptx
         self.metadata = meta
         self.name = meta["name"]
@@ -158,7 +161,7 @@ class Kernel:
     def __repr__(self):
         sig = ", ".join(a["type"] for a in self.args)
         return (f"<quire.Kernel {self.name}({sig}) sm_{self.sm} "
-                f"{self.num_warps} warps>")
+                f"{self.num_warps} warps{', checked' if self.checked else ''}>")
 
     def __getitem__(self, grid):
         grid = _args.check_grid(grid)
@@ -171,7 +174,7 @@ class Kernel:
         if kind not in _lib.EMIT_KINDS:
             raise ValueError(f"kind must be one of {', '.join(_lib.EMIT_KINDS)}")
         res = _lib.compile(self.source, self.source_name, self.sm,
-                           self.num_warps, kind)
+                           self.num_warps, kind, self.checked)
         if not res.ok:
             raise CompilationError(res.diagnostics, self.source_name)
         return res.output if kind == "cubin" else res.output.decode(
@@ -241,17 +244,27 @@ _kernels = {}
 _kernels_lock = threading.Lock()
 
 
-def compile(src, sm=None, num_warps=4, kernel=None):
+def compile(src, sm=None, num_warps=4, kernel=None, checked=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
-    `kernel` names the kernel when the module has several. Results are cached
-    in memory and on disk ($QUIRE_CACHE_DIR, default ~/.cache/quire).
-    Raises CompilationError with the located diagnostics."""
+    `kernel` names the kernel when the module has several. `checked=True`
+    compiles paged loads in checked mode (quirec --paged-checked): every
+    tile.paged_load needs `num_blocks`, and a block-table entry outside
+    [0, num_blocks) is never read through; the kernel prints it to stdout
+    and traps, so the launch fails (and the CUDA context with it). Results
+    are cached in memory and on disk ($QUIRE_CACHE_DIR, default
+    ~/.cache/quire). Raises CompilationError with the located diagnostics."""
     source, name = _read_source(src)
     num_warps = _check_num_warps(num_warps)
     kernel = _check_kernel_name(kernel)
+    if not isinstance(checked, bool):
+        raise TypeError(f"checked must be True or False, got "
+                        f"{_args.describe(checked)}")
     sm = resolve_sm(sm)
-    key = _cache.key(source, sm=sm, num_warps=num_warps, emit="ptx")
+    # A checked kernel's reports print the source name: it is part of the
+    # output, so of the key.
+    key = _cache.key(source, sm=sm, num_warps=num_warps, emit="ptx",
+                     checked=checked, **({"name": name} if checked else {}))
     with _kernels_lock:
         cached = _kernels.get((key, kernel, name))
     if cached is not None:
@@ -264,13 +277,13 @@ def compile(src, sm=None, num_warps=4, kernel=None):
     else:
         _cache.count("disk_misses")
         _cache.count("compiles")
-        res = _lib.compile(source, name, sm, num_warps, "ptx")
+        res = _lib.compile(source, name, sm, num_warps, "ptx", checked)
         if not res.ok:
             raise CompilationError(res.diagnostics, name)
         ptx, metadata = res.output.decode("utf-8", "replace"), res.metadata
         _cache.store(key, res.output, "", metadata, res.diagnostics)
     meta = _pick(metadata["kernels"], kernel)
-    result = Kernel(source, name, sm, num_warps, ptx, meta)
+    result = Kernel(source, name, sm, num_warps, ptx, meta, checked)
     with _kernels_lock:
         result = _kernels.setdefault((key, kernel, name), result)
     return result

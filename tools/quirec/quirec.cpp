@@ -58,6 +58,23 @@ static cl::opt<bool> pagedShifts(
     "paged-shifts", cl::init(true),
     cl::desc("shifts and masks for power-of-two pages (default true)"),
     cl::cat(category));
+static cl::opt<bool> pagedChecked(
+    "paged-checked", cl::init(false),
+    cl::desc("check block-table entries against num_blocks: rows of a bad "
+             "entry read nothing and the kernel prints the first bad entry "
+             "and traps (every tile.paged_load needs num_blocks; default "
+             "false)"),
+    cl::cat(category));
+static cl::opt<unsigned> pipelineMaxRegisters(
+    "pipeline-max-registers", cl::init(32),
+    cl::desc("registers per thread the tiles loaded one loop iteration ahead "
+             "may take (quire-pipeline-loads; 0 turns it off; default 32)"),
+    cl::cat(category));
+static cl::opt<bool> mma(
+    "mma", cl::init(true),
+    cl::desc("run f16/bf16 dots with M >= 16 on tensor cores (mma.sync; "
+             "default true)"),
+    cl::cat(category));
 static cl::opt<std::string> metaFile("meta-out",
                                      cl::desc("also write the kernel metadata JSON to this file"),
                                      cl::value_desc("file"), cl::cat(category));
@@ -91,6 +108,9 @@ int main(int argc, char **argv) {
   options.pagedPrefetch = pagedPrefetch;
   options.pagedSinglePage = pagedSinglePage;
   options.pagedShifts = pagedShifts;
+  options.pagedChecked = pagedChecked;
+  options.pipelineMaxRegisters = pipelineMaxRegisters;
+  options.mma = mma;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;

@@ -33,6 +33,16 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<bool> pagedShifts{*this, "paged-shifts",
                            llvm::cl::desc("quire-lower-paged-loads shifts"),
                            llvm::cl::init(true)};
+  Option<bool> pagedChecked{*this, "paged-checked",
+                            llvm::cl::desc("quire-lower-paged-loads checked"),
+                            llvm::cl::init(false)};
+  Option<unsigned> pipelineMaxRegisters{
+      *this, "pipeline-max-registers",
+      llvm::cl::desc("quire-pipeline-loads max-registers (0: off)"),
+      llvm::cl::init(32)};
+  Option<bool> mma{*this, "mma",
+                   llvm::cl::desc("quire-assign-layouts mma (tensor cores)"),
+                   llvm::cl::init(true)};
 };
 
 void buildTilePipeline(OpPassManager &pm, const PipelineOptions &options);
@@ -52,6 +62,13 @@ struct CompileOptions {
   bool pagedPrefetch = true;
   bool pagedSinglePage = true;
   bool pagedShifts = true;
+  /// Check block-table entries against num_blocks (the kernel reports the
+  /// first bad one and traps); every paged_load then needs num_blocks.
+  bool pagedChecked = false;
+  /// Registers per thread quire-pipeline-loads may carry (0: no pipelining).
+  unsigned pipelineMaxRegisters = 32;
+  /// Tensor-core (mma.sync) layouts for f16/bf16 dots.
+  bool mma = true;
 };
 
 struct KernelArgInfo {

@@ -28,11 +28,14 @@ unsigned accessWidth(Value ptr, Value mask, Type elementType,
   auto type = dyn_cast<RankedTensorType>(ptr.getType());
   if (!type)
     return 1;
-  auto blocked = dyn_cast<tile::BlockedEncodingAttr>(type.getEncoding());
   FailureOr<tile::LinearLayout> layout = tile::LinearLayout::get(type);
-  if (!blocked || failed(layout))
+  if (failed(layout))
     return 1;
-  unsigned dim = blocked.getOrder()[0];
+  // The dimension a thread's consecutive registers run along: a blocked
+  // layout's fastest one, the last one otherwise (mma fragments hold pairs
+  // of consecutive columns).
+  auto blocked = dyn_cast<tile::BlockedEncodingAttr>(type.getEncoding());
+  unsigned dim = blocked ? blocked.getOrder()[0] : type.getRank() - 1;
   // Consecutive registers along `dim`: the leading register bases must be
   // 1, 2, 4, ... along it.
   unsigned run = 1;

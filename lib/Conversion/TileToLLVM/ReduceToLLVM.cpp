@@ -57,8 +57,11 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto srcType = op.getSrc().getType();
-    if (!isa<tile::BlockedEncodingAttr>(srcType.getEncoding()))
-      return op.emitOpError() << "not supported: reducing a non-blocked layout";
+    if (!isa<tile::BlockedEncodingAttr, tile::MmaEncodingAttr>(
+            srcType.getEncoding()))
+      return op.emitOpError()
+             << "not supported: reducing a tensor that is not in a blocked "
+                "or mma layout";
     FailureOr<tile::LinearLayout> src = getLayout(op, srcType);
     if (failed(src))
       return failure();

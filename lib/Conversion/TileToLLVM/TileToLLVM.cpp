@@ -364,6 +364,7 @@ struct ConvertTileToLLVMPass
       populateTileToLLVMConversionPatterns(converter, patterns, state);
       if (failed(applyPartialConversion(module, target, std::move(patterns))))
         return signalPassFailure();
+      sinkMatrixLoads(module);
     }
     // (2) structured control flow to branches.
     {
@@ -421,6 +422,11 @@ struct ConvertTileToLLVMPass
 
 } // namespace
 
+namespace mlir::quire::tilellvm {
+/// tile.assert (AssertToLLVM.cpp).
+void populateAssertPatterns(LLVMTypeConverter &, RewritePatternSet &);
+} // namespace mlir::quire::tilellvm
+
 void mlir::quire::populateTileToLLVMConversionPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns,
     TileToLLVMState &state) {
@@ -442,4 +448,5 @@ void mlir::quire::populateTileToLLVMConversionPatterns(
   populateReducePatterns(converter, patterns, state);
   populateDotPatterns(converter, patterns, state);
   populateConvertLayoutPatterns(converter, patterns, state);
+  populateAssertPatterns(converter, patterns);
 }

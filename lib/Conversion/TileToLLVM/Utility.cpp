@@ -201,3 +201,28 @@ Value tilellvm::warpSlot(OpBuilder &b, Location loc, Value warp,
   }
   return slot;
 }
+
+SmallVector<Value> tilellvm::inlinePtx(OpBuilder &b, Location loc,
+                                       TypeRange results, ValueRange operands,
+                                       StringRef asmString,
+                                       StringRef constraints,
+                                       bool sideEffects) {
+  MLIRContext *ctx = b.getContext();
+  Type resTy;
+  if (results.size() == 1)
+    resTy = results[0];
+  else if (results.size() > 1)
+    resTy = LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(results));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resTy ? TypeRange(resTy) : TypeRange(), operands, asmString,
+      constraints, sideEffects, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(ctx, LLVM::AsmDialect::AD_ATT), ArrayAttr());
+  SmallVector<Value> out;
+  if (results.size() == 1)
+    out.push_back(asmOp.getResult(0));
+  else
+    for (unsigned i = 0; i < results.size(); ++i)
+      out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+  return out;
+}

@@ -74,6 +74,19 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask);
 /// shared-memory slot of a cross-warp exchange.
 Value warpSlot(OpBuilder &b, Location loc, Value warp, ArrayRef<unsigned> bits);
 
+/// Inline PTX `asm` with `constraints`, returning one value per type of
+/// `results` (wrapped in a literal struct when there are several).
+SmallVector<Value> inlinePtx(OpBuilder &b, Location loc, TypeRange results,
+                             ValueRange operands, StringRef asmString,
+                             StringRef constraints, bool sideEffects);
+
+/// Moves each ldmatrix (and the unpacking of its result) down to just
+/// before the first op that uses it, when nothing in between writes memory
+/// or synchronizes: a dot operand converted as a whole is then read from
+/// shared memory fragment by fragment as the mma instructions consume it,
+/// instead of all fragments being live at once.
+void sinkMatrixLoads(Operation *root);
+
 void populateLoadStorePatterns(LLVMTypeConverter &, RewritePatternSet &,
                                TileToLLVMState &);
 void populateReducePatterns(LLVMTypeConverter &, RewritePatternSet &,

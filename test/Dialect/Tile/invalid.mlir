@@ -446,3 +446,52 @@ func.func @range_dynamic() {
   %r = tile.range 0, 64 : tensor<?xi32>
   return
 }
+
+// -----
+
+// expected-note @+1 {{prior use here}}
+func.func @paged_num_blocks_type(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32, %nb: i64) {
+  // expected-error @+1 {{use of value '%nb' expects different type than prior uses: 'i32' vs 'i64'}}
+  %k = tile.paged_load %c[%bt, %t, %h] {page_size = 16 : i32} strides(%s, %s, %s) bound %n num_blocks %nb : tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @assert_directive(%ok: tensor<64xi1>, %x: tensor<64xi32>) {
+  // expected-error @+1 {{message may only use %d and %%, got '%s' at offset 6}}
+  tile.assert %ok, "entry %s", %x : tensor<64xi1>, tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @assert_count(%ok: tensor<64xi1>, %x: tensor<64xi32>) {
+  // expected-error @+1 {{message has 2 %d directive(s) but 1 argument(s) were given}}
+  tile.assert %ok, "entry %d page %d", %x : tensor<64xi1>, tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @assert_shape(%ok: tensor<64xi1>, %x: tensor<32xi32>) {
+  // expected-error @+1 {{argument #0 must be i32 shaped like cond ('tensor<64xi1>'), got 'tensor<32xi32>'}}
+  tile.assert %ok, "entry %d", %x : tensor<64xi1>, tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @assert_scalar_cond(%ok: i1, %x: tensor<64xi32>) {
+  // expected-error @+1 {{argument #0 must be i32 shaped like cond ('i1'), got 'tensor<64xi32>'}}
+  tile.assert %ok, "entry %d", %x : i1, tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @assert_arg_type(%ok: tensor<64xi1>, %x: tensor<64xi64>) {
+  // expected-error @+1 {{operand #1 must be variadic of 32-bit signless integer or ranked tensor of 32-bit signless integer values, but got 'tensor<64xi64>'}}
+  tile.assert %ok, "entry %d", %x : tensor<64xi1>, tensor<64xi64>
+  return
+}

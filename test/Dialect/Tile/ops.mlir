@@ -94,6 +94,31 @@ func.func @paged(%cache: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %tok: i32, %head: 
   return
 }
 
+// CHECK-LABEL: func.func @paged_num_blocks
+// CHECK-SAME: %[[LEN:[^:]*]]: i32, %[[NB:[^:]*]]: i32)
+func.func @paged_num_blocks(%cache: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %tok: i32, %head: i32,
+                            %ps: i64, %ts: i64, %hs: i64, %len: i32, %nb: i32) {
+  // CHECK: tile.paged_load {{.*}} strides(%{{.*}}, %{{.*}}, %{{.*}}) bound %[[LEN]] num_blocks %[[NB]] : tensor<64x128xf16>
+  %k = tile.paged_load %cache[%bt, %tok, %head] {page_size = 16 : i32}
+         strides(%ps, %ts, %hs) bound %len num_blocks %nb : tensor<64x128xf16>
+  // Without it the operand is absent, not defaulted.
+  // CHECK: tile.paged_load {{.*}} bound %[[LEN]] : tensor<16x64xf16>
+  %k2 = tile.paged_load %cache[%bt, %tok, %head] {page_size = 16 : i32}
+         strides(%ps, %ts, %hs) bound %len : tensor<16x64xf16>
+  return
+}
+
+// CHECK-LABEL: func.func @assert
+func.func @assert(%ok: tensor<64xi1>, %x: tensor<64xi32>, %y: tensor<64xi32>, %b: i1, %n: i32) {
+  // CHECK: tile.assert %{{.*}}, "entry %d at token %d (100%%)", %{{.*}}, %{{.*}} : tensor<64xi1>, tensor<64xi32>, tensor<64xi32>
+  tile.assert %ok, "entry %d at token %d (100%%)", %x, %y : tensor<64xi1>, tensor<64xi32>, tensor<64xi32>
+  // CHECK: tile.assert %{{.*}}, "scalar %d", %{{.*}} : i1, i32
+  tile.assert %b, "scalar %d", %n : i1, i32
+  // CHECK: tile.assert %{{.*}}, "no arguments" : tensor<64xi1>
+  tile.assert %ok, "no arguments" : tensor<64xi1>
+  return
+}
+
 // CHECK-LABEL: func.func @tensor_arith
 // A tile program's arith, math and scf operate on tile tensors.
 func.func @tensor_arith(%x: tensor<64xf32>, %n: i32) -> tensor<64xf32> {

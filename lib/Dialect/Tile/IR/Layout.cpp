@@ -50,6 +50,47 @@ static void buildBlocked(BlockedEncodingAttr enc, ArrayRef<int64_t> shape,
   }
 }
 
+/// The layouts of mma.sync m16n8k16 fragments (see TileAttrs.td): the
+/// accumulator (`opIdx` < 0) or operand A (0) / B (1) of a #tile.mma parent.
+static void buildMma(MmaEncodingAttr mma, int opIdx, ArrayRef<int64_t> shape,
+                     SmallVector<Coord> &regs, SmallVector<Coord> &lanes,
+                     SmallVector<Coord> &warps) {
+  auto at = [&](int64_t r, int64_t c) {
+    // Images past a dimension's size wrap around to 0 (replication).
+    return Coord{r < shape[0] ? r : 0, c < shape[1] ? c : 0};
+  };
+  unsigned wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
+  // Warp w: w % wm along M, w / wm along N; A ignores the N warps and B the
+  // M warps (they replicate the operand).
+  for (unsigned b = 1; b < wm; b <<= 1)
+    warps.push_back(opIdx == 1 ? at(0, 0) : at(16 * b, 0));
+  for (unsigned b = 1; b < wn; b <<= 1)
+    warps.push_back(opIdx == 0 ? at(0, 0) : at(0, 8 * b));
+  if (opIdx == 1) {
+    // B (K x N): lane l holds K rows 2*(l%4), +1, +8, +9 of column l/4.
+    regs.append({at(1, 0), at(8, 0)});
+    lanes.append({at(2, 0), at(4, 0), at(0, 1), at(0, 2), at(0, 4)});
+    for (int64_t b = 16; b < shape[0]; b <<= 1)
+      regs.push_back(at(b, 0));
+    for (int64_t b = 8 * wn; b < shape[1]; b <<= 1)
+      regs.push_back(at(0, b));
+    return;
+  }
+  // The accumulator and A (M x K) share the lane map: row l/4, column 2*(l%4).
+  lanes.append({at(0, 2), at(0, 4), at(1, 0), at(2, 0), at(4, 0)});
+  if (opIdx == 0) {
+    regs.append({at(0, 1), at(8, 0), at(0, 8)});
+    for (int64_t b = 16; b < shape[1]; b <<= 1)
+      regs.push_back(at(0, b));
+  } else {
+    regs.append({at(0, 1), at(8, 0)});
+    for (int64_t b = 8 * wn; b < shape[1]; b <<= 1)
+      regs.push_back(at(0, b));
+  }
+  for (int64_t b = 16 * wm; b < shape[0]; b <<= 1)
+    regs.push_back(at(b, 0));
+}
+
 static LogicalResult build(Attribute enc, ArrayRef<int64_t> shape,
                            SmallVector<Coord> &regs, SmallVector<Coord> &lanes,
                            SmallVector<Coord> &warps, std::string *why) {
@@ -60,6 +101,21 @@ static LogicalResult build(Attribute enc, ArrayRef<int64_t> shape,
       return failure();
     }
     buildBlocked(blocked, shape, regs, lanes, warps);
+    return success();
+  }
+  if (isa_and_nonnull<MmaEncodingAttr, DotOperandEncodingAttr>(enc)) {
+    if (shape.size() != 2) {
+      if (why)
+        *why = "not supported: mma layouts need a rank-2 tensor";
+      return failure();
+    }
+    if (auto mma = dyn_cast<MmaEncodingAttr>(enc)) {
+      buildMma(mma, -1, shape, regs, lanes, warps);
+    } else {
+      auto op = cast<DotOperandEncodingAttr>(enc);
+      buildMma(cast<MmaEncodingAttr>(op.getParent()), op.getOpIdx(), shape,
+               regs, lanes, warps);
+    }
     return success();
   }
   if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(enc)) {

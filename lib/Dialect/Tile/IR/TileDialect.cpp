@@ -94,6 +94,29 @@ unsigned BlockedEncodingAttr::getNumWarps() const {
 }
 
 LogicalResult
+MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        ArrayRef<unsigned> warpsPerCTA) {
+  if (warpsPerCTA.size() != 2 || !allPowersOfTwo(warpsPerCTA))
+    return emitError() << "#tile.mma warpsPerCTA must be two powers of two";
+  return success();
+}
+
+unsigned MmaEncodingAttr::getNumWarps() const {
+  return getWarpsPerCTA()[0] * getWarpsPerCTA()[1];
+}
+
+LogicalResult
+DotOperandEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                               unsigned opIdx, Attribute parent) {
+  if (opIdx > 1)
+    return emitError() << "#tile.dot_op opIdx must be 0 (A) or 1 (B), got "
+                       << opIdx;
+  if (!isa<MmaEncodingAttr>(parent))
+    return emitError() << "#tile.dot_op parent must be a #tile.mma layout";
+  return success();
+}
+
+LogicalResult
 SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           unsigned dim, Attribute parent) {
   unsigned parentRank;
@@ -101,9 +124,11 @@ SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     parentRank = blocked.getRank();
   else if (auto slice = dyn_cast<SliceEncodingAttr>(parent))
     parentRank = slice.getRank();
+  else if (isa<MmaEncodingAttr>(parent))
+    parentRank = 2;
   else
-    return emitError() << "#tile.slice parent must be a #tile.blocked or "
-                          "#tile.slice layout";
+    return emitError() << "#tile.slice parent must be a #tile.blocked, "
+                          "#tile.mma or #tile.slice layout";
   if (parentRank < 2 || dim >= parentRank)
     return emitError() << "#tile.slice dim " << dim
                        << " is out of range for a parent of rank "
@@ -114,6 +139,8 @@ SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 unsigned SliceEncodingAttr::getRank() const {
   if (auto blocked = dyn_cast<BlockedEncodingAttr>(getParent()))
     return blocked.getRank() - 1;
+  if (isa<MmaEncodingAttr>(getParent()))
+    return 1;
   return cast<SliceEncodingAttr>(getParent()).getRank() - 1;
 }
 

@@ -262,6 +262,47 @@ LogicalResult ConvertLayoutOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// AssertOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AssertOp::verify() {
+  // The message reaches vprintf as a format: each directive must match an
+  // i32 argument, or the device would read garbage off the argument buffer.
+  StringRef message = getMessage();
+  unsigned directives = 0;
+  for (size_t i = 0; i < message.size(); ++i) {
+    if (message[i] != '%')
+      continue;
+    if (i + 1 < message.size() && message[i + 1] == '%') {
+      ++i;
+      continue;
+    }
+    if (i + 1 < message.size() && message[i + 1] == 'd') {
+      ++directives;
+      ++i;
+      continue;
+    }
+    return emitOpError() << "message may only use %d and %%, got '"
+                         << message.substr(i, 2) << "' at offset " << i;
+  }
+  if (directives != getArgs().size())
+    return emitOpError() << "message has " << directives
+                         << " %d directive(s) but " << getArgs().size()
+                         << " argument(s) were given";
+  auto cond = dyn_cast<RankedTensorType>(getCond().getType());
+  for (auto [i, arg] : llvm::enumerate(getArgs())) {
+    auto type = dyn_cast<RankedTensorType>(arg.getType());
+    if (!cond != !type ||
+        (cond && (type.getShape() != cond.getShape() ||
+                  type.getEncoding() != cond.getEncoding())))
+      return emitOpError() << "argument #" << i << " must be i32 shaped like "
+                           << "cond (" << getCond().getType() << "), got "
+                           << arg.getType();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // PagedLoadOp
 //===----------------------------------------------------------------------===//
 

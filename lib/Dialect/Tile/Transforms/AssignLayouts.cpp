@@ -51,10 +51,71 @@ unsigned vectorWidth(Type elementType) {
   return std::max(1u, 128 / bits);
 }
 
+/// Dots computed on tensor cores (mma.sync m16n8k16, f16/bf16 -> f32).
+bool isMmaDot(DotOp d, bool enabled) {
+  if (!enabled)
+    return false;
+  Type a = d.getA().getType().getElementType();
+  if (!(a.isF16() || a.isBF16()) || d.getB().getType().getElementType() != a ||
+      !d.getType().getElementType().isF32())
+    return false;
+  int64_t m = d.getType().getDimSize(0), n = d.getType().getDimSize(1),
+          k = d.getA().getType().getDimSize(1);
+  return llvm::isPowerOf2_64(m) && llvm::isPowerOf2_64(n) &&
+         llvm::isPowerOf2_64(k) && m >= 16 && n >= 8 && k >= 16;
+}
+
 /// Dots computed in registers (see kRegisterDotMaxM).
-bool isRegisterDot(DotOp d) {
+bool isRegisterDot(DotOp d, bool mma) {
   int64_t m = d.getType().getDimSize(0);
-  return m <= kRegisterDotMaxM && llvm::isPowerOf2_64(m);
+  return !isMmaDot(d, mma) && m <= kRegisterDotMaxM && llvm::isPowerOf2_64(m);
+}
+
+/// True if `v` reaches, through elementwise ops only, the A operand of a dot
+/// (forward) or comes from a dot result (backward, `fromDot`).
+bool reachesDotA(Value v, unsigned depth = 0) {
+  if (depth > 16)
+    return false;
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto d = dyn_cast<DotOp>(user); d && use.getOperandNumber() == 0)
+      return true;
+    if (isElementwise(user) && user->getNumResults() == 1 &&
+        reachesDotA(user->getResult(0), depth + 1))
+      return true;
+  }
+  return false;
+}
+bool comesFromDot(Value v, unsigned depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 16)
+    return false;
+  if (isa<DotOp>(def))
+    return true;
+  if (!isElementwise(def))
+    return false;
+  return llvm::any_of(def->getOperands(), [&](Value o) {
+    return isTensor(o) && comesFromDot(o, depth + 1);
+  });
+}
+
+/// The #tile.mma layout of a tensor-core dot's accumulator.
+MmaEncodingAttr mmaLayout(DotOp d, unsigned numWarps) {
+  int64_t m = d.getType().getDimSize(0), n = d.getType().getDimSize(1);
+  unsigned wm = 1, wn = 1;
+  bool chain = reachesDotA(d.getResult()) || comesFromDot(d.getA());
+  while (wm * wn < numWarps) {
+    bool mRoom = 16 * wm * 2 <= m, nRoom = 8 * wn * 2 <= n;
+    // Split the larger per-warp extent (rows of A vs columns of B); in a
+    // chain keep every warp on its own rows.
+    if (mRoom && (chain || !nRoom || m / wm >= n / wn))
+      wm *= 2;
+    else if (nRoom)
+      wn *= 2;
+    else
+      wm *= 2; // more warps than fragments: they replicate
+  }
+  return MmaEncodingAttr::get(d.getContext(), {wm, wn});
 }
 
 struct Solver {
@@ -93,6 +154,9 @@ struct Solver {
     (weak ? weakAnchors : anchors).push_back({v, vec});
   }
   SmallVector<std::pair<Value, unsigned>> anchors, weakAnchors;
+  /// Tensor-core dot accumulators: decided before anything else.
+  SmallVector<std::pair<Value, Attribute>> mmaAnchors;
+  bool mma = true;
 
   Attribute get(Value v) {
     auto it = layouts.find(leader(v));
@@ -124,10 +188,12 @@ struct Solver {
       if (!isTensor(r.getResult()))
         return false;
       unsigned axis = r.getAxisAttr().getInt();
-      if (auto s = dyn_cast_or_null<BlockedEncodingAttr>(get(r.getSrc())))
-        return set(r.getResult(), SliceEncodingAttr::get(ctx, axis, s));
+      Attribute src = get(r.getSrc());
+      if (isa_and_nonnull<BlockedEncodingAttr, MmaEncodingAttr>(src))
+        return set(r.getResult(), SliceEncodingAttr::get(ctx, axis, src));
       if (auto s = dyn_cast_or_null<SliceEncodingAttr>(get(r.getResult())))
-        if (s.getDim() == axis && isa<BlockedEncodingAttr>(s.getParent()))
+        if (s.getDim() == axis &&
+            isa<BlockedEncodingAttr, MmaEncodingAttr>(s.getParent()))
           return set(r.getSrc(), s.getParent());
       return false;
     }
@@ -139,6 +205,8 @@ struct Solver {
       return false;
     }
     if (auto d = dyn_cast<DotOp>(op)) {
+      if (isMmaDot(d, mma))
+        return false;
       // Register dot: the accumulator follows B.
       if (auto b = dyn_cast_or_null<BlockedEncodingAttr>(get(d.getB())))
         return set(d.getResult(),
@@ -177,6 +245,9 @@ struct Solver {
   }
 
   void solve() {
+    for (auto [v, layout] : mmaAnchors)
+      set(v, layout);
+    propagateAll();
     applyAnchors(anchors);
     propagateAll();
     applyAnchors(weakAnchors);
@@ -314,6 +385,7 @@ struct AssignLayoutsPass
     Solver s;
     s.ctx = &getContext();
     s.numWarps = numWarps;
+    s.mma = mma;
     WalkResult walk = func.walk([&](Operation *op) -> WalkResult {
       if (isa<PagedLoadOp>(op))
         return op->emitOpError()
@@ -350,12 +422,19 @@ struct AssignLayoutsPass
         s.unite(vs);
         s.hint(st.getPtr(), vectorWidth(getElementTypeOrSelf(st.getValue())),
                /*weak=*/true);
+      } else if (isa<AssertOp>(op)) {
+        // Lowered register by register over all operands at once.
+        s.unite(op->getOperands());
       } else if (auto d = dyn_cast<DotOp>(op)) {
         s.unite({d.getC(), d.getResult()});
-        if (isRegisterDot(d))
+        if (isMmaDot(d, mma)) {
+          s.mmaAnchors.push_back({d.getResult(), mmaLayout(d, numWarps)});
           s.relations.push_back(op);
-        else
+        } else if (isRegisterDot(d, mma)) {
+          s.relations.push_back(op);
+        } else {
           s.hint(d.getResult(), 4, /*weak=*/true);
+        }
       } else if (auto f = dyn_cast<scf::ForOp>(op)) {
         auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
         for (unsigned i = 0; i < f.getNumResults(); ++i)
@@ -398,7 +477,7 @@ struct AssignLayoutsPass
         convertOperand(b.getSrcMutable(), tensorType(b.getResult()).getEncoding());
       } else if (auto r = dyn_cast<ReduceOp>(op)) {
         Attribute src = tensorType(r.getSrc()).getEncoding();
-        if (!isa<BlockedEncodingAttr>(src)) {
+        if (!isa<BlockedEncodingAttr, MmaEncodingAttr>(src)) {
           src = s.defaultLayout(r.getSrc(), 4);
           convertOperand(r.getSrcMutable(), src);
         }
@@ -406,6 +485,16 @@ struct AssignLayoutsPass
           convertResult(r.getResult(),
                         SliceEncodingAttr::get(&getContext(),
                                                r.getAxisAttr().getInt(), src));
+      } else if (auto d = dyn_cast<DotOp>(op); d && isMmaDot(d, mma)) {
+        Attribute c = tensorType(d.getResult()).getEncoding();
+        if (!isa<MmaEncodingAttr>(c))
+          c = mmaLayout(d, numWarps);
+        convertOperand(d.getAMutable(),
+                       DotOperandEncodingAttr::get(&getContext(), 0, c));
+        convertOperand(d.getBMutable(),
+                       DotOperandEncodingAttr::get(&getContext(), 1, c));
+        convertOperand(d.getCMutable(), c);
+        convertResult(d.getResult(), c);
       } else if (auto d = dyn_cast<DotOp>(op)) {
         auto b = dyn_cast<BlockedEncodingAttr>(tensorType(d.getB()).getEncoding());
         if (!b) {

@@ -10,7 +10,12 @@
 //   offs    = broadcast(rows[:, None]) + broadcast(range(D)[None, :])  [N x D]
 //   tile    = load(splat(cache) + offs, mask: tok < len, other: 0)
 // with the entries of a loop's next iteration prefetched one iteration
-// ahead. See the pass description in Passes.td for the contract.
+// ahead. In checked mode the row mask also requires 0 <= entry < num_blocks,
+// and a tile.assert reports the first bad entry of each page:
+//   ok   = !(tok < len && (tok % P == 0 || tok == first)) || entry in range
+//   tile.assert ok, "quire: block table entry %d out of range [0, %d) ...",
+//               entries, num_blocks, tok / P, tok
+// See the pass description in Passes.td for the contract.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +26,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
 
 namespace mlir::quire::tile {
@@ -75,7 +81,38 @@ struct Emitter {
     Value r = RangeOp::create(b, loc, vec(n, i32()), 0, n);
     return arith::AddIOp::create(b, loc, splat(first, n), r);
   }
+  Value cmp(arith::CmpIPredicate pred, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, pred, x, y);
+  }
+  Value and_(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
+  Value or_(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
+  Value not_(Value x) {
+    return arith::XOrIOp::create(b, loc, x, cst(x.getType(), 1));
+  }
 };
+
+/// "file:line:col" of `loc` (its first file location), with `%` escaped for
+/// a printf format.
+std::string formatForMessage(Location loc) {
+  std::string where;
+  loc->walk([&](Location l) {
+    if (auto f = dyn_cast<FileLineColRange>(l)) {
+      where = llvm::formatv("{0}:{1}:{2}", f.getFilename().getValue(),
+                            f.getStartLine(), f.getStartColumn());
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (where.empty())
+    return "an unknown location";
+  std::string escaped;
+  for (char c : where) {
+    escaped += c;
+    if (c == '%')
+      escaped += '%';
+  }
+  return escaped;
+}
 
 /// What a group of paged loads with the same block table, first token, bound,
 /// page size and tile height shares.
@@ -122,6 +159,42 @@ struct LowerPagedLoadsPass
     Value ptrs = AddPtrOp::create(e.b, e.loc, e.vec(n, bt.getType()),
                                   e.splat(bt, n), page);
     return LoadOp::create(e.b, e.loc, ptrs, valid, e.cst(e.vec(n, e.i32()), 0));
+  }
+
+  /// Checked mode: reports the bad entries of `op` with a tile.assert and
+  /// returns `valid` (the rows below seq_len) restricted to rows whose entry
+  /// lies in [0, num_blocks). A page's entry is reported at the first row
+  /// of the tile in that page, so one element (not one per row) says so.
+  Value emitCheck(Emitter &e, PagedLoadOp op, Value entries, Value tok,
+                  Value valid) {
+    using arith::CmpIPredicate;
+    int64_t p = op.getPageSizeAttr().getInt(), n = op.getBlockN();
+    Value first = op.getFirstToken(), numBlocks = op.getNumBlocks();
+    std::string message =
+        "quire: block table entry %d out of range [0, %d) at page %d (token "
+        "%d) of tile.paged_load at " +
+        formatForMessage(op.getLoc());
+    if (!isa<RankedTensorType>(entries.getType())) {
+      // One page: row 0 (token first) is the first row using the entry.
+      Value inRange =
+          e.and_(e.cmp(CmpIPredicate::sge, entries, e.cst(e.i32(), 0)),
+                 e.cmp(CmpIPredicate::slt, entries, numBlocks));
+      Value used = e.cmp(CmpIPredicate::slt, first, op.getSeqLen());
+      AssertOp::create(e.b, e.loc, e.or_(e.not_(used), inRange), message,
+                       ValueRange{entries, numBlocks, e.div(first, p), first});
+      return e.and_(valid, e.splat(inRange, n));
+    }
+    Value inRange =
+        e.and_(e.cmp(CmpIPredicate::sge, entries, e.cst(entries.getType(), 0)),
+               e.cmp(CmpIPredicate::slt, entries, e.splat(numBlocks, n)));
+    Value lead =
+        e.or_(e.cmp(CmpIPredicate::eq, e.rem(tok, p), e.cst(tok.getType(), 0)),
+              e.cmp(CmpIPredicate::eq, tok, e.splat(first, n)));
+    Value report = e.and_(valid, lead);
+    AssertOp::create(e.b, e.loc, e.or_(e.not_(report), inRange), message,
+                     ValueRange{entries, e.splat(numBlocks, n), e.div(tok, p),
+                                tok});
+    return e.and_(valid, inRange);
   }
 
   /// The cache tile, from the entries.
@@ -171,6 +244,8 @@ struct LowerPagedLoadsPass
         SplatOp::create(e.b, e.loc, tile2(ptrTy), op.getCache()), offs);
     Value valid = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt,
                                         tok, e.splat(op.getSeqLen(), n));
+    if (checked)
+      valid = emitCheck(e, op, entries, tok, valid);
     Value mask = BroadcastOp::create(
         e.b, e.loc, tile2(e.b.getI1Type()),
         ExpandDimsOp::create(e.b, e.loc, row2(e.b.getI1Type()), valid, 1));
@@ -206,6 +281,18 @@ struct LowerPagedLoadsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (checked) {
+      bool missing = false;
+      module.walk([&](PagedLoadOp op) {
+        if (op.getNumBlocks())
+          return;
+        op.emitError() << "checked mode needs num_blocks on tile.paged_load "
+                          "(`bound %seq_len num_blocks %n`)";
+        missing = true;
+      });
+      if (missing)
+        return signalPassFailure();
+    }
     AxisInfoAnalysis info(module);
     // Group before rewriting: prefetching replaces loops (and their
     // induction variables), which would change the keys.

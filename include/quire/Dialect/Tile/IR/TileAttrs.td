@@ -71,4 +71,48 @@ def Tile_SliceEncodingAttr : Tile_Attr<"SliceEncoding", "slice"> {
   }];
 }
 
+
+def Tile_MmaEncodingAttr : Tile_Attr<"MmaEncoding", "mma"> {
+  let summary = "accumulator layout of mma.sync m16n8k16 (sm_80+)";
+  let description = [{
+    A rank-2 tensor tiled in 16x8 accumulator fragments of the warp-level
+    `mma.sync.m16n8k16` instruction: lane `l` holds columns `2*(l%4)` and
+    `+1` of rows `l/4` and `l/4 + 8`. The CTA's warps cover
+    `warpsPerCTA = [wm, wn]` fragments (warp id `w`: `w % wm` along M, then
+    `w / wm` along N); the `16*wm x 8*wn` CTA tile then repeats in registers,
+    along N first, and wraps around (replicates) on a smaller tensor.
+
+    ```mlir
+    #tile.mma<{warpsPerCTA = [2, 2]}>
+    ```
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
+  let assemblyFormat = "`<` `{` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `}` `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    unsigned getNumWarps() const;
+  }];
+}
+
+def Tile_DotOperandEncodingAttr : Tile_Attr<"DotOperandEncoding", "dot_op"> {
+  let summary = "operand layout of mma.sync m16n8k16";
+  let description = [{
+    The layout an operand of a `tile.dot` with a `#tile.mma` accumulator must
+    have: `opIdx = 0` is A (M x K, 16x16 fragments: lane `l` holds rows
+    `l/4`, `+8` and columns `2*(l%4)`, `+1`, `+8`, `+9`), `opIdx = 1` is B
+    (K x N, 16x8 fragments: lane `l` holds column `l/4` of rows `2*(l%4)`,
+    `+1`, `+8`, `+9`). A is replicated across the warps that split N, B
+    across those that split M. Consecutive-K pairs are the 32-bit registers
+    the instruction takes.
+
+    ```mlir
+    #tile.dot_op<{opIdx = 0, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>
+    ```
+  }];
+  let parameters = (ins "unsigned":$opIdx, "::mlir::Attribute":$parent);
+  let assemblyFormat =
+      "`<` `{` `opIdx` `=` $opIdx `,` `parent` `=` $parent `}` `>`";
+  let genVerifyDecl = 1;
+}
+
 #endif // QUIRE_DIALECT_TILE_IR_TILEATTRS_TD

@@ -271,6 +271,39 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Runtime checks
+//===----------------------------------------------------------------------===//
+
+def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
+  let summary = "report and stop when a condition is false";
+  let description = [{
+    Checks that `cond` (an i1 scalar or tensor) is true everywhere, like
+    Triton's `tl.device_assert`. `message` is a printf format whose `%d`
+    directives (and `%%` for a percent sign; nothing else) take, in order,
+    the `args` (i32, shaped like `cond`) at the first false element.
+
+    On the GPU every thread that holds a false element (one thread per
+    element, and thread 0 for a scalar) prints `message` with the args of the
+    first false element it holds, followed by ` in program (x, y, z)`, through
+    `vprintf`, and executes `trap`: the launch fails. The interpreter reports
+    the first false element in row-major order as an error. The op has a
+    write effect so that it is neither removed nor moved.
+
+    ```mlir
+    tile.assert %ok, "entry %d at token %d is bad", %entry, %tok
+      : tensor<64xi1>, tensor<64xi32>, tensor<64xi32>
+    ```
+  }];
+  let arguments = (ins Tile_BoolLike:$cond, StrAttr:$message,
+                       Variadic<AnyTypeOf<[I32, RankedTensorOf<[I32]>]>>:$args);
+  let assemblyFormat = [{
+    $cond `,` $message (`,` $args^)? attr-dict `:` type($cond)
+    (`,` type($args)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Paged tile load
 //===----------------------------------------------------------------------===//
 
@@ -299,21 +332,33 @@ def Tile_PagedLoadOp : Tile_Op<"paged_load", [
     and issue no cache access; the block table is read only for pages that
     hold a token below `seq_len`.
 
+    `num_blocks`, when given, is the number of pages the cache holds: every
+    entry a row below `seq_len` uses must lie in `[0, num_blocks)`. The
+    interpreter reports the first entry that does not (in row order) as an
+    error. On the GPU a bad entry reads out of bounds, unless the kernel is
+    compiled in checked mode (`quire-lower-paged-loads{checked}`, `quirec
+    --paged-checked`): then the rows of a bad entry issue no cache access and
+    the kernel reports the entry and traps, so the launch fails.
+
     ```mlir
     %k = tile.paged_load %cache[%bt_row, %first, %head] {page_size = 16 : i32}
            strides(%page_stride, %token_stride, %head_stride)
            bound %seq_len : tensor<64x128xf16>
+    %v = tile.paged_load %cache[%bt_row, %first, %head] {page_size = 16 : i32}
+           strides(%page_stride, %token_stride, %head_stride)
+           bound %seq_len num_blocks %num_blocks : tensor<64x128xf16>
     ```
   }];
   let arguments = (ins Tile_Ptr:$cache, Tile_I32Ptr:$blockTable,
                        I32:$firstToken, I32:$head,
                        I64:$pageStride, I64:$tokenStride, I64:$headStride,
-                       I32:$seqLen, I32Attr:$page_size);
+                       I32:$seqLen, Optional<I32>:$numBlocks,
+                       I32Attr:$page_size);
   let results = (outs RankedTensorOf<[Tile_Int, Tile_Float]>:$result);
   let assemblyFormat = [{
     $cache `[` $blockTable `,` $firstToken `,` $head `]` attr-dict
     `strides` `(` $pageStride `,` $tokenStride `,` $headStride `)`
-    `bound` $seqLen `:` type($result)
+    `bound` $seqLen (`num_blocks` $numBlocks^)? `:` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

@@ -19,10 +19,22 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
     along the contiguous dimension. Values computed elementwise from each
     other share a layout; reductions produce slice layouts and expand_dims
     consume them; transposes permute a layout without moving data.
+
+    A `tile.dot` of f16 or bf16 into f32 with M >= 16, N >= 8 and K >= 16
+    (powers of two) is computed on tensor cores: its accumulator gets a
+    `#tile.mma` layout before any other choice is made, its operands are
+    converted to `#tile.dot_op` layouts. The warps split M and N so that each
+    warp's share of A and B is smallest, except in a dot chain (a dot whose
+    result feeds, elementwise, the A operand of another: attention's
+    `softmax(Q K^T) V`), where all warps split M so that the probabilities
+    become the next A operand without leaving their registers. Smaller f16
+    dots (M <= 16, the decode case) are computed in registers with FMAs.
   }];
   let options = [
     Option<"numWarps", "num-warps", "unsigned", "4",
-           "warps per CTA (a power of two, 1 to 32)">
+           "warps per CTA (a power of two, 1 to 32)">,
+    Option<"mma", "mma", "bool", "true",
+           "give f16/bf16 dots with M >= 16 tensor-core (#tile.mma) layouts">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect"];
 }
@@ -54,6 +66,14 @@ def LowerPagedLoads : Pass<"quire-lower-paged-loads", "::mlir::ModuleOp"> {
 
     Other ops are left alone; loop-invariant parts are hoisted by the
     `loop-invariant-code-motion` pass that the Quire pipeline runs next.
+
+    With `checked`, every `tile.paged_load` must carry `num_blocks` (else a
+    located error). A row below `seq_len` whose entry lies outside
+    `[0, num_blocks)` is then masked like a row past `seq_len`, so no
+    address computed from a bad entry is read, and a `tile.assert` reports
+    the entry, its page and the first token of the tile in that page, with
+    the location of the `tile.paged_load`; on the GPU it prints through
+    `vprintf` and traps.
   }];
   let options = [
     Option<"prefetch", "prefetch", "bool", "true",
@@ -61,7 +81,41 @@ def LowerPagedLoads : Pass<"quire-lower-paged-loads", "::mlir::ModuleOp"> {
     Option<"singlePage", "single-page", "bool", "true",
            "one scalar entry per tile when the tile provably lies in one page">,
     Option<"shifts", "shifts", "bool", "true",
-           "shifts and masks instead of divisions for power-of-two pages">
+           "shifts and masks instead of divisions for power-of-two pages">,
+    Option<"checked", "checked", "bool", "false",
+           "mask out and report block-table entries outside [0, num_blocks)">
+  ];
+  let dependentDialects = ["::mlir::quire::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+
+def PipelineLoads : Pass<"quire-pipeline-loads", "::mlir::ModuleOp"> {
+  let summary = "issue the tile loads of a loop's next iteration at the top "
+                "of the current one";
+  let description = [{
+    For every `scf.for` in a kernel and every tensor `tile.load` directly in
+    its body whose pointers, mask and `other` are computed (by pure ops of the
+    body) from the induction variable and loop invariants only: the load of
+    the first iteration moves before the loop, and each iteration loads the
+    next iteration's tile at its top and passes it on through a new
+    loop-carried value (a register double buffer), so the load's latency
+    overlaps the iteration's compute. The next iteration's mask is and-ed
+    with `next < upper bound`: the prefetch after the last iteration issues
+    no memory access. Loads that depend on loop-carried values, on other
+    loads or on side effects are left alone (quire-lower-paged-loads already
+    prefetches the block-table entries of paged loads).
+
+    The carried tiles live in registers: loads are taken in program order
+    while the registers they add per thread (elements x bits / 32 over
+    `num-warps` x 32 threads) stay within `max-registers`.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "unsigned", "4",
+           "warps per CTA the kernel will run with">,
+    Option<"maxRegisters", "max-registers", "unsigned", "32",
+           "32-bit registers per thread the carried tiles may take">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

@@ -1,0 +1,197 @@
+//===- PipelineLoads.cpp - Issue a loop's loads one iteration ahead -------===//
+//
+// In
+//   scf.for %i = %lb to %ub step %s {
+//     %x = tile.load %p(%i), %m(%i), %o     // addresses from %i and invariants
+//     ... use %x ...
+//   }
+// the load of iteration i+1 is issued at the top of iteration i, so its
+// latency overlaps iteration i's compute (a register double buffer):
+//   %x0 = tile.load %p(%lb), %m(%lb) & (%lb < %ub), %o
+//   scf.for %i = ... iter_args(%x = %x0) {
+//     %n  = %i + %s
+//     %xn = tile.load %p(%n), %m(%n) & (%n < %ub), %o
+//     ... use %x ...
+//     scf.yield ..., %xn
+//   }
+// The bound check is folded into the mask, so the prefetch past the last
+// iteration touches no memory. A load whose address comes from another
+// pipelined load (a paged tile from its block-table entries) is prefetched
+// from that load's prefetched value. Loads whose addresses or masks depend
+// on loop-carried values or on ops with side effects stay.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::quire::tile {
+#define GEN_PASS_DEF_PIPELINELOADS
+#include "quire/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::quire::tile
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tile;
+
+namespace {
+
+/// The ops of `loop`'s body that `v` is computed from; fails if any of them
+/// is not pure (other than a load already in `pipelined`, whose next value
+/// is available when this one is issued) or reads a loop-carried value.
+LogicalResult collectSlice(scf::ForOp loop, Value v,
+                           const llvm::SetVector<Operation *> &pipelined,
+                           llvm::SetVector<Operation *> &slice) {
+  if (v == loop.getInductionVar())
+    return success();
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return success(arg.getOwner()->getParentOp()->isProperAncestor(loop));
+  Operation *def = v.getDefiningOp();
+  if (!loop->isProperAncestor(def))
+    return success(); // invariant
+  if (pipelined.contains(def))
+    return success();
+  if (def->getBlock() != loop.getBody() || !isPure(def) ||
+      def->getNumRegions() != 0)
+    return failure();
+  if (slice.contains(def))
+    return success();
+  for (Value operand : def->getOperands())
+    if (failed(collectSlice(loop, operand, pipelined, slice)))
+      return failure();
+  slice.insert(def);
+  return success();
+}
+
+/// Re-emits the slice and the load at `b` through `map` (which maps the
+/// induction variable and the loads emitted before), masked by `inBounds`
+/// (an i1 scalar).
+Value emitLoad(OpBuilder &b, LoadOp load, ArrayRef<Operation *> slice,
+               IRMapping &map, Value inBounds) {
+  for (Operation *op : slice)
+    if (!map.contains(op->getResult(0)))
+      b.clone(*op, map);
+  Location loc = load.getLoc();
+  Value ptr = map.lookupOrDefault(load.getPtr());
+  Value guard = inBounds;
+  if (auto tensor = dyn_cast<RankedTensorType>(ptr.getType()))
+    guard = SplatOp::create(
+        b, loc, RankedTensorType::get(tensor.getShape(), b.getI1Type()),
+        inBounds);
+  Value mask = guard;
+  if (Value m = load.getMask())
+    mask = arith::AndIOp::create(b, loc, map.lookupOrDefault(m), guard);
+  Value other = load.getOther() ? map.lookupOrDefault(load.getOther()) : Value();
+  auto copy = LoadOp::create(b, loc, ptr, mask, other);
+  copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
+  map.map(load.getResult(), copy.getResult());
+  return copy;
+}
+
+struct PipelineLoadsPass
+    : public mlir::quire::tile::impl::PipelineLoadsBase<PipelineLoadsPass> {
+  using PipelineLoadsBase::PipelineLoadsBase;
+
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      auto func = loop->getParentOfType<func::FuncOp>();
+      if (func && isKernel(func))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      pipeline(loop);
+  }
+
+  void pipeline(scf::ForOp loop) {
+    if (!loop.getInductionVar().getType().isSignlessInteger())
+      return;
+    // Loads of the body itself (not of nested regions), in program order; a
+    // load may use the value of one pipelined before it (a block-table
+    // entry, say): its prefetch then uses that load's prefetched value.
+    SmallVector<std::pair<LoadOp, SmallVector<Operation *>>> loads;
+    llvm::SetVector<Operation *> pipelined;
+    int64_t budget = 0;
+    for (auto load : loop.getBody()->getOps<LoadOp>()) {
+      llvm::SetVector<Operation *> slice;
+      if (failed(collectSlice(loop, load.getPtr(), pipelined, slice)) ||
+          (load.getMask() &&
+           failed(collectSlice(loop, load.getMask(), pipelined, slice))) ||
+          (load.getOther() &&
+           failed(collectSlice(loop, load.getOther(), pipelined, slice))))
+        continue;
+      // Registers per thread the carried value takes.
+      int64_t regs = 1;
+      if (auto t = dyn_cast<RankedTensorType>(load.getType())) {
+        int64_t bits = t.getNumElements() *
+                       std::max(8u, t.getElementType().getIntOrFloatBitWidth());
+        regs = llvm::divideCeil(bits, 32 * 32 * int64_t(numWarps));
+      }
+      if (budget + regs > maxRegisters)
+        continue;
+      budget += regs;
+      SmallVector<Operation *> ordered;
+      for (Operation &op : *loop.getBody())
+        if (slice.contains(&op))
+          ordered.push_back(&op);
+      loads.push_back({load, ordered});
+      pipelined.insert(load);
+    }
+    // Worth it only when a tile is among them.
+    bool anyTile = llvm::any_of(loads, [](auto &l) {
+      return isa<RankedTensorType>(l.first.getType());
+    });
+    if (!anyTile)
+      return;
+    Location loc = loop.getLoc();
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+          step = loop.getStep();
+
+    // The first iteration's loads, before the loop.
+    OpBuilder before(loop);
+    Value firstIn = arith::CmpIOp::create(before, loc, arith::CmpIPredicate::slt,
+                                          lb, ub);
+    IRMapping pre;
+    pre.map(loop.getInductionVar(), lb);
+    SmallVector<Value> inits;
+    for (auto &[load, slice] : loads)
+      inits.push_back(emitLoad(before, load, slice, pre, firstIn));
+
+    // The next iteration's loads, at the top of the body.
+    OpBuilder top = OpBuilder::atBlockBegin(loop.getBody());
+    Value next = arith::AddIOp::create(top, loc, loop.getInductionVar(), step);
+    Value nextIn = arith::CmpIOp::create(top, loc, arith::CmpIPredicate::slt,
+                                         next, ub);
+    IRMapping ahead;
+    ahead.map(loop.getInductionVar(), next);
+    SmallVector<Value> nexts;
+    for (auto &[load, slice] : loads)
+      nexts.push_back(emitLoad(top, load, slice, ahead, nextIn));
+
+    // Carry them: the body uses the value loaded one iteration earlier.
+    IRRewriter rewriter(loop.getContext());
+    auto yieldNexts = [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+      return SmallVector<Value>(nexts);
+    };
+    FailureOr<LoopLikeOpInterface> grown =
+        loop.replaceWithAdditionalYields(rewriter, inits,
+                                         /*replaceInitOperandUsesInLoop=*/false,
+                                         yieldNexts);
+    if (failed(grown))
+      return;
+    auto newLoop = cast<scf::ForOp>(grown->getOperation());
+    unsigned first = newLoop.getNumRegionIterArgs() - loads.size();
+    for (unsigned i = 0; i < loads.size(); ++i) {
+      LoadOp load = loads[i].first;
+      load.getResult().replaceAllUsesWith(newLoop.getRegionIterArgs()[first + i]);
+      load.erase();
+    }
+  }
+};
+
+} // namespace
