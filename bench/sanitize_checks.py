@@ -30,5 +30,16 @@ pd = quire.compile(os.path.join(EX, "paged_decode_attention.mlir"))
 pd[(6, 2)](torch.empty_like(q), q, kc, vc, bt, sl, 1 / math.sqrt(128), 8, bt.shape[1],
            kc.stride(0), kc.stride(1), kc.stride(2))
 quire_decode.paged_decode(q, kc, vc, bt, sl, 1 / math.sqrt(128), max(lens), num_splits=3)
+# Tensor-core kernels: the matmul at its benchmark tile shape (ragged M) and
+# the paged prefill (ragged contexts and chunks, tiles crossing pages).
+from matmul_kernel import matmul_mlir
+import paged_prefill as pf
+A = torch.randn(200, 96, device="cuda").half()
+B = torch.randn(96, 160, device="cuda").half()
+C = torch.empty(200, 160, device="cuda").half()
+quire.compile(matmul_mlir(128, 128, 32, aligned=True))[(2, 2)](A, B, C, 200, 160, 96, 96, 160, 160)
+for nw in (4, 8):
+    inp = pf.make_inputs([0, 40, 300], [70, 3, 200], 16, gen, 8, 2)
+    pf.run_quire(pf.quire_kernel(16, nw), inp, 1 / math.sqrt(128), torch.empty_like(inp["q"]))
 torch.cuda.synchronize()
 print("sanitize_checks: all launches done")

@@ -52,6 +52,7 @@ void mlir::quire::buildLLVMPipeline(OpPassManager &pm,
   buildTilePipeline(pm, options);
   ConvertTileToLLVMOptions convert;
   convert.sm = options.sm;
+  convert.sharedBuffers = options.sharedBuffers;
   pm.addPass(createConvertTileToLLVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -161,6 +162,11 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
            << options.numWarps << "\n";
     return failure();
   }
+  if (options.sharedBuffers < 1 || options.sharedBuffers > 2) {
+    diagOS << "error: --shared-buffers must be 1 or 2, got "
+           << options.sharedBuffers << "\n";
+    return failure();
+  }
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)
@@ -196,6 +202,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.pagedChecked = options.pagedChecked;
   popts.pipelineMaxRegisters = options.pipelineMaxRegisters;
   popts.mma = options.mma;
+  popts.sharedBuffers = options.sharedBuffers;
   if (options.emit == EmitKind::Tile)
     buildTilePipeline(pm, popts);
   else

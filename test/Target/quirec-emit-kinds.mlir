@@ -19,7 +19,7 @@
 // META:       "kind": "int",
 // META-NEXT:  "type": "i32"
 // META:     "name": "softmax",
-// META-NEXT: "shared_bytes": 16,
+// META-NEXT: "shared_bytes": 128,
 // META-NEXT: "threads": 128
 // META8: "threads": 256
 // TIME: NVPTX backend (O3 + PTX)

@@ -75,6 +75,12 @@ static cl::opt<bool> mma(
     cl::desc("run f16/bf16 dots with M >= 16 on tensor cores (mma.sync; "
              "default true)"),
     cl::cat(category));
+static cl::opt<unsigned> sharedBuffers(
+    "shared-buffers", cl::init(1),
+    cl::desc("shared-memory buffers that layout conversions, reductions and "
+             "dots stage through in turn: 2 lets consecutive ones share "
+             "barriers (1 or 2; default 1)"),
+    cl::cat(category));
 static cl::opt<std::string> metaFile("meta-out",
                                      cl::desc("also write the kernel metadata JSON to this file"),
                                      cl::value_desc("file"), cl::cat(category));
@@ -111,6 +117,7 @@ int main(int argc, char **argv) {
   options.pagedChecked = pagedChecked;
   options.pipelineMaxRegisters = pipelineMaxRegisters;
   options.mma = mma;
+  options.sharedBuffers = sharedBuffers;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;

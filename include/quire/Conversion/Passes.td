@@ -18,7 +18,9 @@ def ConvertTileToLLVM : Pass<"quire-convert-tile-to-llvm", "::mlir::ModuleOp"> {
     types are reported as "not supported: ..." errors.
   }];
   let options = [
-    Option<"sm", "sm", "unsigned", "90", "target compute capability (80, 86, 89, 90)">
+    Option<"sm", "sm", "unsigned", "90", "target compute capability (80, 86, 89, 90)">,
+    Option<"sharedBuffers", "shared-buffers", "unsigned", "1",
+           "shared-memory buffers the staging ops take in turn (1 or 2)">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::cf::ControlFlowDialect"];

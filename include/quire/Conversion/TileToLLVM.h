@@ -25,9 +25,19 @@ class AxisInfoAnalysis;
 /// kernel and the high-water mark of dynamic shared memory.
 struct TileToLLVMState {
   const AxisInfoAnalysis *axisInfo = nullptr;
+  /// The largest shared-memory buffer one op needs (bytes).
   int64_t sharedBytes = 0;
   unsigned numWarps = 4;
   unsigned sm = 90;
+  /// Ops that stage through shared memory take the `sharedBuffers` buffers
+  /// in turn; with two, consecutive ones (A and B of a dot) share barriers.
+  unsigned sharedUses = 0;
+  unsigned sharedBuffers = 1;
+  /// Reserves a buffer of `bytes` for one op; returns its slot.
+  unsigned reserveShared(int64_t bytes) {
+    sharedBytes = std::max(sharedBytes, bytes);
+    return sharedUses++ % sharedBuffers;
+  }
 };
 
 /// `!tile.ptr` -> `!llvm.ptr<1>`; a laid-out tensor -> one value per register

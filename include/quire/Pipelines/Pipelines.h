@@ -40,6 +40,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "pipeline-max-registers",
       llvm::cl::desc("quire-pipeline-loads max-registers (0: off)"),
       llvm::cl::init(32)};
+  Option<unsigned> sharedBuffers{
+      *this, "shared-buffers",
+      llvm::cl::desc("quire-convert-tile-to-llvm shared-buffers"),
+      llvm::cl::init(1)};
   Option<bool> mma{*this, "mma",
                    llvm::cl::desc("quire-assign-layouts mma (tensor cores)"),
                    llvm::cl::init(true)};
@@ -69,6 +73,8 @@ struct CompileOptions {
   unsigned pipelineMaxRegisters = 32;
   /// Tensor-core (mma.sync) layouts for f16/bf16 dots.
   bool mma = true;
+  /// Shared-memory buffers staging ops take in turn (1 or 2).
+  unsigned sharedBuffers = 1;
 };
 
 struct KernelArgInfo {

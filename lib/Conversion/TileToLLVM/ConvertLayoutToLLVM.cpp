@@ -53,14 +53,14 @@ struct ConvertLayoutOpLowering
     int64_t numel = 1;
     for (int64_t d : src->getShape())
       numel *= d;
-    state.sharedBytes = std::max(state.sharedBytes, numel * bytes);
+    unsigned slot = state.reserveShared(numel * bytes);
     ThreadIds ids = getThreadIds(rewriter, loc);
     auto addr = [&](const tile::LinearLayout &layout, ArrayRef<Value> thread,
                     unsigned r) {
       SmallVector<Value> c = regCoordValues(rewriter, loc, layout, thread, r);
       Value idx = linearize(rewriter, loc, c, layout.getShape());
       Value off = LLVM::MulOp::create(rewriter, loc, idx, i32Const(rewriter, loc, bytes));
-      return sharedPtr(rewriter, loc, op, off);
+      return sharedPtr(rewriter, loc, op, off, slot);
     };
     barrier(rewriter, loc);
     SmallVector<Value> srcThread = threadCoord(rewriter, loc, *src, ids);
@@ -140,12 +140,12 @@ struct Rank2ConvertLowering
     int64_t pad = shape[contig] * bytes >= 32 && shape[1 - contig] > 1
                       ? 16 / bytes : 0;
     SharedTile tile{contig, shape[contig] + pad, shape[1 - contig], bytes};
-    state.sharedBytes = std::max(state.sharedBytes, tile.sizeBytes());
+    unsigned slot = state.reserveShared(tile.sizeBytes());
     unsigned maxVec = 16 / bytes;
 
     ThreadIds ids = getThreadIds(rewriter, loc);
     auto ptrAt = [&](ArrayRef<Value> c) {
-      return sharedPtr(rewriter, loc, op, tile.offset(rewriter, loc, c));
+      return sharedPtr(rewriter, loc, op, tile.offset(rewriter, loc, c), slot);
     };
     barrier(rewriter, loc);
     unsigned sv = registerRun(*src, contig, maxVec);

@@ -100,7 +100,7 @@ struct RegisterDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
     if (!kWarpBits.empty()) {
       int64_t numel = M * op.getType().getDimSize(1);
       unsigned slots = 1u << kWarpBits.size();
-      state.sharedBytes = std::max<int64_t>(state.sharedBytes, slots * numel * 4);
+      unsigned buffer = state.reserveShared(slots * numel * 4);
       ThreadIds ids = getThreadIds(rewriter, loc);
       Value slot = warpSlot(rewriter, loc, ids.warp, kWarpBits);
       SmallVector<Value> ct = threadCoord(rewriter, loc, *lc, ids);
@@ -110,7 +110,8 @@ struct RegisterDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
         idx = LLVM::AddOp::create(rewriter, loc, idx,
                                   LLVM::MulOp::create(rewriter, loc, s, i32Const(rewriter, loc, numel)));
         return sharedPtr(rewriter, loc, op,
-                         LLVM::MulOp::create(rewriter, loc, idx, i32Const(rewriter, loc, 4)));
+                         LLVM::MulOp::create(rewriter, loc, idx, i32Const(rewriter, loc, 4)),
+                         buffer);
       };
       barrier(rewriter, loc);
       for (unsigned r = 0; r < partial.size(); ++r)
@@ -280,7 +281,7 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
     unsigned vec = std::min<int64_t>(16 / bytes, K);
     int64_t ld = K + 16 / bytes; // padded row length (elements)
     int64_t aBytes = M * ld * bytes;
-    state.sharedBytes = std::max<int64_t>(state.sharedBytes, (M + N) * ld * bytes);
+    unsigned buffer = state.reserveShared((M + N) * ld * bytes);
 
     ThreadIds ids = getThreadIds(rewriter, loc);
     auto elemPtr = [&](Value row, Value col, int64_t base) {
@@ -289,7 +290,7 @@ struct DotOpLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       Value off = LLVM::AddOp::create(rewriter, loc,
                                       LLVM::MulOp::create(rewriter, loc, idx, i32Const(rewriter, loc, bytes)),
                                       i32Const(rewriter, loc, base));
-      return sharedPtr(rewriter, loc, op, off);
+      return sharedPtr(rewriter, loc, op, off, buffer);
     };
     barrier(rewriter, loc);
     SmallVector<Value> at = threadCoord(rewriter, loc, *la, ids);

@@ -111,7 +111,7 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
       for (int64_t d : reducedShape)
         numel *= d;
       unsigned bytes = std::max(4u, elt.getIntOrFloatBitWidth() / 8);
-      state.sharedBytes = std::max<int64_t>(state.sharedBytes, slots * numel * bytes);
+      unsigned buffer = state.reserveShared(slots * numel * bytes);
       ThreadIds ids = getThreadIds(rewriter, loc);
       // This warp's slot: its axis warp bits, compacted.
       Value slot = warpSlot(rewriter, loc, ids.warp, axisWarpBits);
@@ -128,7 +128,7 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
         Value full = LLVM::AddOp::create(rewriter, loc, idx,
                                          LLVM::MulOp::create(rewriter, loc, slotIndex, i32Const(rewriter, loc, numel)));
         Value byteOff = LLVM::MulOp::create(rewriter, loc, full, i32Const(rewriter, loc, bytes));
-        return sharedPtr(rewriter, loc, op, byteOff);
+        return sharedPtr(rewriter, loc, op, byteOff, buffer);
       };
       barrier(rewriter, loc);
       for (auto &kv : partial)

@@ -327,6 +327,12 @@ struct ConvertTileToLLVMPass
     state.axisInfo = &axisInfo;
     state.numWarps = tile::getNumWarps(module);
     state.sm = sm;
+    if (sharedBuffers < 1 || sharedBuffers > 2) {
+      module.emitError() << "shared-buffers must be 1 or 2, got "
+                         << static_cast<unsigned>(sharedBuffers);
+      return signalPassFailure();
+    }
+    state.sharedBuffers = sharedBuffers;
 
     // Names of the kernels, to attach the shared memory size afterwards.
     SmallVector<std::string> kernels;
@@ -364,6 +370,7 @@ struct ConvertTileToLLVMPass
       populateTileToLLVMConversionPatterns(converter, patterns, state);
       if (failed(applyPartialConversion(module, target, std::move(patterns))))
         return signalPassFailure();
+      state.sharedBytes = placeSharedBuffers(module, state);
       sinkMatrixLoads(module);
     }
     // (2) structured control flow to branches.

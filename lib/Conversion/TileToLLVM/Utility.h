@@ -19,6 +19,10 @@ namespace mlir::quire::tilellvm {
 
 /// Name of the dynamic shared memory every kernel of a module uses.
 constexpr llvm::StringLiteral kSharedMemoryName = "quire_smem";
+/// Internal markers of the shared-memory placement (removed by it).
+constexpr llvm::StringLiteral kSlotAttr = "quire.smem_slot";
+constexpr llvm::StringLiteral kSlotBaseAttr = "quire.smem_slot_base";
+constexpr llvm::StringLiteral kAutoBarrierAttr = "quire.requested_barrier";
 
 /// The layout of a laid-out tensor type, or a located error.
 FailureOr<tile::LinearLayout> getLayout(Operation *op, Type type);
@@ -47,11 +51,24 @@ SmallVector<Value> regCoordValues(OpBuilder &b, Location loc,
 Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> coord,
                 ArrayRef<int64_t> shape);
 
-/// Pointer to byte `offset` of the module's dynamic shared memory; declares
-/// the buffer on first use.
-Value sharedPtr(OpBuilder &b, Location loc, Operation *anchor, Value offset);
+/// Pointer to byte `offset` of shared-memory buffer `slot` (from
+/// TileToLLVMState::reserveShared) in the module's dynamic shared memory;
+/// declares the memory on first use. The slot's base is a placeholder that
+/// `placeSharedBuffers` fills in once every buffer's size is known.
+Value sharedPtr(OpBuilder &b, Location loc, Operation *anchor, Value offset,
+                unsigned slot);
 
+/// A barrier a lowering asks for; `placeSharedBuffers` replaces these by
+/// the ones the shared-memory accesses actually need.
 void barrier(OpBuilder &b, Location loc);
+
+/// After the tile ops are lowered: sets the buffer bases (slot x the
+/// largest buffer, 128-byte aligned), then drops the lowerings' barriers and
+/// inserts one before every shared-memory access that conflicts (read after
+/// write, write after read, by slot) with an access since the last
+/// barrier, through loops (to a fixed point) and branches. Returns the
+/// dynamic shared memory the kernels need.
+int64_t placeSharedBuffers(ModuleOp module, const TileToLLVMState &state);
 
 /// For each register of `dst`, the register of `src` that holds the same
 /// element, where `toSrc` maps a register coordinate of `dst` to one of
