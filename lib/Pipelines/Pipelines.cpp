@@ -20,6 +20,43 @@
 using namespace mlir;
 using namespace mlir::quire;
 
+LogicalResult mlir::quire::checkNestingDepth(llvm::StringRef source,
+                                             llvm::StringRef name,
+                                             unsigned limit,
+                                             llvm::raw_ostream &diag) {
+  unsigned depth = 0, line = 1, col = 0;
+  for (size_t i = 0; i < source.size(); ++i) {
+    char c = source[i];
+    ++col;
+    if (c == '\n') {
+      ++line;
+      col = 0;
+    } else if (c == '"') { // string literal, with escapes
+      for (++i; i < source.size() && source[i] != '"'; ++i) {
+        if (source[i] == '\\')
+          ++i;
+        else if (source[i] == '\n')
+          break;
+      }
+    } else if (c == '/' && i + 1 < source.size() && source[i + 1] == '/') {
+      while (i + 1 < source.size() && source[i + 1] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > limit) {
+        diag << name << ":" << line << ":" << col
+             << ": error: not supported: brackets nested deeper than " << limit
+             << " levels\n";
+        return failure();
+      }
+    } else if ((c == ')' || c == ']' || c == '}' ||
+                (c == '>' && (i == 0 || source[i - 1] != '-'))) &&
+               depth > 0) {
+      --depth;
+    }
+  }
+  return success();
+}
+
 void mlir::quire::buildTilePipeline(OpPassManager &pm,
                                     const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
@@ -167,6 +204,8 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
            << options.sharedBuffers << "\n";
     return failure();
   }
+  if (failed(checkNestingDepth(source, bufferName, kMaxNestingDepth, diagOS)))
+    return failure();
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)

@@ -49,6 +49,16 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                    llvm::cl::init(true)};
 };
 
+/// Deepest bracket nesting ((, [, {, <) a kernel source may have. The MLIR
+/// parser recurses per level; without a bound a hostile input overflows the
+/// stack instead of getting a diagnostic.
+constexpr unsigned kMaxNestingDepth = 1000;
+
+/// Fails with "<name>:<line>:<col>: error: ..." on `diag` if `source`
+/// nests brackets deeper than `limit` (outside strings and comments).
+LogicalResult checkNestingDepth(llvm::StringRef source, llvm::StringRef name,
+                                unsigned limit, llvm::raw_ostream &diag);
+
 void buildTilePipeline(OpPassManager &pm, const PipelineOptions &options);
 void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &options);
 void registerPipelines();

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Writes the deep-nesting reproducers of this folder (see README.md).
+"""Writes the deep-nesting inputs of ../deep-nesting.mlir.
 
-Each input nests one construct N levels deep; MLIR's recursive-descent parser
-(and the tile dialect's !tile.ptr parser) recurse once or more per level and
-overflow the 8 MiB main-thread stack, so the tools die with SIGSEGV instead of
-a diagnostic. usage: make_deep_nesting.py [OUT_DIR]
+Each input nests one construct N levels deep. MLIR's recursive-descent parser
+(and the tile dialect's !tile.ptr parser) recurse once or more per level, so
+they overflowed the stack (SIGSEGV) or took minutes; the tools now reject
+nesting beyond quire::kMaxNestingDepth with a located error first.
+usage: make_deep_nesting.py [OUT_DIR]
 """
 import os
 import sys
