@@ -1498,6 +1498,11 @@ LogicalResult Interpreter::execPagedLoad(tile::PagedLoadOp op) {
   unsigned bytes = getInterpElementBytes(elemType);
   bool isFloat = isa<FloatType>(elemType);
   int64_t rows = op.getBlockN(), cols = op.getHeadDim();
+  // Columns past `cols` read zero and are not accessed.
+  int64_t validCols = op.getValidCols();
+  if (validCols <= 0 || validCols > cols)
+    return fail(op, "cols must be in [1, " + Twine(cols) + "], got " +
+                        Twine(validCols));
 
   // A negative token below seq_len has no defined page: truncating and
   // flooring division (a shift) disagree.
@@ -1562,15 +1567,16 @@ LogicalResult Interpreter::execPagedLoad(tile::PagedLoadOp op) {
                             what + " (block " + Twine(entry) + ") column 0");
     if (!lo)
       return failure();
-    uint64_t lastAddr = rowAddr + static_cast<uint64_t>(cols - 1) * bytes;
+    uint64_t lastAddr =
+        rowAddr + static_cast<uint64_t>(validCols - 1) * bytes;
     if (!access(op, lastAddr, bytes, /*write=*/false,
                 what + " (block " + Twine(entry) + ") column " +
-                    Twine(cols - 1)))
+                    Twine(validCols - 1)))
       return failure();
     if ((lastAddr >> kInterpBufferAddressShift) !=
         (rowAddr >> kInterpBufferAddressShift))
       return fail(op, what + " spans two buffers");
-    for (int64_t c = 0; c < cols; ++c) {
+    for (int64_t c = 0; c < validCols; ++c) {
       const char *src = lo + c * bytes;
       if (isFloat)
         r.floats[row * cols + c] = readFloatElement(elemType, src);

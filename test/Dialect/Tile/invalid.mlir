@@ -370,6 +370,22 @@ func.func @paged_rank(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32,
 
 // -----
 
+func.func @paged_cols_zero(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32) {
+  // expected-error @+1 {{cols must be in [1, 128] (the tile width), got 0}}
+  %k = tile.paged_load %c[%bt, %t, %h] {cols = 0 : i32, page_size = 16 : i32} strides(%s, %s, %s) bound %n : tensor<64x128xf16>
+  return
+}
+
+// -----
+
+func.func @paged_cols_wider_than_tile(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32) {
+  // expected-error @+1 {{cols must be in [1, 128] (the tile width), got 129}}
+  %k = tile.paged_load %c[%bt, %t, %h] {cols = 129 : i32, page_size = 16 : i32} strides(%s, %s, %s) bound %n : tensor<64x128xf16>
+  return
+}
+
+// -----
+
 // expected-note @+1 {{prior use here}}
 func.func @paged_cache_type(%c: !tile.ptr<f32>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32) {
   // expected-error @+1 {{use of value '%c' expects different type than prior uses: '!tile.ptr<f16>' vs '!tile.ptr<f32>'}}

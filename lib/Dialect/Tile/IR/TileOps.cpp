@@ -315,6 +315,12 @@ LogicalResult PagedLoadOp::verify() {
     return emitOpError() << "result must be a 2-D tile (tokens x head_dim), "
                             "got rank "
                          << type.getRank();
+  if (auto cols = getColsAttr()) {
+    int64_t c = cols.getInt(), width = type.getDimSize(1);
+    if (c <= 0 || c > width)
+      return emitOpError() << "cols must be in [1, " << width
+                           << "] (the tile width), got " << c;
+  }
   return success();
 }
 

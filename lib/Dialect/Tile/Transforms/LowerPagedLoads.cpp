@@ -9,6 +9,7 @@
 //   rows    = ext(entries) * ps + ext(tok % P) * ts + ext(head) * hs   [N] i64
 //   offs    = broadcast(rows[:, None]) + broadcast(range(D)[None, :])  [N x D]
 //   tile    = load(splat(cache) + offs, mask: tok < len, other: 0)
+//             (mask &= range(D) < cols when `cols` is given)
 // with the entries of a loop's next iteration prefetched one iteration
 // ahead. In checked mode the row mask also requires 0 <= entry < num_blocks,
 // and a tile.assert reports the first bad entry of each page:
@@ -249,6 +250,16 @@ struct LowerPagedLoadsPass
     Value mask = BroadcastOp::create(
         e.b, e.loc, tile2(e.b.getI1Type()),
         ExpandDimsOp::create(e.b, e.loc, row2(e.b.getI1Type()), valid, 1));
+    if (int64_t c = op.getValidCols(); c < d) {
+      // Columns past `cols` issue no access: mask &= cols < c.
+      Value inCols = arith::CmpIOp::create(e.b, e.loc,
+                                           arith::CmpIPredicate::slt, cols,
+                                           e.cst(cols.getType(), c));
+      Value colMask = BroadcastOp::create(
+          e.b, e.loc, tile2(e.b.getI1Type()),
+          ExpandDimsOp::create(e.b, e.loc, col2(e.b.getI1Type()), inCols, 0));
+      mask = arith::AndIOp::create(e.b, e.loc, mask, colMask);
+    }
     Type elt = op.getType().getElementType();
     Value zero = arith::ConstantOp::create(
         e.b, e.loc, DenseElementsAttr::get(tile2(elt), e.b.getZeroAttr(elt)));

@@ -327,6 +327,11 @@ def Tile_PagedLoadOp : Tile_Op<"paged_load", [
         : 0
     ```
 
+    `cols`, when given, is how many leading columns hold data (a head
+    dimension that is not a power of two, padded to the tile width): columns
+    at or past `cols` read zero and issue no access, so a row never reads
+    past its head.
+
     Offsets are computed in 64 bits (strides are i64): a cache is larger than
     4 GiB. Block-table entries are i32. Rows at or past `seq_len` read zero
     and issue no cache access; the block table is read only for pages that
@@ -347,13 +352,16 @@ def Tile_PagedLoadOp : Tile_Op<"paged_load", [
     %v = tile.paged_load %cache[%bt_row, %first, %head] {page_size = 16 : i32}
            strides(%page_stride, %token_stride, %head_stride)
            bound %seq_len num_blocks %num_blocks : tensor<64x128xf16>
+    %k80 = tile.paged_load %cache[%bt_row, %first, %head] {cols = 80 : i32, page_size = 16 : i32}
+           strides(%page_stride, %token_stride, %head_stride)
+           bound %seq_len : tensor<64x128xf16>
     ```
   }];
   let arguments = (ins Tile_Ptr:$cache, Tile_I32Ptr:$blockTable,
                        I32:$firstToken, I32:$head,
                        I64:$pageStride, I64:$tokenStride, I64:$headStride,
                        I32:$seqLen, Optional<I32>:$numBlocks,
-                       I32Attr:$page_size);
+                       I32Attr:$page_size, OptionalAttr<I32Attr>:$cols);
   let results = (outs RankedTensorOf<[Tile_Int, Tile_Float]>:$result);
   let assemblyFormat = [{
     $cache `[` $blockTable `,` $firstToken `,` $head `]` attr-dict
@@ -364,6 +372,12 @@ def Tile_PagedLoadOp : Tile_Op<"paged_load", [
   let extraClassDeclaration = [{
     int64_t getBlockN() { return getResult().getType().getDimSize(0); }
     int64_t getHeadDim() { return getResult().getType().getDimSize(1); }
+    /// Columns that hold data: `cols` when given, else the tile width.
+    int64_t getValidCols() {
+      if (auto c = getColsAttr())
+        return c.getInt();
+      return getHeadDim();
+    }
   }];
 }
 
