@@ -40,27 +40,72 @@ def _is_pow2(n):
     return n > 0 and n & (n - 1) == 0
 
 
+# The most splits the combine kernel merges (its tile height).
+MAX_SPLITS = 32
+
+
+def _next_pow2(n):
+    return 1 << max(0, n - 1).bit_length()
+
+
+def _select(text, partials):
+    """Keeps the `// IF PARTIALS` / `// ELSE` / `// ENDIF` branch that
+    `partials` picks; the marker lines go."""
+    out, keep = [], [True]
+    for line in text.splitlines(keepends=True):
+        tag = line.strip()
+        if tag == "// IF PARTIALS":
+            keep.append(partials)
+        elif tag == "// ELSE":
+            keep[-1] = not keep[-1]
+        elif tag == "// ENDIF":
+            keep.pop()
+        elif all(keep):
+            out.append(line)
+    return "".join(out)
+
+
 def paged_decode_source(dtype="f16", group=4, head_dim=128, page_size=16,
                         block_n=64, aligned_pointers=True,
-                        aligned_strides=True):
-    """The MLIR of one specialization of the paged decode kernel, from
-    kernels/paged_decode_attention.mlir.in."""
+                        aligned_strides=True, partials=True):
+    """The MLIR of one specialization of the paged decode kernels, from
+    kernels/paged_decode_split.mlir.in: with `partials`, split-KV
+    (@paged_decode_split writing partials, @paged_decode_combine merging
+    them); without, one split (@paged_decode_attention writes `out`)."""
     key = (dtype, group, head_dim, page_size, block_n, aligned_pointers,
-           aligned_strides)
+           aligned_strides, partials)
     src = _sources.get(key)
     if src is None:
-        src = _template("paged_decode_attention.mlir.in").substitute(
-            DTYPE=dtype, GROUP=group, HEAD_DIM=head_dim, PAGE_SIZE=page_size,
-            BLOCK_N=block_n, PTR_DIV=_DIV if aligned_pointers else "",
+        gp = max(16, _next_pow2(group))
+        dp = max(16, _next_pow2(head_dim))
+        text = _select(_template("paged_decode_split.mlir.in").template,
+                       partials)
+        src = string.Template(text).substitute(
+            DTYPE=dtype, GROUP=group, GP=gp, D=head_dim, DP=dp,
+            COLS=f"cols = {head_dim} : i32, " if dp > head_dim else "",
+            PAGE_SIZE=page_size, BLOCK_N=block_n, SPLITS_PAD=MAX_SPLITS,
+            PTR_DIV=_DIV if aligned_pointers else "",
             STRIDE_DIV=_DIV if aligned_strides else "")
         src = _sources.setdefault(key, src)
     return src
 
 
-def _block_n(head_dim, page_size):
-    # 64 tokens a step keeps a K or V tile at 16 KB (f16, D 128) of
-    # registers; halve it for wider heads.
-    return 64 if head_dim <= 128 else 32
+def decode_config(head_dim, group):
+    """(block_n, num_warps) of the split kernel for a head dimension and GQA
+    group: 64 tokens a step keeps the K and V tiles at 16 KB each (f16, head
+    dim 128); wider heads take 32."""
+    dp = max(16, _next_pow2(head_dim))
+    return (64 if dp <= 128 else 32), 4
+
+
+def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132):
+    """Splits of each sequence: enough programs for about four per SM, at
+    least 4 tiles of block_n tokens per split, at most MAX_SPLITS. Depends on
+    the shapes only (not on seq_lens), so a launch can be graph-captured."""
+    programs = max(1, num_seqs * num_kv_heads)
+    want = -(-4 * sms // programs)
+    most = max(1, -(-max_tokens // (4 * block_n)))
+    return max(1, min(want, most, MAX_SPLITS))
 
 
 def _unsupported(reason):
@@ -111,7 +156,8 @@ def _allocate_like(query, shape, name):
 
 
 def paged_decode_attention(query, key_cache, value_cache, block_table,
-                           seq_lens, scale=None, out=None):
+                           seq_lens, scale=None, out=None, *,
+                           max_seq_len=None, num_splits=None):
     """Decode attention (one query token per sequence) over a paged KV cache,
     with vLLM's layout:
 
@@ -125,13 +171,31 @@ def paged_decode_attention(query, key_cache, value_cache, block_table,
       scale        softmax scale (default 1 / sqrt(head_dim))
       out          [num_seqs, num_heads, head_dim] to write, last dimension
                    contiguous (default: a new tensor)
+      max_seq_len  the longest sequence, if known (vLLM passes it): sizes
+                   the split-KV partition; default max_blocks * block_size.
+                   An understated value costs time, not correctness.
+      num_splits   how many programs share each sequence (split-KV, merged
+                   by a log-sum-exp combine kernel); default from the shapes
+                   and the SM count, at most MAX_SPLITS
 
     num_heads must be a multiple of num_kv_heads (grouped-query attention:
-    query head h reads KV head h // (num_heads // num_kv_heads)). Returns
-    `out`. Launches on the current stream; nothing synchronizes, and the
-    block table and lengths are trusted as vLLM trusts them (no device-side
-    bounds check on the GPU; the interpreter checks every access).
+    query head h reads KV head h // (num_heads // num_kv_heads)); the group
+    may be 1..64 and head_dim 1..256 (padded to a power of two inside the
+    kernel; the padding is never read). Returns `out`. Launches two kernels on
+    the current stream; nothing synchronizes and the grids depend on shapes
+    only, so the call can be captured in a CUDA graph. The block table and
+    lengths are trusted as vLLM trusts them (no device-side bounds check on
+    the GPU; the interpreter checks every access).
     """
+    return _paged_decode(query, key_cache, value_cache, block_table,
+                         seq_lens, scale, out, max_seq_len, num_splits)
+
+
+def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
+                  scale, out, max_seq_len, num_splits, block_n=None,
+                  num_warps=None):
+    """paged_decode_attention, with the tile height and warps of the split
+    kernel open for benchmarks (bench/quire_decode.py)."""
     items = [("query", query, ("num_seqs", "num_heads", "head_dim")),
              ("key_cache", key_cache,
               ("num_blocks", "block_size", "num_kv_heads", "head_dim")),
@@ -209,21 +273,28 @@ def paged_decode_attention(query, key_cache, value_cache, block_table,
         raise ValueError(f"scale: must be finite, got {scale}")
 
     group = num_heads // num_kv_heads if num_heads else 1
-    # What the generated kernel can do (see the template's header).
-    if not _is_pow2(head_dim) or not 16 <= head_dim <= 256:
-        _unsupported(f"head_dim {head_dim} (needs a power of two in "
-                     "[16, 256])")
-    if not _is_pow2(group) or group > 64:
+    # What the generated kernels can do (see the template's header).
+    if not 1 <= head_dim <= 256:
+        _unsupported(f"head_dim {head_dim} (needs 1..256)")
+    if group > 64:
         _unsupported(f"num_heads / num_kv_heads = {group} (the GQA group "
-                     "must be a power of two up to 64)")
-    if not _is_pow2(page_size) or page_size > 256:
-        _unsupported(f"block_size {page_size} (needs a power of two up to "
-                     "256)")
+                     "must be at most 64)")
+    if page_size > 4096:
+        _unsupported(f"block_size {page_size} (at most 4096)")
     if num_seqs > _I32_MAX:
         _unsupported(f"num_seqs {num_seqs} (grid x is below 2^31)")
-    if num_kv_heads > 65535:
-        _unsupported(f"num_kv_heads {num_kv_heads} (grid y is at most 65535)")
-
+    for name, n in (("num_kv_heads", num_kv_heads), ("num_heads", num_heads)):
+        if n > 65535:
+            _unsupported(f"{name} {n} (grid y is at most 65535)")
+    max_tokens = bt.shape[1] * page_size
+    if max_seq_len is not None:
+        max_seq_len = _args.to_int(max_seq_len, "max_seq_len")
+        if max_seq_len < 0:
+            raise ValueError(f"max_seq_len: must be >= 0, got {max_seq_len}")
+        max_tokens = min(max_tokens, max_seq_len)
+    if max_tokens > _I32_MAX // 2:
+        _unsupported(f"{max_tokens} tokens per sequence (token indices are "
+                     "32-bit)")
     if out is None:
         out = _allocate_like(query, (num_seqs, num_heads, head_dim), "out")
         o = _args.view(out, "out")
@@ -231,46 +302,111 @@ def paged_decode_attention(query, key_cache, value_cache, block_table,
         o = v["out"]
     if num_seqs == 0 or num_heads == 0:
         return out
+    # Split-KV needs scratch for the partials, allocated through torch (or
+    # numpy in the interpreter); other CUDA arrays run one split.
+    scratch = type(query).__module__.split(".")[0] in ("torch", "numpy")
+
+    if block_n is None or num_warps is None:
+        cfg_n, cfg_w = decode_config(head_dim, group)
+        block_n = block_n or cfg_n
+        num_warps = num_warps or cfg_w
+    if num_splits is None and not scratch:
+        num_splits = 1
+    if num_splits is None:
+        sms = 132 if host else _sm_count(q.device)
+        num_splits = num_splits_for(num_seqs, num_kv_heads, max_tokens,
+                                    block_n, sms)
+    else:
+        num_splits = _args.to_int(num_splits, "num_splits")
+        if not 1 <= num_splits <= MAX_SPLITS:
+            raise ValueError(f"num_splits: must be in [1, {MAX_SPLITS}], got "
+                             f"{num_splits}")
+        if num_splits > 1 and not scratch:
+            raise TypeError("num_splits > 1 allocates the split partials "
+                            "with torch: pass torch tensors, or num_splits=1 "
+                            f"for {type(query).__name__} inputs")
+    # Tokens per split: a multiple of block_n; drop splits that would start
+    # past max_tokens.
+    tps = -(-max(1, -(-max_tokens // num_splits)) // block_n) * block_n
+    num_splits = max(1, min(num_splits, -(-max_tokens // tps)))
 
     q_hs, o_hs = _stride(q, 1), _stride(o, 1)
     for name, hs in (("query", q_hs), ("out", o_hs)):
         if hs * (group - 1) + head_dim > _I32_MAX:
             _unsupported(f"{name} head stride {hs} (in-tile offsets are "
                          "32-bit)")
-    strides = (_stride(q, 0), q_hs, _stride(o, 0), o_hs,
-               _stride(bt, 0),
+    strides = (_stride(q, 0), q_hs, _stride(bt, 0),
                _stride(kc, 0), _stride(kc, 1), _stride(kc, 2),
                _stride(vc, 0), _stride(vc, 1), _stride(vc, 2))
+    out_strides = (_stride(o, 0), o_hs)
     # Vector loads need 16-byte aligned rows; anything else gets a variant
     # without the divisibility facts (slower, still right).
     aligned_pointers = all(x.ptr % 16 == 0 for x in (o, q, kc, vc, bt))
-    aligned_strides = all(s % 16 == 0 for i, s in enumerate(strides) if i != 4)
-    block_n = _block_n(head_dim, page_size)
+    aligned_strides = all(s % 16 == 0 for i, s in
+                          enumerate(strides + out_strides) if i != 2)
+    partials = num_splits > 1
     spec = (q.dtype, group, head_dim, page_size, block_n, aligned_pointers,
-            aligned_strides)
-    args = (out, query, key_cache, value_cache, block_table, seq_lens, scale,
-            *strides)
-    grid = (num_seqs, num_kv_heads)
+            aligned_strides, partials)
+    common = (query, key_cache, value_cache, block_table, seq_lens, scale,
+              tps, *strides)
+    grid = (num_seqs, num_kv_heads, num_splits)
+    if partials:
+        dp = max(16, _next_pow2(head_dim))
+        rows = num_seqs * num_heads * num_splits
+        part_o = _allocate_scratch(query, (rows, dp))
+        part_ml = _allocate_scratch(query, (rows, 2))
+        launches = [("paged_decode_split", grid, (part_o, part_ml, *common)),
+                    ("paged_decode_combine", (num_seqs, num_heads, 1),
+                     (out, part_o, part_ml, *out_strides, num_splits))]
+    else:
+        launches = [("paged_decode_attention", grid,
+                     (out, *common, *out_strides))]
 
+    src = paged_decode_source(*spec)
     if host:
-        jit.interpret(paged_decode_source(*spec), grid, *args)
+        for name, g, a in launches:
+            jit.interpret(src, g, *a, kernel=name)
         return out
     device = q.device
-    kernel = _kernels.get((spec, device))
-    if kernel is None:
+    key = (spec, num_warps, device)
+    kernels = _kernels.get(key)
+    if kernels is None:
         sm = jit.resolve_sm(None) if device is None else _device_sm(device)
         try:
-            kernel = jit.compile(paged_decode_source(*spec), sm=sm,
-                                 num_warps=4)
+            kernels = [jit.compile(src, sm=sm,
+                                   num_warps=4 if name == "paged_decode_combine"
+                                   else num_warps, kernel=name)
+                       for name, _, _ in launches]
         except jit.CompilationError as e:
             raise NotImplementedError(
                 "paged_decode_attention: the GPU backend cannot compile the "
                 f"specialization dtype={q.dtype} group={group} "
                 f"head_dim={head_dim} block_size={page_size}:\n{e}") from e
         with _lock:
-            kernel = _kernels.setdefault((spec, device), kernel)
-    kernel[grid](*args)
+            kernels = _kernels.setdefault(key, kernels)
+    for kernel, (_, g, a) in zip(kernels, launches):
+        kernel[g](*a)
     return out
+
+
+def _allocate_scratch(query, shape):
+    """f32 scratch for the split partials, from the query's framework (torch:
+    the caching allocator, stream-ordered and graph-safe)."""
+    if type(query).__module__.split(".")[0] == "torch":
+        import torch
+        return torch.empty(shape, dtype=torch.float32, device=query.device)
+    import numpy
+    return numpy.empty(shape, dtype=numpy.float32)
+
+
+def _sm_count(device):
+    from . import _cuda
+    try:
+        return _cuda.device_attribute(
+            _cuda.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+            0 if device is None else device)
+    except _cuda.CudaError as e:
+        raise _cuda.CudaError(f"paged_decode_attention: {e}") from None
 
 
 def _device_sm(device):
@@ -286,4 +422,5 @@ def _device_sm(device):
     return sm
 
 
-__all__ = ["paged_decode_attention", "paged_decode_source"]
+__all__ = ["paged_decode_attention", "paged_decode_source", "decode_config",
+           "num_splits_for", "MAX_SPLITS"]

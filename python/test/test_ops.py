@@ -33,14 +33,54 @@ def _case(rng, num_seqs=3, num_kv_heads=2, group=4, head_dim=32, page=8,
     (2, 2, 8, 16, 4, (33, 9)),           # tiny pages: 16 per tile
     (1, 1, 2, 64, 128, (200,)),          # pages larger than a tile
     (2, 4, 2, 16, 1, (3, 66)),           # one token per page
+    (3, 1, 3, 40, 8, (70, 0, 129)),      # group 3, head_dim 40 (padded to 64)
+    (2, 2, 7, 24, 24, (100, 49)),        # group 7, head_dim 24, 24-token pages
+    (1, 1, 16, 8, 16, (65,)),            # group 16, head_dim 8 (padded to 16)
+    (2, 1, 5, 20, 256, (300, 257)),      # 256-token pages, head_dim 20
 ])
 def test_matches_float64(rng, num_seqs, num_kv_heads, group, head_dim, page, lens):
     q, k, v, bt, sl = _case(rng, num_seqs, num_kv_heads, group, head_dim, page, lens)
-    out = pda(q, k, v, bt, sl)
-    assert out.shape == q.shape and out.dtype == np.float16
+    out = np.full(q.shape, np.nan, np.float16)
+    assert pda(q, k, v, bt, sl, out=out) is out
     ref = paged_attention_ref(np, q, k, v, bt, sl)
     assert rel_err(np, out, ref) < 2e-3
     assert (out[np.array(lens) == 0] == 0).all()
+
+
+@pytest.mark.parametrize("kw", [
+    dict(num_splits=1),
+    dict(num_splits=3),                  # ragged split boundaries
+    dict(num_splits=32),                 # more splits than tiles: trimmed
+    dict(max_seq_len=64, num_splits=2),  # understated: the last split takes the rest
+    dict(max_seq_len=0),
+])
+def test_splits_match_float64(rng, kw):
+    q, k, v, bt, sl = _case(rng, 4, 2, 4, 32, 16, (0, 1, 190, 77))
+    out = np.full(q.shape, np.nan, np.float16)
+    pda(q, k, v, bt, sl, out=out, **kw)
+    assert rel_err(np, out, paged_attention_ref(np, q, k, v, bt, sl)) < 2e-3
+    assert (out[0] == 0).all()
+
+
+@pytest.mark.parametrize("kw, exc, message", [
+    (dict(num_splits=0), ValueError, r"num_splits: must be in \[1, 32\], got 0"),
+    (dict(num_splits=33), ValueError, r"num_splits: must be in \[1, 32\], got 33"),
+    (dict(num_splits=2.0), TypeError, "num_splits: expected an int, got float"),
+    (dict(max_seq_len=-1), ValueError, "max_seq_len: must be >= 0, got -1"),
+    (dict(max_seq_len="8"), TypeError, "max_seq_len: expected an int, got str"),
+])
+def test_split_argument_validation(rng, kw, exc, message):
+    with pytest.raises(exc, match=message):
+        pda(*_case(rng), **kw)
+
+
+def test_num_splits_depends_on_shapes_only():
+    f = quire.ops.num_splits_for
+    assert f(64, 8, 4096, 64, 132) == 2       # 512 programs: 2 splits
+    assert f(8, 8, 32768, 64, 132) == 9
+    assert f(1, 1, 100000, 64, 132) == 32      # capped at MAX_SPLITS
+    assert f(1, 1, 100, 64, 132) == 1          # one 4-tile split is enough
+    assert f(256, 32, 8192, 64, 132) == 1
 
 
 def test_out_and_scale(rng):
@@ -73,12 +113,27 @@ def test_strided_inputs_use_the_unaligned_variant(rng):
 
 def test_generated_source_is_a_kernel():
     src = quire.ops.paged_decode_source("bf16", 8, 128, 16, 64, False, True)
-    sig = quire.signature(src)
-    assert sig["name"] == "paged_decode_attention"
-    assert sig["args"][0]["type"] == "!tile.ptr<bf16>"
-    assert sig["args"][0]["divisibility"] == 1        # unaligned pointers
-    assert sig["args"][7]["divisibility"] == 16       # aligned strides
+    sig = quire.signature(src, kernel="paged_decode_split")
+    assert sig["args"][2]["type"] == "!tile.ptr<bf16>"
+    assert sig["args"][2]["divisibility"] == 1        # unaligned pointers
+    assert sig["args"][8]["divisibility"] == 64       # tokens_per_split
+    assert sig["args"][9]["divisibility"] == 16       # aligned strides
     assert "$" not in src.split("func.func", 1)[1]
+    assert "{cols =" not in src
+    comb = quire.signature(src, kernel="paged_decode_combine")
+    assert comb["args"][0]["type"] == "!tile.ptr<bf16>"
+    one = quire.ops.paged_decode_source("f16", 8, 128, 16, 64, True, True,
+                                        partials=False)
+    assert "func.func @paged_decode_combine" not in one
+    assert "IF PARTIALS" not in one
+    sig = quire.signature(one)
+    assert sig["name"] == "paged_decode_attention" and len(sig["args"]) == 19
+
+
+def test_padded_head_dim_reads_no_padding():
+    src = quire.ops.paged_decode_source("f16", 3, 80, 16, 64, True, True)
+    assert "cols = 80 : i32, page_size = 16 : i32" in src
+    assert "tensor<16x128xf16>" in src                # 3 rows -> 16, 80 -> 128
 
 
 @pytest.mark.parametrize("spec", [
@@ -86,10 +141,19 @@ def test_generated_source_is_a_kernel():
     ("bf16", 8, 128, 16, 64, True, True),
     ("f16", 1, 64, 32, 64, False, False),
     ("bf16", 4, 256, 16, 32, True, True),
+    ("f16", 6, 80, 8, 64, True, True),
+    ("bf16", 16, 192, 256, 32, True, True),
+    ("f16", 7, 112, 128, 64, True, False),
 ])
 def test_specializations_compile(spec):
-    k = quire.compile(quire.ops.paged_decode_source(*spec), sm=90)
-    assert k.name == "paged_decode_attention" and len(k.args) == 18
+    src = quire.ops.paged_decode_source(*spec)
+    k = quire.compile(src, sm=90, kernel="paged_decode_split")
+    assert k.name == "paged_decode_split" and len(k.args) == 18
+    c = quire.compile(src, sm=80, kernel="paged_decode_combine")
+    assert c.name == "paged_decode_combine" and len(c.args) == 6
+    one = quire.compile(quire.ops.paged_decode_source(*spec, partials=False),
+                        sm=80)
+    assert one.name == "paged_decode_attention" and len(one.args) == 19
 
 
 def test_no_sequences_returns_out(rng):
@@ -160,11 +224,9 @@ def test_scale_and_out_validation(rng, kw, exc, message):
 
 
 @pytest.mark.parametrize("num_kv_heads, group, head_dim, page, message", [
-    (2, 4, 96, 16, "head_dim 96"),
-    (2, 3, 32, 16, "num_heads / num_kv_heads = 3"),
-    (2, 4, 32, 12, "block_size 12"),
-    (2, 4, 8, 16, "head_dim 8"),
-    (1, 128, 16, 16, "num_heads / num_kv_heads = 128"),
+    (2, 4, 264, 16, "head_dim 264"),
+    (1, 65, 16, 16, "num_heads / num_kv_heads = 65"),
+    (2, 4, 16, 4100, "block_size 4100"),
 ])
 def test_unsupported_shapes(rng, num_kv_heads, group, head_dim, page, message):
     args = _case(rng, num_kv_heads=num_kv_heads, group=group,
