@@ -27,21 +27,43 @@ CASES = [  # name, seqs, q heads, kv heads, length, page
 ]
 if len(sys.argv) > 1:
     CASES = [c for c in CASES if any(a in c[0] for a in sys.argv[1:])]
-VARIANTS = [  # block_n, warps, split factor (x default), flags
-    (64, 4, 1, ()), (64, 2, 1, ()), (64, 8, 1, ()), (32, 4, 1, ()), (32, 2, 1, ()),
-    (128, 4, 1, ()), (128, 8, 1, ()),
-    (64, 4, 1, ("--pipeline-max-registers=0",)),
-    (64, 4, 1, ("--shared-buffers=2",)),
-    (64, 4, 1, ("--pipeline-max-registers=64",)),
-    (64, 4, 2, ()), (64, 4, 0.5, ()),
+A0 = ("--async-stages=0",)
+A3 = ("--async-stages=3",)
+A4 = ("--async-stages=4",)
+VARIANTS = [  # source, block_n, warps, split factor (x default), flags
+    ("base", 64, 2, 1, A0), ("base", 64, 4, 1, A0),
+    ("base", 64, 4, 1, ()), ("base", 64, 2, 1, ()), ("base", 32, 4, 1, ()),
+    ("base", 128, 4, 1, ()), ("base", 32, 2, 1, ()), ("base", 16, 1, 1, ()),
+    ("base", 32, 1, 1, ()),
+    ("base", 64, 4, 1, A3), ("base", 32, 4, 1, A3), ("base", 64, 2, 1, A3),
+    ("base", 16, 1, 1, A3), ("base", 32, 1, 1, A3), ("base", 128, 4, 1, A3),
+    ("base", 64, 4, 1, A4), ("base", 32, 4, 1, A4),
+    ("base", 64, 4, 2, ()), ("base", 32, 4, 2, A3),
 ]
+
+
+def source(spec, kind):
+    """The op's source, or (vearly) with the V tile loaded right after K, so
+    both tiles' loads are in flight together."""
+    src = ops.paged_decode_source(*spec)
+    if kind == "base":
+        return src
+    lines = src.split("\n")
+    i = next(n for n, l in enumerate(lines) if "%v = tile.paged_load" in l)
+    v = lines[i:i + 3]
+    del lines[i:i + 3]
+    j = next(n for n, l in enumerate(lines) if "%k = tile.paged_load" in l)
+    lines[j + 3:j + 3] = v
+    return "\n".join(lines)
+
+
 _compiled = {}
 
 
-def kernels(spec, warps, flags):
-    key = (spec, warps, flags)
+def kernels(spec, kind, warps, flags):
+    key = (spec, kind, warps, flags)
     if key not in _compiled:
-        src = ops.paged_decode_source(*spec)
+        src = source(spec, kind)
         name = "paged_decode_split" if spec[-1] else "paged_decode_attention"
         ks = [compile_with(src, name, list(flags), warps)]
         if spec[-1]:
@@ -50,14 +72,14 @@ def kernels(spec, warps, flags):
     return _compiled[key]
 
 
-def run(q, kc, vc, bt, sl, scale, max_len, block_n, warps, splits, flags, out):
+def run(q, kc, vc, bt, sl, scale, max_len, kind, block_n, warps, splits, flags, out):
     S, Hq, D = q.shape
     P, Hkv = kc.shape[1], kc.shape[2]
     tps = -(-max(1, -(-max_len // splits)) // block_n) * block_n
     splits = max(1, min(splits, -(-max_len // tps)))
     partials = splits > 1
     spec = ("f16", Hq // Hkv, D, P, block_n, True, True, partials)
-    ks = kernels(spec, warps, tuple(flags))
+    ks = kernels(spec, kind, warps, tuple(flags))
     strides = (q.stride(0), q.stride(1), bt.stride(0), kc.stride(0), kc.stride(1),
                kc.stride(2), vc.stride(0), vc.stride(1), vc.stride(2))
     common = (q, kc, vc, bt, sl, scale, tps, *strides)
@@ -89,25 +111,25 @@ for name, S, Hq, Hkv, L, page in CASES:
         if best_t is None or t < best_t[0]:
             best_t = (t, (nw, bn, ns))
     print(f"{name}: triton {best_t[0]:.0f} us {tb(best_t[0]):.2f} TB/s {best_t[1]}", flush=True)
-    for bn, nw, fac, flags in VARIANTS:
+    for kind, bn, nw, fac, flags in VARIANTS:
         base = ops.num_splits_for(S, Hkv, L, bn, SMS)
         splits = max(1, min(ops.MAX_SPLITS, int(round(base * fac))))
         out = torch.full_like(q, float("nan"))
         try:
-            used = run(q, kc, vc, bt, sl, scale, L, bn, nw, splits, flags, out)
+            used = run(q, kc, vc, bt, sl, scale, L, kind, bn, nw, splits, flags, out)
             torch.cuda.synchronize()
         except Exception as e:  # a variant the backend rejects: say so, go on
-            print(f"  bn {bn} w {nw} splits {splits} {' '.join(flags)}: {type(e).__name__}: {str(e)[:200]}")
+            print(f"  {kind} bn {bn} w {nw} splits {splits} {' '.join(flags)}: {type(e).__name__}: {str(e)[:200]}")
             continue
         err = rel_err(out[sample], ref)
-        t = bench(lambda: run(q, kc, vc, bt, sl, scale, L, bn, nw, splits, flags, out))
-        rows.append((name, bn, nw, used, " ".join(flags), t, tb(t), best_t[0] / t, err))
-        print(f"  bn {bn:3d} w {nw} splits {used:2d} {' '.join(flags):28s} {t:7.0f} us "
+        t = bench(lambda: run(q, kc, vc, bt, sl, scale, L, kind, bn, nw, splits, flags, out))
+        rows.append((name, kind, bn, nw, used, " ".join(flags), t, tb(t), best_t[0] / t, err))
+        print(f"  {kind:6s} bn {bn:3d} w {nw} splits {used:2d} {' '.join(flags):28s} {t:7.0f} us "
               f"{tb(t):5.2f} TB/s  x{best_t[0] / t:.2f} vs triton  err {err:.1e}", flush=True)
     del kc, vc
     torch.cuda.empty_cache()
 
-print("\n| case | BLOCK_N | warps | splits | flags | us | TB/s | speed vs Triton | err |")
-print("|---|---|---|---|---|---|---|---|---|")
+print("\n| case | source | BLOCK_N | warps | splits | flags | us | TB/s | speed vs Triton | err |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]:.0f} | {r[6]:.2f} | {r[7]:.2f} | {r[8]:.1e} |")
+    print(f"| {r[0]} | {r[1]} | {r[2]} | {r[3]} | {r[4]} | {r[5]} | {r[6]:.0f} | {r[7]:.2f} | {r[8]:.2f} | {r[9]:.1e} |")

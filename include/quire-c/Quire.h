@@ -127,6 +127,10 @@ QUIRE_CAPI_EXPORTED void quireCompileOptionsSetEmit(
  * on the process's stdout) and traps, so the launch fails. */
 QUIRE_CAPI_EXPORTED void quireCompileOptionsSetPagedChecked(
     QuireCompileOptions *options, int32_t checked);
+/* Stages of cp.async staging for dot operands loaded in loops (quirec
+ * --async-stages; sm_80+). 0 or 1 turns it off; at most 8; default 2. */
+QUIRE_CAPI_EXPORTED void quireCompileOptionsSetAsyncStages(
+    QuireCompileOptions *options, uint32_t stages);
 
 /* Parses, verifies and compiles `source` (`size` bytes; it needs no NUL
  * terminator). `bufferName` names it in diagnostics (NULL: "<source>").

@@ -53,6 +53,7 @@ struct QuireCompileOptions {
   uint32_t numWarps = 4;
   int32_t emit = QUIRE_EMIT_PTX;
   bool pagedChecked = false;
+  unsigned asyncStages = mlir::quire::kDefaultAsyncStages;
 };
 
 namespace {
@@ -254,6 +255,12 @@ void quireCompileOptionsSetEmit(QuireCompileOptions *options, int32_t emit) {
     options->emit = emit;
 }
 
+void quireCompileOptionsSetAsyncStages(QuireCompileOptions *options,
+                                       uint32_t stages) {
+  if (options)
+    options->asyncStages = stages;
+}
+
 void quireCompileOptionsSetPagedChecked(QuireCompileOptions *options,
                                         int32_t checked) {
   if (options)
@@ -273,6 +280,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.sm = options->sm;
   compileOptions.numWarps = options->numWarps;
   compileOptions.pagedChecked = options->pagedChecked;
+  compileOptions.asyncStages = options->asyncStages;
   switch (options->emit) {
   case QUIRE_EMIT_PTX:
     compileOptions.emit = EmitKind::PTX;

@@ -61,8 +61,12 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
                                     const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Staging dot operands with cp.async (sm_80+) subsumes the register
+  // prefetches for them: it issues the tiles, and the block-table entries
+  // they need, `stages` iterations ahead itself.
+  bool async = options.asyncStages >= 2 && options.sm >= 80;
   tile::LowerPagedLoadsOptions paged;
-  paged.prefetch = options.pagedPrefetch;
+  paged.prefetch = options.pagedPrefetch && !async;
   paged.singlePage = options.pagedSinglePage;
   paged.shifts = options.pagedShifts;
   paged.checked = options.pagedChecked;
@@ -74,6 +78,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     tile::PipelineLoadsOptions pipelining;
     pipelining.numWarps = options.numWarps;
     pipelining.maxRegisters = options.pipelineMaxRegisters;
+    pipelining.skipDotOperands = async;
     pm.addPass(tile::createPipelineLoads(pipelining));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -82,6 +87,13 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
   layouts.numWarps = options.numWarps;
   layouts.mma = options.mma;
   pm.addPass(tile::createAssignLayouts(layouts));
+  if (async) {
+    tile::AsyncCopiesOptions copies;
+    copies.stages = options.asyncStages;
+    pm.addPass(tile::createAsyncCopies(copies));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 void mlir::quire::buildLLVMPipeline(OpPassManager &pm,
@@ -204,6 +216,11 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
            << options.sharedBuffers << "\n";
     return failure();
   }
+  if (options.asyncStages > 8) {
+    diagOS << "error: --async-stages must be at most 8, got "
+           << options.asyncStages << "\n";
+    return failure();
+  }
   if (failed(checkNestingDepth(source, bufferName, kMaxNestingDepth, diagOS)))
     return failure();
   OwningOpRef<ModuleOp> module =
@@ -242,6 +259,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.pipelineMaxRegisters = options.pipelineMaxRegisters;
   popts.mma = options.mma;
   popts.sharedBuffers = options.sharedBuffers;
+  popts.asyncStages = options.asyncStages;
   if (options.emit == EmitKind::Tile)
     buildTilePipeline(pm, popts);
   else

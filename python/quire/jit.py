@@ -143,12 +143,13 @@ class Kernel:
     """
 
     def __init__(self, source, source_name, sm, num_warps, ptx, meta,
-                 checked=False):
+                 checked=False, num_stages=2):
         self.source = source
         self.source_name = source_name
         self.sm = sm
         self.num_warps = num_warps
         self.checked = checked
+        self.num_stages = num_stages
         self.ptx = ptx
         self.metadata = meta
         self.name = meta["name"]
@@ -174,7 +175,7 @@ class Kernel:
         if kind not in _lib.EMIT_KINDS:
             raise ValueError(f"kind must be one of {', '.join(_lib.EMIT_KINDS)}")
         res = _lib.compile(self.source, self.source_name, self.sm,
-                           self.num_warps, kind, self.checked)
+                           self.num_warps, kind, self.checked, self.num_stages)
         if not res.ok:
             raise CompilationError(res.diagnostics, self.source_name)
         return res.output if kind == "cubin" else res.output.decode(
@@ -244,7 +245,8 @@ _kernels = {}
 _kernels_lock = threading.Lock()
 
 
-def compile(src, sm=None, num_warps=4, kernel=None, checked=False):
+def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
+            num_stages=2):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -253,18 +255,26 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False):
     [0, num_blocks) is never read through; the kernel prints it to stdout
     and traps, so the launch fails (and the CUDA context with it). Results
     are cached in memory and on disk ($QUIRE_CACHE_DIR, default
-    ~/.cache/quire). Raises CompilationError with the located diagnostics."""
+    ~/.cache/quire). `num_stages` (Triton's name) is how many iterations
+    ahead a loop's dot operands are copied into shared memory with cp.async
+    (quirec --async-stages); 0 or 1 turns the staging off. Raises
+    CompilationError with the located diagnostics."""
     source, name = _read_source(src)
     num_warps = _check_num_warps(num_warps)
     kernel = _check_kernel_name(kernel)
     if not isinstance(checked, bool):
         raise TypeError(f"checked must be True or False, got "
                         f"{_args.describe(checked)}")
+    if (isinstance(num_stages, bool) or not isinstance(num_stages, int) or
+            not 0 <= num_stages <= 8):
+        raise ValueError(f"num_stages must be an int in [0, 8], got "
+                         f"{_args.describe(num_stages) if not isinstance(num_stages, int) else num_stages}")
     sm = resolve_sm(sm)
     # A checked kernel's reports print the source name: it is part of the
     # output, so of the key.
     key = _cache.key(source, sm=sm, num_warps=num_warps, emit="ptx",
-                     checked=checked, **({"name": name} if checked else {}))
+                     checked=checked, num_stages=num_stages,
+                     **({"name": name} if checked else {}))
     with _kernels_lock:
         cached = _kernels.get((key, kernel, name))
     if cached is not None:
@@ -277,13 +287,15 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False):
     else:
         _cache.count("disk_misses")
         _cache.count("compiles")
-        res = _lib.compile(source, name, sm, num_warps, "ptx", checked)
+        res = _lib.compile(source, name, sm, num_warps, "ptx", checked,
+                           num_stages)
         if not res.ok:
             raise CompilationError(res.diagnostics, name)
         ptx, metadata = res.output.decode("utf-8", "replace"), res.metadata
         _cache.store(key, res.output, "", metadata, res.diagnostics)
     meta = _pick(metadata["kernels"], kernel)
-    result = Kernel(source, name, sm, num_warps, ptx, meta, checked)
+    result = Kernel(source, name, sm, num_warps, ptx, meta, checked,
+                    num_stages)
     with _kernels_lock:
         result = _kernels.setdefault((key, kernel, name), result)
     return result

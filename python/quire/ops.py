@@ -92,10 +92,16 @@ def paged_decode_source(dtype="f16", group=4, head_dim=128, page_size=16,
 
 def decode_config(head_dim, group):
     """(block_n, num_warps) of the split kernel for a head dimension and GQA
-    group: 64 tokens a step keeps the K and V tiles at 16 KB each (f16, head
-    dim 128); wider heads take 32."""
+    group. Measured on an H200 (docs/performance.md, bench/decode_tune.py):
+    one warp on 16-token tiles, staged through shared memory with cp.async
+    two tiles deep, was within 3% of the best configuration on every decode
+    shape (no cross-warp reductions, small register footprint, many CTAs per
+    SM); wider heads (256) take 4 warps on 32-token tiles, whose accumulator
+    would not fit one warp's registers. Groups padded past 16 rows get a
+    warp per 16 rows."""
     dp = max(16, _next_pow2(head_dim))
-    return (64 if dp <= 128 else 32), 4
+    rows = max(16, _next_pow2(group))
+    return (16, rows // 16) if dp <= 128 else (32, max(4, rows // 16))
 
 
 def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132):

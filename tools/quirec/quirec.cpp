@@ -81,6 +81,13 @@ static cl::opt<unsigned> sharedBuffers(
              "dots stage through in turn: 2 lets consecutive ones share "
              "barriers (1 or 2; default 1)"),
     cl::cat(category));
+static cl::opt<unsigned> asyncStages(
+    "async-stages", cl::init(kDefaultAsyncStages),
+    cl::desc("stage dot operands loaded in loops through shared memory with "
+             "cp.async, this many iterations deep (quire-async-copies, sm_80+; "
+             "0 or 1 turns it off and the register prefetches back on; at "
+             "most 8; default 2)"),
+    cl::cat(category));
 static cl::opt<std::string> metaFile("meta-out",
                                      cl::desc("also write the kernel metadata JSON to this file"),
                                      cl::value_desc("file"), cl::cat(category));
@@ -118,6 +125,7 @@ int main(int argc, char **argv) {
   options.pipelineMaxRegisters = pipelineMaxRegisters;
   options.mma = mma;
   options.sharedBuffers = sharedBuffers;
+  options.asyncStages = asyncStages;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;

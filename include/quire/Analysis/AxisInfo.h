@@ -48,6 +48,13 @@ private:
   llvm::DenseMap<Value, AxisInfo> infos;
 };
 
+/// Elements per memory access (up to 16 bytes) for the laid-out pointer
+/// tensor `ptr` with optional `mask`: a run of a thread's consecutive
+/// registers along the layout's fastest dimension over which the addresses
+/// are contiguous and aligned and the mask uniform. 1 for scalars.
+unsigned accessVectorWidth(const AxisInfoAnalysis &info, Value ptr,
+                           Value mask, Type elementType);
+
 } // namespace mlir::quire
 
 #endif // QUIRE_ANALYSIS_AXISINFO_H

@@ -38,6 +38,16 @@ struct TileToLLVMState {
     sharedBytes = std::max(sharedBytes, bytes);
     return sharedUses++ % sharedBuffers;
   }
+  /// Async staging buffers (tile.async_copy): each buffer id has its own
+  /// region of `bytes`, after the staging slots; returns its offset there.
+  llvm::DenseMap<int64_t, std::pair<int64_t, int64_t>> asyncBuffers;
+  int64_t asyncBytes = 0;
+  int64_t reserveAsync(int64_t buffer, int64_t bytes) {
+    auto [it, inserted] = asyncBuffers.try_emplace(buffer, asyncBytes, bytes);
+    if (inserted)
+      asyncBytes += (bytes + 127) / 128 * 128;
+    return it->second.first;
+  }
 };
 
 /// `!tile.ptr` -> `!llvm.ptr<1>`; a laid-out tensor -> one value per register

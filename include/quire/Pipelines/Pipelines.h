@@ -19,6 +19,9 @@
 
 namespace mlir::quire {
 
+/// Stages of cp.async staging for dot operands in loops (quire-async-copies).
+constexpr unsigned kDefaultAsyncStages = 2;
+
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<unsigned> sm{*this, "sm", llvm::cl::desc("compute capability"),
                       llvm::cl::init(90)};
@@ -47,6 +50,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<bool> mma{*this, "mma",
                    llvm::cl::desc("quire-assign-layouts mma (tensor cores)"),
                    llvm::cl::init(true)};
+  Option<unsigned> asyncStages{
+      *this, "async-stages",
+      llvm::cl::desc("quire-async-copies stages (0 or 1: off; on sm_80+ it "
+                     "replaces quire-pipeline-loads and the paged prefetch)"),
+      llvm::cl::init(kDefaultAsyncStages)};
 };
 
 /// Deepest bracket nesting ((, [, {, <) a kernel source may have. The MLIR
@@ -85,6 +93,8 @@ struct CompileOptions {
   bool mma = true;
   /// Shared-memory buffers staging ops take in turn (1 or 2).
   unsigned sharedBuffers = 1;
+  /// cp.async stages for dot operands loaded in loops (0 or 1: off).
+  unsigned asyncStages = kDefaultAsyncStages;
 };
 
 struct KernelArgInfo {

@@ -80,35 +80,6 @@ struct ConvertLayoutOpLowering
   TileToLLVMState &state;
 };
 
-/// A rank-2 tile in shared memory: row-major with dimension `contig`
-/// fastest, rows `stride` elements apart.
-struct SharedTile {
-  unsigned contig;
-  int64_t stride, rows, bytes;
-  int64_t sizeBytes() const { return rows * stride * bytes; }
-  /// Byte offset of coordinate (c0, c1).
-  Value offset(OpBuilder &b, Location loc, ArrayRef<Value> c) const {
-    Value row = c[1 - contig], col = c[contig];
-    Value idx = LLVM::AddOp::create(
-        b, loc, LLVM::MulOp::create(b, loc, row, i32Const(b, loc, stride)), col);
-    return LLVM::MulOp::create(b, loc, idx, i32Const(b, loc, bytes));
-  }
-};
-
-/// Number of a layout's leading registers that are consecutive along `dim`
-/// (registers r..r+run-1 hold elements c, c+1, ...), capped at `cap`.
-unsigned registerRun(const tile::LinearLayout &l, unsigned dim, unsigned cap) {
-  unsigned run = 1;
-  for (const tile::Coord &basis : l.getRegBases()) {
-    tile::Coord unit(l.getRank(), 0);
-    unit[dim] = run;
-    if (basis != unit || run * 2 > cap)
-      break;
-    run *= 2;
-  }
-  return run;
-}
-
 struct Rank2ConvertLowering
     : public ConvertOpToLLVMPattern<tile::ConvertLayoutOp> {
   Rank2ConvertLowering(LLVMTypeConverter &c, TileToLLVMState &s)
@@ -137,9 +108,7 @@ struct Rank2ConvertLowering
       contig = b.getOrder()[0];
     else if (auto b = dyn_cast<tile::BlockedEncodingAttr>(dstType.getEncoding()))
       contig = b.getOrder()[0];
-    int64_t pad = shape[contig] * bytes >= 32 && shape[1 - contig] > 1
-                      ? 16 / bytes : 0;
-    SharedTile tile{contig, shape[contig] + pad, shape[1 - contig], bytes};
+    SharedTile tile = SharedTile::staging(shape, contig, bytes);
     unsigned slot = state.reserveShared(tile.sizeBytes());
     unsigned maxVec = 16 / bytes;
 
@@ -168,8 +137,8 @@ struct Rank2ConvertLowering
     SmallVector<Value> results(dst->getNumRegs());
     auto dotOp = dyn_cast<tile::DotOperandEncodingAttr>(dstType.getEncoding());
     if (dotOp && bytes == 2 && shape[0] >= 8 && shape[1] >= 8 &&
-        succeeded(loadMatrices(rewriter, loc, elt, *dst, dotOp, tile, ids,
-                               ptrAt, results))) {
+        succeeded(loadMatrices(rewriter, loc, elt, *dst, dotOp, tile.contig,
+                               ids, ptrAt, results))) {
       rewriter.replaceOpWithMultiple(op, {results});
       return success();
     }
@@ -191,86 +160,100 @@ struct Rank2ConvertLowering
     return success();
   }
 
-  /// Fills `results` (a #tile.dot_op layout `dst`) with ldmatrix.x4/x2/x1.
-  /// Register pairs (r, r+1) hold consecutive K for (non-K g, K 2t) in lane
-  /// 4g+t: exactly what ldmatrix gives lane 4g+t of an 8x8 matrix whose rows
-  /// are non-K (smem rows along K: .trans).
-  LogicalResult
-  loadMatrices(ConversionPatternRewriter &rewriter, Location loc, Type elt,
-               const tile::LinearLayout &dst,
-               tile::DotOperandEncodingAttr enc, const SharedTile &tile,
-               ThreadIds ids,
-               function_ref<Value(ArrayRef<Value>)> ptrAt,
-               SmallVector<Value> &results) const {
-    unsigned kDim = enc.getOpIdx() == 0 ? 1 : 0, nkDim = 1 - kDim;
-    bool trans = tile.contig != kDim;
-    ArrayRef<int64_t> shape = dst.getShape();
-    // Sanity: register bit 0 is K+1 and the lanes are (g, 2t).
-    tile::Coord kUnit(2, 0);
-    kUnit[kDim] = 1;
-    if (dst.getRegBases().empty() || dst.getRegBases()[0] != kUnit)
-      return failure();
-    Value zero = i32Const(rewriter, loc, 0);
-    // The warp part of the coordinate (lane 0 of this warp).
-    SmallVector<Value> warpPart =
-        threadCoord(rewriter, loc, dst, ThreadIds{zero, ids.warp});
-    Value j = LLVM::LShrOp::create(rewriter, loc, ids.lane, i32Const(rewriter, loc, 3));
-    Value i = LLVM::AndOp::create(rewriter, loc, ids.lane, i32Const(rewriter, loc, 7));
-    Type i32 = rewriter.getI32Type();
-    auto pairTy = VectorType::get({2}, elt);
-    SmallVector<unsigned> pairs;
-    for (unsigned r = 0; r < dst.getNumRegs(); r += 2)
-      pairs.push_back(r);
-    for (unsigned p0 = 0; p0 < pairs.size();) {
-      unsigned num = pairs.size() - p0 >= 4 ? 4 : pairs.size() - p0 >= 2 ? 2 : 1;
-      // Lane group j addresses row i of matrix j.
-      SmallVector<Value> coord(2);
-      for (unsigned d = 0; d < 2; ++d) {
-        Value sel;
-        for (int m = num - 1; m >= 0; --m) {
-          Value c = i32Const(rewriter, loc, dst.regCoord(pairs[p0 + m])[d]);
-          if (!sel) {
-            sel = c;
-            continue;
-          }
-          Value is = LLVM::ICmpOp::create(
-              rewriter, loc, LLVM::ICmpPredicate::eq,
-              LLVM::AndOp::create(rewriter, loc, j, i32Const(rewriter, loc, num - 1)),
-              i32Const(rewriter, loc, m));
-          sel = LLVM::SelectOp::create(rewriter, loc, is, c, sel);
-        }
-        Value v = LLVM::AddOp::create(rewriter, loc, sel, warpPart[d]);
-        // Row i: along non-K, or along K for .trans.
-        if (d == (trans ? kDim : nkDim))
-          v = LLVM::AddOp::create(rewriter, loc, v, i);
-        // Coordinates past a small dimension wrap (replicated layouts).
-        coord[d] = LLVM::AndOp::create(rewriter, loc, v,
-                                       i32Const(rewriter, loc, shape[d] - 1));
-      }
-      Type resTy = num == 1 ? i32
-                            : LLVM::LLVMStructType::getLiteral(
-                                  rewriter.getContext(), SmallVector<Type>(num, i32));
-      Value res = NVVM::LdMatrixOp::create(
-          rewriter, loc, resTy, ptrAt(coord), num,
-          trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
-          NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8),
-          NVVM::LdStMatrixEltType::B16);
-      for (unsigned m = 0; m < num; ++m) {
-        Value word = num == 1 ? res : LLVM::ExtractValueOp::create(rewriter, loc, res, m).getResult();
-        Value v = LLVM::BitcastOp::create(rewriter, loc, pairTy, word);
-        unsigned r = pairs[p0 + m];
-        results[r] = LLVM::ExtractElementOp::create(rewriter, loc, v, zero);
-        results[r + 1] = LLVM::ExtractElementOp::create(rewriter, loc, v,
-                                                        i32Const(rewriter, loc, 1));
-      }
-      p0 += num;
-    }
-    return success();
-  }
   TileToLLVMState &state;
 };
 
 } // namespace
+
+/// Number of a layout's leading registers that are consecutive along `dim`
+/// (registers r..r+run-1 hold elements c, c+1, ...), capped at `cap`.
+unsigned tilellvm::registerRun(const tile::LinearLayout &l, unsigned dim,
+                               unsigned cap) {
+  unsigned run = 1;
+  for (const tile::Coord &basis : l.getRegBases()) {
+    tile::Coord unit(l.getRank(), 0);
+    unit[dim] = run;
+    if (basis != unit || run * 2 > cap)
+      break;
+    run *= 2;
+  }
+  return run;
+}
+
+
+/// Fills `results` (a #tile.dot_op layout `dst`) with ldmatrix.x4/x2/x1.
+/// Register pairs (r, r+1) hold consecutive K for (non-K g, K 2t) in lane
+/// 4g+t: exactly what ldmatrix gives lane 4g+t of an 8x8 matrix whose rows
+/// are non-K (smem rows along K: .trans).
+LogicalResult tilellvm::loadMatrices(
+    OpBuilder &rewriter, Location loc, Type elt, const tile::LinearLayout &dst,
+    tile::DotOperandEncodingAttr enc, unsigned contig, ThreadIds ids,
+    function_ref<Value(ArrayRef<Value>)> ptrAt, SmallVector<Value> &results) {
+  unsigned kDim = enc.getOpIdx() == 0 ? 1 : 0, nkDim = 1 - kDim;
+  bool trans = contig != kDim;
+  ArrayRef<int64_t> shape = dst.getShape();
+  // Sanity: register bit 0 is K+1 and the lanes are (g, 2t).
+  tile::Coord kUnit(2, 0);
+  kUnit[kDim] = 1;
+  if (dst.getRegBases().empty() || dst.getRegBases()[0] != kUnit)
+    return failure();
+  Value zero = i32Const(rewriter, loc, 0);
+  // The warp part of the coordinate (lane 0 of this warp).
+  SmallVector<Value> warpPart =
+      threadCoord(rewriter, loc, dst, ThreadIds{zero, ids.warp});
+  Value j = LLVM::LShrOp::create(rewriter, loc, ids.lane, i32Const(rewriter, loc, 3));
+  Value i = LLVM::AndOp::create(rewriter, loc, ids.lane, i32Const(rewriter, loc, 7));
+  Type i32 = rewriter.getI32Type();
+  auto pairTy = VectorType::get({2}, elt);
+  SmallVector<unsigned> pairs;
+  for (unsigned r = 0; r < dst.getNumRegs(); r += 2)
+    pairs.push_back(r);
+  for (unsigned p0 = 0; p0 < pairs.size();) {
+    unsigned num = pairs.size() - p0 >= 4 ? 4 : pairs.size() - p0 >= 2 ? 2 : 1;
+    // Lane group j addresses row i of matrix j.
+    SmallVector<Value> coord(2);
+    for (unsigned d = 0; d < 2; ++d) {
+      Value sel;
+      for (int m = num - 1; m >= 0; --m) {
+        Value c = i32Const(rewriter, loc, dst.regCoord(pairs[p0 + m])[d]);
+        if (!sel) {
+          sel = c;
+          continue;
+        }
+        Value is = LLVM::ICmpOp::create(
+            rewriter, loc, LLVM::ICmpPredicate::eq,
+            LLVM::AndOp::create(rewriter, loc, j, i32Const(rewriter, loc, num - 1)),
+            i32Const(rewriter, loc, m));
+        sel = LLVM::SelectOp::create(rewriter, loc, is, c, sel);
+      }
+      Value v = LLVM::AddOp::create(rewriter, loc, sel, warpPart[d]);
+      // Row i: along non-K, or along K for .trans.
+      if (d == (trans ? kDim : nkDim))
+        v = LLVM::AddOp::create(rewriter, loc, v, i);
+      // Coordinates past a small dimension wrap (replicated layouts).
+      coord[d] = LLVM::AndOp::create(rewriter, loc, v,
+                                     i32Const(rewriter, loc, shape[d] - 1));
+    }
+    Type resTy = num == 1 ? i32
+                          : LLVM::LLVMStructType::getLiteral(
+                                rewriter.getContext(), SmallVector<Type>(num, i32));
+    Value res = NVVM::LdMatrixOp::create(
+        rewriter, loc, resTy, ptrAt(coord), num,
+        trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
+        NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8),
+        NVVM::LdStMatrixEltType::B16);
+    for (unsigned m = 0; m < num; ++m) {
+      Value word = num == 1 ? res : LLVM::ExtractValueOp::create(rewriter, loc, res, m).getResult();
+      Value v = LLVM::BitcastOp::create(rewriter, loc, pairTy, word);
+      unsigned r = pairs[p0 + m];
+      results[r] = LLVM::ExtractElementOp::create(rewriter, loc, v, zero);
+      results[r + 1] = LLVM::ExtractElementOp::create(rewriter, loc, v,
+                                                      i32Const(rewriter, loc, 1));
+    }
+    p0 += num;
+  }
+  return success();
+}
 
 void tilellvm::populateConvertLayoutPatterns(LLVMTypeConverter &converter,
                                    RewritePatternSet &patterns,

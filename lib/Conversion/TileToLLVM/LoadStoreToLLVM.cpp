@@ -25,39 +25,7 @@ namespace {
 /// Elements per access for the pointer tensor `ptr` (1 for scalars).
 unsigned accessWidth(Value ptr, Value mask, Type elementType,
                      const TileToLLVMState &state, Operation *op) {
-  auto type = dyn_cast<RankedTensorType>(ptr.getType());
-  if (!type)
-    return 1;
-  FailureOr<tile::LinearLayout> layout = tile::LinearLayout::get(type);
-  if (failed(layout))
-    return 1;
-  // The dimension a thread's consecutive registers run along: a blocked
-  // layout's fastest one, the last one otherwise (mma fragments hold pairs
-  // of consecutive columns).
-  auto blocked = dyn_cast<tile::BlockedEncodingAttr>(type.getEncoding());
-  unsigned dim = blocked ? blocked.getOrder()[0] : type.getRank() - 1;
-  // Consecutive registers along `dim`: the leading register bases must be
-  // 1, 2, 4, ... along it.
-  unsigned run = 1;
-  for (const tile::Coord &basis : layout->getRegBases()) {
-    tile::Coord unit(type.getRank(), 0);
-    unit[dim] = run;
-    if (basis != unit)
-      break;
-    run *= 2;
-  }
-  unsigned bytes = std::max(1u, elementType.getIntOrFloatBitWidth() / 8);
-  AxisInfo info = state.axisInfo->get(ptr);
-  int64_t vec = std::min<int64_t>(run, 16 / bytes);
-  vec = std::min<int64_t>(vec, info.contiguity[dim]);
-  vec = std::min<int64_t>(vec, std::max<int64_t>(1, info.divisibility[dim] / bytes));
-  if (mask)
-    vec = std::min<int64_t>(vec, state.axisInfo->get(mask).constancy[dim]);
-  if (elementType.getIntOrFloatBitWidth() < 8)
-    vec = 1;
-  while (vec > 1 && !llvm::isPowerOf2_64(vec))
-    --vec;
-  return std::max<int64_t>(1, vec);
+  return accessVectorWidth(*state.axisInfo, ptr, mask, elementType);
 }
 
 /// How `vec` elements of `bits` each travel through PTX registers.

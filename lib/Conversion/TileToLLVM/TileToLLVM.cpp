@@ -455,5 +455,6 @@ void mlir::quire::populateTileToLLVMConversionPatterns(
   populateReducePatterns(converter, patterns, state);
   populateDotPatterns(converter, patterns, state);
   populateConvertLayoutPatterns(converter, patterns, state);
+  populateAsyncCopyPatterns(converter, patterns, state);
   populateAssertPatterns(converter, patterns);
 }

@@ -84,8 +84,12 @@ Value tilellvm::linearize(OpBuilder &b, Location loc, ArrayRef<Value> coord,
   return index;
 }
 
-Value tilellvm::sharedPtr(OpBuilder &b, Location loc, Operation *anchor,
-                          Value offset, unsigned slot) {
+/// base + offset + placeholder, where the placeholder constant carries
+/// `baseAttr` = `baseValue` until `placeSharedBuffers` sets it, and the
+/// address is tagged with `slot` for the barrier analysis.
+static Value placedSharedPtr(OpBuilder &b, Location loc, Operation *anchor,
+                             Value offset, StringRef baseAttr,
+                             Attribute baseValue, int slot) {
   auto module = anchor->getParentOfType<ModuleOp>();
   auto i8 = b.getI8Type();
   auto arrayTy = LLVM::LLVMArrayType::get(i8, 0);
@@ -98,13 +102,27 @@ Value tilellvm::sharedPtr(OpBuilder &b, Location loc, Operation *anchor,
   }
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
   Value base = LLVM::AddressOfOp::create(b, loc, ptr3, kSharedMemoryName);
-  auto slotBase = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                           b.getI32IntegerAttr(0));
-  slotBase->setAttr(kSlotBaseAttr, b.getI32IntegerAttr(slot));
-  Value off = LLVM::AddOp::create(b, loc, offset, slotBase);
+  auto placeholder = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                              b.getI32IntegerAttr(0));
+  placeholder->setAttr(baseAttr, baseValue);
+  Value off = LLVM::AddOp::create(b, loc, offset, placeholder);
   auto gep = LLVM::GEPOp::create(b, loc, ptr3, i8, base, ValueRange{off});
   gep->setAttr(kSlotAttr, b.getI32IntegerAttr(slot));
   return gep;
+}
+
+Value tilellvm::sharedPtr(OpBuilder &b, Location loc, Operation *anchor,
+                          Value offset, unsigned slot) {
+  return placedSharedPtr(b, loc, anchor, offset, kSlotBaseAttr,
+                         b.getI32IntegerAttr(slot), slot);
+}
+
+Value tilellvm::asyncSharedPtr(OpBuilder &b, Location loc, Operation *anchor,
+                               Value offset, unsigned buffer,
+                               int64_t bufferOffset) {
+  return placedSharedPtr(b, loc, anchor, offset, kAsyncBaseAttr,
+                         b.getI64IntegerAttr(bufferOffset),
+                         kAsyncSlotBase + buffer);
 }
 
 void tilellvm::barrier(OpBuilder &b, Location loc) {
@@ -216,12 +234,19 @@ Pending placeBarriers(Block &block, Pending in) {
 int64_t tilellvm::placeSharedBuffers(ModuleOp module,
                                      const TileToLLVMState &state) {
   int64_t slotBytes = llvm::alignTo(state.sharedBytes, 128);
+  int64_t slotsBytes =
+      std::min<int64_t>(state.sharedUses, state.sharedBuffers) * slotBytes;
   module.walk([&](LLVM::ConstantOp c) {
-    auto slot = c->getAttrOfType<IntegerAttr>(kSlotBaseAttr);
-    if (!slot)
-      return;
-    c.setValueAttr(IntegerAttr::get(c.getType(), slot.getInt() * slotBytes));
-    c->removeAttr(kSlotBaseAttr);
+    if (auto slot = c->getAttrOfType<IntegerAttr>(kSlotBaseAttr)) {
+      c.setValueAttr(IntegerAttr::get(c.getType(), slot.getInt() * slotBytes));
+      c->removeAttr(kSlotBaseAttr);
+    }
+    // Async staging buffers follow the staging slots.
+    if (auto off = c->getAttrOfType<IntegerAttr>(kAsyncBaseAttr)) {
+      c.setValueAttr(
+          IntegerAttr::get(c.getType(), slotsBytes + off.getInt()));
+      c->removeAttr(kAsyncBaseAttr);
+    }
   });
   SmallVector<Operation *> requested;
   module.walk([&](NVVM::Barrier0Op bar) {
@@ -235,7 +260,7 @@ int64_t tilellvm::placeSharedBuffers(ModuleOp module,
       placeBarriers(block, {});
   });
   module.walk([&](Operation *op) { op->removeAttr(kSlotAttr); });
-  return std::min<int64_t>(state.sharedUses, state.sharedBuffers) * slotBytes;
+  return slotsBytes + state.asyncBytes;
 }
 
 FailureOr<SmallVector<unsigned>>

@@ -23,6 +23,10 @@ constexpr llvm::StringLiteral kSharedMemoryName = "quire_smem";
 constexpr llvm::StringLiteral kSlotAttr = "quire.smem_slot";
 constexpr llvm::StringLiteral kSlotBaseAttr = "quire.smem_slot_base";
 constexpr llvm::StringLiteral kAutoBarrierAttr = "quire.requested_barrier";
+constexpr llvm::StringLiteral kAsyncBaseAttr = "quire.smem_async_base";
+/// Slot ids (for the barrier analysis) of the async staging buffers: one per
+/// buffer, distinct from the staging slots.
+constexpr int kAsyncSlotBase = 1 << 20;
 
 /// The layout of a laid-out tensor type, or a located error.
 FailureOr<tile::LinearLayout> getLayout(Operation *op, Type type);
@@ -97,6 +101,52 @@ SmallVector<Value> inlinePtx(OpBuilder &b, Location loc, TypeRange results,
                              ValueRange operands, StringRef asmString,
                              StringRef constraints, bool sideEffects);
 
+/// A rank-2 tile in shared memory: row-major with dimension `contig`
+/// fastest, rows `stride` elements apart.
+struct SharedTile {
+  unsigned contig;
+  int64_t stride, rows, bytes;
+  /// How layout conversions (and async copies) stage a `shape` tile of
+  /// `bytes`-byte elements: rows along `contig`, padded by 16 bytes so that
+  /// the 8 rows an ldmatrix phase or a column of 4-byte reads touches fall
+  /// in different banks.
+  static SharedTile staging(ArrayRef<int64_t> shape, unsigned contig,
+                            int64_t bytes) {
+    int64_t pad =
+        shape[contig] * bytes >= 32 && shape[1 - contig] > 1 ? 16 / bytes : 0;
+    return SharedTile{contig, shape[contig] + pad, shape[1 - contig], bytes};
+  }
+  int64_t sizeBytes() const { return rows * stride * bytes; }
+  /// Byte offset of coordinate (c0, c1).
+  Value offset(OpBuilder &b, Location loc, ArrayRef<Value> c) const {
+    Value row = c[1 - contig], col = c[contig];
+    Value idx = LLVM::AddOp::create(
+        b, loc, LLVM::MulOp::create(b, loc, row, i32Const(b, loc, stride)), col);
+    return LLVM::MulOp::create(b, loc, idx, i32Const(b, loc, bytes));
+  }
+};
+
+/// Number of a layout's leading registers that are consecutive along `dim`
+/// (registers r..r+run-1 hold elements c, c+1, ...), capped at `cap`.
+unsigned registerRun(const tile::LinearLayout &l, unsigned dim, unsigned cap);
+
+/// Fills `results` (a 16-bit #tile.dot_op layout `dst`) from a tile staged
+/// with dimension `contig` fastest, with ldmatrix.x4/x2/x1 (.trans when the
+/// staged rows run along K); `ptrAt` gives the shared address of a
+/// coordinate. Fails (emitting nothing) for layouts it cannot read so.
+LogicalResult loadMatrices(OpBuilder &b, Location loc, Type elt,
+                           const tile::LinearLayout &dst,
+                           tile::DotOperandEncodingAttr enc, unsigned contig,
+                           ThreadIds ids,
+                           function_ref<Value(ArrayRef<Value>)> ptrAt,
+                           SmallVector<Value> &results);
+
+/// Pointer to byte `offset` of async staging buffer `buffer` (see
+/// TileToLLVMState::reserveAsync), placed after the staging slots by
+/// `placeSharedBuffers`.
+Value asyncSharedPtr(OpBuilder &b, Location loc, Operation *anchor,
+                     Value offset, unsigned buffer, int64_t bufferOffset);
+
 /// Moves each ldmatrix (and the unpacking of its result) down to just
 /// before the first op that uses it, when nothing in between writes memory
 /// or synchronizes: a dot operand converted as a whole is then read from
@@ -112,6 +162,8 @@ void populateDotPatterns(LLVMTypeConverter &, RewritePatternSet &,
                          TileToLLVMState &);
 void populateConvertLayoutPatterns(LLVMTypeConverter &, RewritePatternSet &,
                                    TileToLLVMState &);
+void populateAsyncCopyPatterns(LLVMTypeConverter &, RewritePatternSet &,
+                               TileToLLVMState &);
 
 } // namespace mlir::quire::tilellvm
 

@@ -511,3 +511,59 @@ func.func @assert_arg_type(%ok: tensor<64xi1>, %x: tensor<64xi64>) {
   tile.assert %ok, "entry %d", %x : tensor<64xi1>, tensor<64xi64>
   return
 }
+
+// -----
+
+func.func @async_copy_rank(%p: tensor<64x!tile.ptr<f16>>, %s: i32) {
+  // expected-error @+1 {{stages 2-D tiles, got rank 1}}
+  tile.async_copy %p into stage %s {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32} : tensor<64x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @async_copy_buffer(%p: tensor<16x64x!tile.ptr<f16>>, %s: i32) {
+  // expected-error @+1 {{buffer must be >= 0, got -1}}
+  tile.async_copy %p into stage %s {buffer = -1 : i32, contig = 0 : i32, stages = 2 : i32} : tensor<16x64x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @async_copy_contig(%p: tensor<16x64x!tile.ptr<f16>>, %s: i32) {
+  // expected-error @+1 {{contig must be 0 or 1, got 2}}
+  tile.async_copy %p into stage %s {buffer = 0 : i32, contig = 2 : i32, stages = 2 : i32} : tensor<16x64x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @async_copy_stages(%p: tensor<16x64x!tile.ptr<f16>>, %s: i32) {
+  // expected-error @+1 {{stages must be >= 1, got 0}}
+  tile.async_copy %p into stage %s {buffer = 0 : i32, contig = 1 : i32, stages = 0 : i32} : tensor<16x64x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @async_copy_mask(%p: tensor<16x64x!tile.ptr<f16>>, %m: tensor<64x16xi1>, %s: i32) {
+  // expected-error @+1 {{mask type 'tensor<64x16xi1>' must have the shape and layout of ptrs 'tensor<16x64x!tile.ptr<f16>>'}}
+  tile.async_copy %p mask %m into stage %s {buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32} : tensor<16x64x!tile.ptr<f16>>, tensor<64x16xi1>
+  return
+}
+
+// -----
+
+func.func @async_wait_pending() {
+  // expected-error @+1 {{pending must be >= 0, got -1}}
+  tile.async_wait {pending = -1 : i32}
+  return
+}
+
+// -----
+
+func.func @async_local_load_rank(%s: i32) {
+  // expected-error @+1 {{stages 2-D tiles, got rank 1}}
+  %x = tile.async_local_load %s {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32} : tensor<64xf16>
+  return
+}

@@ -139,3 +139,15 @@ func.func @tensor_arith(%x: tensor<64xf32>, %n: i32) -> tensor<64xf32> {
 func.func @divisibility(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i32 {tile.divisibility = 8 : i64}) attributes {tile.kernel} {
   return
 }
+
+// The async staging ops round-trip (they are made by quire-async-copies).
+// CHECK-LABEL: func.func @async_staging
+// CHECK: tile.async_copy %{{.*}} mask %{{.*}} into stage %{{.*}} {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32, transposed} : tensor<16x64x!tile.ptr<f16>>, tensor<16x64xi1>
+// CHECK: tile.async_wait {pending = 0 : i32}
+// CHECK: tile.async_local_load %{{.*}} {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32} : tensor<64x16xf16>
+func.func @async_staging(%p: tensor<16x64x!tile.ptr<f16>>, %m: tensor<16x64xi1>, %s: i32) -> tensor<64x16xf16> {
+  tile.async_copy %p mask %m into stage %s {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32, transposed} : tensor<16x64x!tile.ptr<f16>>, tensor<16x64xi1>
+  tile.async_wait {pending = 0 : i32}
+  %x = tile.async_local_load %s {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32} : tensor<64x16xf16>
+  return %x : tensor<64x16xf16>
+}

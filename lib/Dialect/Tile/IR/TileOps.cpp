@@ -324,5 +324,56 @@ LogicalResult PagedLoadOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Asynchronous copies
+//===----------------------------------------------------------------------===//
+
+/// What async_copy and async_local_load share: a 2-D staged tile, a valid
+/// contiguous dimension and stage count, a buffer id.
+static LogicalResult verifyStaging(Operation *op, ArrayRef<int64_t> shape,
+                                   int32_t buffer, int32_t contig,
+                                   int32_t stages) {
+  if (shape.size() != 2)
+    return op->emitOpError() << "stages 2-D tiles, got rank " << shape.size();
+  if (buffer < 0)
+    return op->emitOpError() << "buffer must be >= 0, got " << buffer;
+  if (contig != 0 && contig != 1)
+    return op->emitOpError() << "contig must be 0 or 1, got " << contig;
+  if (stages < 1)
+    return op->emitOpError() << "stages must be >= 1, got " << stages;
+  return success();
+}
+
+SmallVector<int64_t> AsyncCopyOp::getStagedShape() {
+  SmallVector<int64_t> shape(getPtrs().getType().getShape());
+  if (getTransposed())
+    std::reverse(shape.begin(), shape.end());
+  return shape;
+}
+
+LogicalResult AsyncCopyOp::verify() {
+  if (Value mask = getMask()) {
+    auto ptrs = getPtrs().getType();
+    if (mask.getType() != ptrs.clone(IntegerType::get(getContext(), 1)))
+      return emitOpError() << "mask type " << mask.getType()
+                           << " must have the shape and layout of ptrs "
+                           << ptrs;
+  }
+  return verifyStaging(*this, getStagedShape(), getBuffer(), getContig(),
+                       getStages());
+}
+
+LogicalResult AsyncWaitOp::verify() {
+  int64_t pending = getPendingAttr().getInt(); // signed; getPending() is not
+  if (pending < 0)
+    return emitOpError() << "pending must be >= 0, got " << pending;
+  return success();
+}
+
+LogicalResult AsyncLocalLoadOp::verify() {
+  return verifyStaging(*this, getResult().getType().getShape(), getBuffer(),
+                       getContig(), getStages());
+}
+
 #define GET_OP_CLASSES
 #include "quire/Dialect/Tile/IR/TileOps.cpp.inc"

@@ -68,6 +68,34 @@ LogicalResult collectSlice(scf::ForOp loop, Value v,
   return success();
 }
 
+/// True if `load`'s value reaches a tile.dot operand directly or through a
+/// tile.trans.
+bool feedsDot(LoadOp load) {
+  for (Operation *user : load->getUsers()) {
+    if (isa<DotOp>(user))
+      return true;
+    if (isa<TransOp>(user) &&
+        llvm::any_of(user->getUsers(), [](Operation *u) { return isa<DotOp>(u); }))
+      return true;
+  }
+  return false;
+}
+
+/// Adds `load` and every op of `loop`'s body its pointers and mask are
+/// computed from to `ops`.
+void addressSources(scf::ForOp loop, LoadOp load,
+                    llvm::SetVector<Operation *> &ops) {
+  SmallVector<Operation *> work{load};
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (op->getBlock() != loop.getBody() || !ops.insert(op))
+      continue;
+    for (Value v : op->getOperands())
+      if (Operation *def = v.getDefiningOp())
+        work.push_back(def);
+  }
+}
+
 /// Re-emits the slice and the load at `b` through `map` (which maps the
 /// induction variable and the loads emitted before), masked by `inBounds`
 /// (an i1 scalar).
@@ -117,7 +145,16 @@ struct PipelineLoadsPass
     SmallVector<std::pair<LoadOp, SmallVector<Operation *>>> loads;
     llvm::SetVector<Operation *> pipelined;
     int64_t budget = 0;
+    // With skipDotOperands, loads feeding dots, and the loads their
+    // addresses come from (block-table entries), are quire-async-copies'.
+    llvm::SetVector<Operation *> skipped;
+    if (skipDotOperands)
+      for (auto load : loop.getBody()->getOps<LoadOp>())
+        if (feedsDot(load))
+          addressSources(loop, load, skipped);
     for (auto load : loop.getBody()->getOps<LoadOp>()) {
+      if (skipped.contains(load))
+        continue;
       llvm::SetVector<Operation *> slice;
       if (failed(collectSlice(loop, load.getPtr(), pipelined, slice)) ||
           (load.getMask() &&

@@ -271,6 +271,80 @@ def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
 }
 
 //===----------------------------------------------------------------------===//
+// Asynchronous copies into shared memory (sm_80+)
+//===----------------------------------------------------------------------===//
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying a tile into a shared-memory staging buffer";
+  let description = [{
+    Inserted by `quire-async-copies`. Starts an asynchronous copy (`cp.async`,
+    one commit group) of the elements `ptrs` points to into stage `stage`
+    (`0 <= stage < stages`) of shared-memory buffer `buffer`; elements whose
+    `mask` is false are written as zero and read nothing from global memory.
+
+    The staged tile is the `ptrs` tile, or its transpose with `transposed`,
+    stored row-major with dimension `contig` of the staged tile fastest and
+    rows padded by 16 bytes: the staging a `tile.convert_layout` to a
+    `#tile.dot_op` layout uses, so `tile.async_local_load` reads it with
+    `ldmatrix`. The data may be read only after a `tile.async_wait`.
+
+    ```mlir
+    tile.async_copy %ptrs mask %mask into stage %s {buffer = 0 : i32,
+        contig = 0 : i32, stages = 2 : i32, transposed}
+        : tensor<64x128x!tile.ptr<f16>, #blocked>, tensor<64x128xi1, #blocked>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[Tile_Ptr]>:$ptrs,
+                       Optional<RankedTensorOf<[I1]>>:$mask, I32:$stage,
+                       I32Attr:$buffer, I32Attr:$contig, I32Attr:$stages,
+                       UnitAttr:$transposed);
+  let assemblyFormat = [{
+    $ptrs (`mask` $mask^)? `into` `stage` $stage attr-dict `:` type($ptrs) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The shape of the staged tile (the transpose of ptrs' with `transposed`).
+    ::llvm::SmallVector<int64_t> getStagedShape();
+  }];
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for asynchronous copies and synchronize the CTA";
+  let description = [{
+    Waits until at most `pending` of this thread's most recent
+    `tile.async_copy` groups are still in flight (`cp.async.wait_group`),
+    then synchronizes the threads of the CTA, so every thread sees the data
+    the completed copies staged.
+
+    ```mlir
+    tile.async_wait {pending = 0 : i32}
+    ```
+  }];
+  let arguments = (ins I32Attr:$pending);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncLocalLoadOp : Tile_Op<"async_local_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "read a staged tile from shared memory into a layout";
+  let description = [{
+    Reads stage `stage` of shared-memory buffer `buffer`, staged by
+    `tile.async_copy` ops with the same `buffer`, `contig` and `stages`, into
+    the result's layout (`ldmatrix` for a 16-bit `#tile.dot_op` layout).
+
+    ```mlir
+    %k = tile.async_local_load %stage {buffer = 0 : i32, contig = 0 : i32,
+        stages = 2 : i32} : tensor<128x64xf16, #tile.dot_op<...>>
+    ```
+  }];
+  let arguments = (ins I32:$stage, I32Attr:$buffer, I32Attr:$contig,
+                       I32Attr:$stages);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$stage attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Runtime checks
 //===----------------------------------------------------------------------===//
 

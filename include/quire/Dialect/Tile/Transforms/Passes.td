@@ -115,7 +115,49 @@ def PipelineLoads : Pass<"quire-pipeline-loads", "::mlir::ModuleOp"> {
     Option<"numWarps", "num-warps", "unsigned", "4",
            "warps per CTA the kernel will run with">,
     Option<"maxRegisters", "max-registers", "unsigned", "32",
-           "32-bit registers per thread the carried tiles may take">
+           "32-bit registers per thread the carried tiles may take">,
+    Option<"skipDotOperands", "skip-dot-operands", "bool", "false",
+           "leave loads that feed a tile.dot (directly or through tile.trans) "
+           "to quire-async-copies">
+  ];
+  let dependentDialects = ["::mlir::quire::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
+  let summary = "stage a loop's dot operands through shared memory with "
+                "cp.async, `stages` iterations deep";
+  let description = [{
+    Expects laid-out tile IR (after `quire-assign-layouts`), for sm_80 and
+    later. In every `scf.for` of a kernel whose body writes no memory, a 2-D
+    16-bit `tile.load` (blocked layout, `other` absent or zero) whose only
+    use is a `tile.convert_layout` to a `#tile.dot_op` layout, directly or
+    through a `tile.trans`, becomes an asynchronous copy into a ring of
+    `stages` shared-memory buffers and a `tile.async_local_load` from it:
+
+      prologue:   async_copy of iterations 0 .. stages-2 into stages 0 ..
+      iteration i: async_wait (copies of iteration i done; CTA barrier)
+                   async_copy of iteration i + stages - 1 into the stage
+                     iteration i - 1 used (all threads passed the barrier,
+                     so nobody still reads it)
+                   ... async_local_load of stage i % stages where the
+                     conversion stood ...
+
+    so the global loads of later iterations are in flight, without
+    registers, while iteration i computes; the staging replaces the
+    conversion's register -> shared -> register round trip. The addresses of
+    iteration j are recomputed from the induction variable; loads they
+    depend on (block-table entries of a paged tile, which must then not be
+    prefetched by `quire-lower-paged-loads`) are issued `stages` iterations
+    ahead and carried in the loop. Masks are and-ed with `j < upper bound`;
+    masked elements are zero-filled without a global access. Loads whose
+    addresses depend on other loop-carried values, whose accesses are
+    narrower than 4 bytes per thread, or that have other uses stay.
+  }];
+  let options = [
+    Option<"stages", "stages", "unsigned", "2",
+           "shared-memory buffers per staged operand (2 or more)">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

@@ -1,0 +1,203 @@
+//===- AsyncCopyToLLVM.cpp - cp.async staging of tiles in shared memory ---===//
+//
+// The ops `quire-async-copies` creates: tile.async_copy issues one
+// `cp.async` per run of a thread's contiguous elements (16 bytes where
+// AxisInfo proves it, .cg; 4 or 8 bytes .ca otherwise) into a stage of a
+// dedicated staging buffer, masked elements as zero fill (src-size 0, no
+// global access); tile.async_wait is `cp.async.wait_group` + `bar.sync`;
+// tile.async_local_load reads a stage with ldmatrix like a layout
+// conversion to a dot operand reads its staging tile. The buffers live after
+// the conversion staging slots (placeSharedBuffers), `stages` copies of the
+// padded tile each; the barrier analysis sees their reads under their own
+// slot ids and leaves their synchronization to tile.async_wait.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Utility.h"
+
+#include "quire/Analysis/AxisInfo.h"
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tilellvm;
+
+namespace {
+
+/// Geometry of one staging buffer: the padded tile and its place.
+struct Staging {
+  SharedTile tile;
+  int64_t stageBytes, offset;
+};
+
+Staging reserveStaging(TileToLLVMState &state, ArrayRef<int64_t> shape,
+                       unsigned contig, int64_t bytes, int64_t buffer,
+                       int64_t stages) {
+  SharedTile tile = SharedTile::staging(shape, contig, bytes);
+  int64_t stageBytes = llvm::alignTo(tile.sizeBytes(), 16);
+  int64_t offset = state.reserveAsync(buffer, stages * stageBytes);
+  return {tile, stageBytes, offset};
+}
+
+/// Byte offset of `stage` in a buffer of `stageBytes` stages (i32).
+Value stageOffset(OpBuilder &b, Location loc, Value stage, int64_t stageBytes) {
+  return LLVM::MulOp::create(b, loc, stage, i32Const(b, loc, stageBytes));
+}
+
+/// tile.async_copy %ptrs mask %m into stage %s {buffer = b, ...}
+///   => per run of `vec` elements of a thread:
+///        cp.async.cg.shared.global [smem(b, s, coord)], [%ptr], 16, %m ? 16 : 0
+///      cp.async.commit_group
+struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
+  AsyncCopyOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::AsyncCopyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptrType = op.getPtrs().getType();
+    Type elt = cast<tile::PointerType>(ptrType.getElementType()).getPointeeType();
+    if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() < 8)
+      return op.emitOpError() << "not supported on the GPU: async copies of "
+                              << elt;
+    int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+    FailureOr<tile::LinearLayout> layout = getLayout(op, ptrType);
+    if (failed(layout))
+      return failure();
+    unsigned vec =
+        accessVectorWidth(*state.axisInfo, op.getPtrs(), op.getMask(), elt);
+    // The run must lie along the staged tile's contiguous dimension, and
+    // cp.async moves 4, 8 or 16 bytes.
+    auto blocked = dyn_cast<tile::BlockedEncodingAttr>(ptrType.getEncoding());
+    unsigned runDim = blocked ? blocked.getOrder()[0] : ptrType.getRank() - 1;
+    unsigned stagedRunDim = op.getTransposed() ? 1 - runDim : runDim;
+    if (vec * bytes < 4 || stagedRunDim != op.getContig())
+      return op.emitOpError()
+             << "not supported on the GPU: a cp.async run of " << vec * bytes
+             << " bytes along staged dimension " << stagedRunDim
+             << " (needs 4, 8 or 16 bytes along dimension " << op.getContig()
+             << ")";
+    SmallVector<int64_t> shape = op.getStagedShape();
+    Staging st = reserveStaging(state, shape, op.getContig(), bytes,
+                                op.getBuffer(), op.getStages());
+    Value stageOff = stageOffset(rewriter, loc, adaptor.getStage().front(),
+                                 st.stageBytes);
+    ValueRange ptrs = adaptor.getPtrs();
+    ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    ThreadIds ids = getThreadIds(rewriter, loc);
+    SmallVector<Value> thread = threadCoord(rewriter, loc, *layout, ids);
+    int64_t size = vec * bytes;
+    auto modifier = size == 16 ? NVVM::LoadCacheModifierKind::CG
+                               : NVVM::LoadCacheModifierKind::CA;
+    for (unsigned r = 0; r < ptrs.size(); r += vec) {
+      SmallVector<Value> c = regCoordValues(rewriter, loc, *layout, thread, r);
+      if (op.getTransposed())
+        std::swap(c[0], c[1]);
+      Value off = LLVM::AddOp::create(rewriter, loc,
+                                      st.tile.offset(rewriter, loc, c), stageOff);
+      Value dst = asyncSharedPtr(rewriter, loc, op, off, op.getBuffer(),
+                                 st.offset);
+      Value srcSize;
+      if (!masks.empty())
+        srcSize = LLVM::SelectOp::create(rewriter, loc, masks[r],
+                                         i32Const(rewriter, loc, size),
+                                         i32Const(rewriter, loc, 0));
+      NVVM::CpAsyncOp::create(rewriter, loc, dst, ptrs[r],
+                              rewriter.getI32IntegerAttr(size),
+                              NVVM::LoadCacheModifierKindAttr::get(
+                                  rewriter.getContext(), modifier),
+                              srcSize);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+/// tile.async_wait {pending = n} => cp.async.wait_group n; bar.sync 0
+/// (a barrier of its own: the analysis of the staging slots keeps it).
+struct AsyncWaitOpLowering : public ConvertOpToLLVMPattern<tile::AsyncWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::AsyncWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    NVVM::Barrier0Op::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// %x = tile.async_local_load %s {buffer = b, ...} : tensor<..., #dot_op>
+///   => ldmatrix.x4 from smem(b, s, ...), as a conversion to #dot_op reads
+///      its staging tile; element loads for other layouts.
+struct AsyncLocalLoadOpLowering
+    : public ConvertOpToLLVMPattern<tile::AsyncLocalLoadOp> {
+  AsyncLocalLoadOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::AsyncLocalLoadOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getType();
+    Type elt = type.getElementType();
+    if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() < 8)
+      return op.emitOpError() << "not supported on the GPU: staged " << elt;
+    int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+    FailureOr<tile::LinearLayout> dst = getLayout(op, type);
+    if (failed(dst))
+      return failure();
+    Staging st = reserveStaging(state, type.getShape(), op.getContig(), bytes,
+                                op.getBuffer(), op.getStages());
+    Value stageOff = stageOffset(rewriter, loc, adaptor.getStage().front(),
+                                 st.stageBytes);
+    auto ptrAt = [&](ArrayRef<Value> c) {
+      Value off = LLVM::AddOp::create(rewriter, loc,
+                                      st.tile.offset(rewriter, loc, c), stageOff);
+      return asyncSharedPtr(rewriter, loc, op, off, op.getBuffer(), st.offset);
+    };
+    ThreadIds ids = getThreadIds(rewriter, loc);
+    SmallVector<Value> results(dst->getNumRegs());
+    auto dotOp = dyn_cast<tile::DotOperandEncodingAttr>(type.getEncoding());
+    if (dotOp && bytes == 2 && type.getDimSize(0) >= 8 &&
+        type.getDimSize(1) >= 8 &&
+        succeeded(loadMatrices(rewriter, loc, elt, *dst, dotOp, op.getContig(),
+                               ids, ptrAt, results))) {
+      rewriter.replaceOpWithMultiple(op, {results});
+      return success();
+    }
+    unsigned maxVec = 16 / bytes;
+    unsigned dv = registerRun(*dst, op.getContig(), maxVec);
+    SmallVector<Value> thread = threadCoord(rewriter, loc, *dst, ids);
+    for (unsigned r = 0; r < dst->getNumRegs(); r += dv) {
+      Value ptr = ptrAt(regCoordValues(rewriter, loc, *dst, thread, r));
+      if (dv == 1) {
+        results[r] = LLVM::LoadOp::create(rewriter, loc, elt, ptr);
+        continue;
+      }
+      auto vecTy = VectorType::get({dv}, elt);
+      Value v = LLVM::LoadOp::create(rewriter, loc, vecTy, ptr, dv * bytes);
+      for (unsigned i = 0; i < dv; ++i)
+        results[r + i] = LLVM::ExtractElementOp::create(
+            rewriter, loc, v, i32Const(rewriter, loc, i));
+    }
+    rewriter.replaceOpWithMultiple(op, {results});
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+} // namespace
+
+void tilellvm::populateAsyncCopyPatterns(LLVMTypeConverter &converter,
+                                         RewritePatternSet &patterns,
+                                         TileToLLVMState &state) {
+  patterns.add<AsyncCopyOpLowering, AsyncLocalLoadOpLowering>(converter, state);
+  patterns.add<AsyncWaitOpLowering>(converter);
+}

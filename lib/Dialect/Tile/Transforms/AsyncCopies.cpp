@@ -1,0 +1,365 @@
+//===- AsyncCopies.cpp - Stage dot operands with cp.async -----------------===//
+//
+// In a loop (laid-out IR)
+//   scf.for %i = %lb to %ub step %s {
+//     %x = tile.load %p(%i), %m(%i)          // 2-D, 16-bit, blocked
+//     %t = tile.trans %x                     // optional
+//     %y = tile.convert_layout %t -> #dot_op
+//   }
+// becomes, with S = stages,
+//   tile.async_copy %p(%lb + j*%s) ... into stage j     (j = 0 .. S-2)
+//   scf.for %i ... iter_args(..., %stage = 0) {
+//     tile.async_wait {pending = (S-2) x copies per iteration}
+//     tile.async_copy %p(%i + (S-1)*%s) ... into stage (%stage + S-1) % S
+//     ...
+//     %y = tile.async_local_load %stage
+//     scf.yield ..., (%stage + 1) % S
+//   }
+//   tile.async_wait {pending = 0}
+// See the pass description in Passes.td for the contract.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Dialect/Tile/Transforms/Passes.h"
+
+#include "quire/Analysis/AxisInfo.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::quire::tile {
+#define GEN_PASS_DEF_ASYNCCOPIES
+#include "quire/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::quire::tile
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tile;
+
+namespace {
+
+/// A load staged through shared memory, and where its value was used.
+struct Candidate {
+  LoadOp load;
+  TransOp trans;            // null when the load feeds the conversion directly
+  ConvertLayoutOp convert;  // to a #tile.dot_op layout
+  unsigned contig;          // staged tile's contiguous dimension
+};
+
+/// The ops of the loop body a value is computed from: pure ops (`pure`)
+/// and loads (`loads`, whose own operands must come from pure ops, the
+/// induction variable and invariants: they are issued ahead and carried).
+struct Slice {
+  llvm::SetVector<Operation *> pure, loads;
+};
+
+bool isZeroConstant(Value v) {
+  return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
+}
+
+/// True if nothing in `loop`'s body may write memory.
+bool writesNoMemory(scf::ForOp loop) {
+  bool writes = false;
+  loop.getBody()->walk([&](Operation *op) {
+    if (op->hasTrait<OpTrait::IsTerminator>() ||
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return;
+    auto mem = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!mem || mem.hasEffect<MemoryEffects::Write>() ||
+        mem.hasEffect<MemoryEffects::Free>() ||
+        mem.hasEffect<MemoryEffects::Allocate>())
+      writes = true;
+  });
+  return !writes;
+}
+
+/// Adds what `v` is computed from in `loop`'s body to `slice`; fails on
+/// loop-carried values, impure ops, nested regions, and loads below loads.
+LogicalResult collect(scf::ForOp loop, Value v, Slice &slice,
+                      bool underLoad = false) {
+  if (v == loop.getInductionVar())
+    return success();
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return success(arg.getOwner()->getParentOp()->isProperAncestor(loop));
+  Operation *def = v.getDefiningOp();
+  if (!loop->isProperAncestor(def))
+    return success(); // invariant
+  if (def->getBlock() != loop.getBody() || def->getNumRegions() != 0 ||
+      def->getNumResults() != 1)
+    return failure();
+  if (slice.pure.contains(def) || slice.loads.contains(def))
+    return success();
+  bool isLoad = isa<LoadOp>(def);
+  if (isLoad && underLoad)
+    return failure();
+  if (!isLoad && !isPure(def))
+    return failure();
+  for (Value operand : def->getOperands())
+    if (failed(collect(loop, operand, slice, underLoad || isLoad)))
+      return failure();
+  (isLoad ? slice.loads : slice.pure).insert(def);
+  return success();
+}
+
+/// The candidate `load` stands for, if it is one.
+std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getRank() != 2 || !load->hasOneUse() ||
+      !type.getElementType().isIntOrFloat() ||
+      type.getElementType().getIntOrFloatBitWidth() != 16)
+    return std::nullopt;
+  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
+  if (!blocked || (load.getOther() && !isZeroConstant(load.getOther())))
+    return std::nullopt;
+  Candidate c{load, nullptr, nullptr, 0};
+  Operation *user = *load->getUsers().begin();
+  if (auto trans = dyn_cast<TransOp>(user)) {
+    if (!trans->hasOneUse())
+      return std::nullopt;
+    c.trans = trans;
+    user = *trans->getUsers().begin();
+  }
+  c.convert = dyn_cast<ConvertLayoutOp>(user);
+  if (!c.convert || c.convert->getBlock() != load->getBlock() ||
+      !isa<DotOperandEncodingAttr>(c.convert.getType().getEncoding()))
+    return std::nullopt;
+  auto staged = dyn_cast_or_null<BlockedEncodingAttr>(
+      c.convert.getSrc().getType().getEncoding());
+  if (!staged)
+    return std::nullopt;
+  c.contig = staged.getOrder()[0];
+  // Each thread's run of contiguous elements must be at least 4 bytes and
+  // lie along the staged tile's contiguous dimension.
+  unsigned vec = accessVectorWidth(info, load.getPtr(), load.getMask(),
+                                   type.getElementType());
+  unsigned runDim = blocked.getOrder()[0];
+  if (vec * 2 < 4 || (c.trans ? 1 - runDim : runDim) != c.contig)
+    return std::nullopt;
+  return c;
+}
+
+struct AsyncCopiesPass
+    : public mlir::quire::tile::impl::AsyncCopiesBase<AsyncCopiesPass> {
+  using AsyncCopiesBase::AsyncCopiesBase;
+  int32_t nextBuffer = 0;
+
+  void runOnOperation() override {
+    if (stages < 2) {
+      getOperation().emitError() << "quire-async-copies: stages must be >= 2, got "
+                                 << stages;
+      return signalPassFailure();
+    }
+    AxisInfoAnalysis info(getOperation());
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      auto func = loop->getParentOfType<func::FuncOp>();
+      if (func && isKernel(func))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      stage(loop, info);
+  }
+
+  /// A 0-d i1 `cond` as a mask for `ptrs` (a laid-out tensor), and-ed with
+  /// `mask` when there is one.
+  static Value guard(OpBuilder &b, Location loc, Value ptrs, Value mask,
+                     Value cond) {
+    Value g = cond;
+    if (auto t = dyn_cast<RankedTensorType>(ptrs.getType()))
+      g = SplatOp::create(b, loc, t.clone(b.getI1Type()), cond);
+    return mask ? arith::AndIOp::create(b, loc, mask, g).getResult() : g;
+  }
+
+  /// Re-emits `load` at `b` through `map`, its mask and-ed with `cond`.
+  static Value emitLoad(OpBuilder &b, LoadOp load, IRMapping &map,
+                        Value cond) {
+    Location loc = load.getLoc();
+    Value ptr = map.lookupOrDefault(load.getPtr());
+    Value mask = load.getMask() ? map.lookupOrDefault(load.getMask()) : Value();
+    Value other =
+        load.getOther() ? map.lookupOrDefault(load.getOther()) : Value();
+    auto copy = LoadOp::create(b, loc, ptr, guard(b, loc, ptr, mask, cond),
+                               other);
+    copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
+    return copy.getResult();
+  }
+
+  static void emitPure(OpBuilder &b, ArrayRef<Operation *> ops,
+                       IRMapping &map) {
+    for (Operation *op : ops)
+      if (!map.contains(op->getResult(0)))
+        b.clone(*op, map);
+  }
+
+  /// The pure ops the slice loads depend on (a subset of slice.pure).
+  static SmallVector<Operation *> loadDeps(scf::ForOp loop, const Slice &s) {
+    llvm::SetVector<Operation *> deps;
+    SmallVector<Value> work;
+    for (Operation *l : s.loads)
+      work.append(l->operand_begin(), l->operand_end());
+    while (!work.empty()) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def || !s.pure.contains(def) || !deps.insert(def))
+        continue;
+      work.append(def->operand_begin(), def->operand_end());
+    }
+    SmallVector<Operation *> ordered;
+    for (Operation &op : *loop.getBody())
+      if (deps.contains(&op))
+        ordered.push_back(&op);
+    return ordered;
+  }
+
+  void stage(scf::ForOp loop, const AxisInfoAnalysis &info) {
+    if (!loop.getInductionVar().getType().isSignlessInteger(32) ||
+        !writesNoMemory(loop))
+      return;
+    SmallVector<Candidate> cands;
+    Slice slice;
+    for (LoadOp load : loop.getBody()->getOps<LoadOp>()) {
+      std::optional<Candidate> c = match(load, info);
+      if (!c)
+        continue;
+      Slice s = slice;
+      if (failed(collect(loop, load.getPtr(), s)) ||
+          (load.getMask() && failed(collect(loop, load.getMask(), s))))
+        continue;
+      slice = std::move(s);
+      cands.push_back(*c);
+    }
+    if (cands.empty())
+      return;
+    // Slice loads must not be staged loads themselves.
+    for (const Candidate &c : cands)
+      if (slice.loads.contains(c.load))
+        return;
+    SmallVector<Operation *> pureOps, sliceLoads;
+    for (Operation &op : *loop.getBody()) {
+      if (slice.pure.contains(&op))
+        pureOps.push_back(&op);
+      if (slice.loads.contains(&op))
+        sliceLoads.push_back(&op);
+    }
+    SmallVector<Operation *> depOps = loadDeps(loop, slice);
+    int64_t S = stages;
+    Location loc = loop.getLoc();
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
+          step = loop.getStep();
+    SmallVector<int32_t> buffers;
+    for (size_t k = 0; k < cands.size(); ++k)
+      buffers.push_back(nextBuffer++);
+
+    auto cst = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+    };
+    // iv + k * step, and whether it is below ub.
+    auto ahead = [&](OpBuilder &b, Value iv, int64_t k) -> std::pair<Value, Value> {
+      Value j = k == 0 ? iv
+                       : arith::AddIOp::create(
+                             b, loc, iv,
+                             arith::MulIOp::create(b, loc, step, cst(b, k)))
+                             .getResult();
+      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, ub);
+      return {j, in};
+    };
+    auto emitCopies = [&](OpBuilder &b, IRMapping &map, Value in,
+                          Value stageIdx) {
+      emitPure(b, pureOps, map);
+      for (auto [c, buffer] : llvm::zip(cands, buffers)) {
+        Value ptrs = map.lookupOrDefault(c.load.getPtr());
+        Value mask = c.load.getMask() ? map.lookupOrDefault(c.load.getMask())
+                                      : Value();
+        AsyncCopyOp::create(b, c.load.getLoc(), ptrs,
+                            guard(b, loc, ptrs, mask, in), stageIdx,
+                            b.getI32IntegerAttr(buffer),
+                            b.getI32IntegerAttr(c.contig),
+                            b.getI32IntegerAttr(S),
+                            c.trans ? b.getUnitAttr() : UnitAttr());
+      }
+    };
+    // The slice loads of iteration iv + k * step, guarded.
+    auto emitSliceLoads = [&](OpBuilder &b, Value iv, int64_t k) {
+      auto [j, in] = ahead(b, iv, k);
+      IRMapping map;
+      map.map(loop.getInductionVar(), j);
+      emitPure(b, depOps, map);
+      SmallVector<Value> values;
+      for (Operation *l : sliceLoads)
+        values.push_back(emitLoad(b, cast<LoadOp>(l), map, in));
+      return values;
+    };
+
+    // Prologue: iterations 0 .. S-2 into stages 0 .. S-2; the slice loads
+    // of iteration S-1 start the carried values.
+    OpBuilder pre(loop);
+    for (int64_t k = 0; k + 1 < S; ++k) {
+      auto [j, in] = ahead(pre, lb, k);
+      IRMapping map;
+      map.map(loop.getInductionVar(), j);
+      emitPure(pre, depOps, map);
+      for (Operation *l : sliceLoads)
+        map.map(l->getResult(0), emitLoad(pre, cast<LoadOp>(l), map, in));
+      emitCopies(pre, map, in, cst(pre, k));
+    }
+    SmallVector<Value> inits = emitSliceLoads(pre, lb, S - 1);
+    inits.push_back(cst(pre, 0));
+
+    IRRewriter rewriter(loop.getContext());
+    Value stageArg;
+    auto body = [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args)
+        -> SmallVector<Value> {
+      Block *block = args.front().getOwner();
+      OpBuilder top = OpBuilder::atBlockBegin(block);
+      stageArg = args.back();
+      Value iv = loop.getInductionVar();
+      AsyncWaitOp::create(top, loc,
+                          top.getI32IntegerAttr((S - 2) * cands.size()));
+      // Iteration i + S - 1 goes to stage (stage + S - 1) % S, which
+      // iteration i - 1 read.
+      Value isFirst = arith::CmpIOp::create(top, loc, arith::CmpIPredicate::eq,
+                                            stageArg, cst(top, 0));
+      Value issueStage = arith::SelectOp::create(
+          top, loc, isFirst, cst(top, S - 1),
+          arith::SubIOp::create(top, loc, stageArg, cst(top, 1)));
+      auto [j, in] = ahead(top, iv, S - 1);
+      IRMapping map;
+      map.map(iv, j);
+      for (auto [l, carried] : llvm::zip(sliceLoads, args.drop_back()))
+        map.map(l->getResult(0), carried);
+      emitCopies(top, map, in, issueStage);
+      SmallVector<Value> yields = emitSliceLoads(top, iv, S);
+      Value isLast = arith::CmpIOp::create(top, loc, arith::CmpIPredicate::eq,
+                                           stageArg, cst(top, S - 1));
+      yields.push_back(arith::SelectOp::create(
+          top, loc, isLast, cst(top, 0),
+          arith::AddIOp::create(top, loc, stageArg, cst(top, 1))));
+      return yields;
+    };
+    FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
+        rewriter, inits, /*replaceInitOperandUsesInLoop=*/false, body);
+    if (failed(grown))
+      return;
+    auto newLoop = cast<scf::ForOp>(grown->getOperation());
+    for (auto [c, buffer] : llvm::zip(cands, buffers)) {
+      OpBuilder b(c.convert);
+      Value staged = AsyncLocalLoadOp::create(
+          b, c.convert.getLoc(), c.convert.getType(), stageArg,
+          b.getI32IntegerAttr(buffer), b.getI32IntegerAttr(c.contig),
+          b.getI32IntegerAttr(S));
+      c.convert.replaceAllUsesWith(staged);
+      c.convert.erase();
+      if (c.trans)
+        c.trans.erase();
+      c.load.erase();
+    }
+    OpBuilder after(newLoop->getContext());
+    after.setInsertionPointAfter(newLoop);
+    AsyncWaitOp::create(after, loc, after.getI32IntegerAttr(0));
+  }
+};
+
+} // namespace

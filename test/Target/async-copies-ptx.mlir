@@ -1,0 +1,35 @@
+// The split-KV paged decode example on sm_80 and sm_90: K and V are staged
+// with 16-byte cp.async (zero fill for masked rows through src-size), one
+// commit group each, the next tile's copies issued right after the wait at
+// the top of the loop and read with ldmatrix (.trans for V); no register
+// staging (st.shared.v4) of K or V in the loop. --async-stages=0 goes back
+// to registers.
+// RUN: quirec %quire_src/examples/paged_decode_attention_split.mlir --sm 80 --num-warps 1 | FileCheck %s
+// RUN: quirec %quire_src/examples/paged_decode_attention_split.mlir --sm 90 --num-warps 4 | FileCheck %s
+// RUN: quirec %quire_src/examples/paged_decode_attention_split.mlir --sm 90 --async-stages=3 | FileCheck %s --check-prefix=S3
+// RUN: quirec %quire_src/examples/paged_decode_attention_split.mlir --sm 90 --async-stages=0 | FileCheck %s --check-prefix=OFF
+// RUN: not quirec %quire_src/examples/paged_decode_attention_split.mlir --async-stages=9 2>&1 | FileCheck %s --check-prefix=BAD
+
+// CHECK-LABEL: .entry paged_decode_split
+// CHECK:       cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
+// CHECK:       cp.async.commit_group;
+// CHECK:       $L__BB0_
+// CHECK:       cp.async.wait_group 0;
+// CHECK-NEXT:  bar.sync 0;
+// CHECK-NOT:   st.shared.v4
+// CHECK:       cp.async.cg.shared.global
+// CHECK:       cp.async.commit_group;
+// CHECK:       ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// CHECK:       mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// CHECK:       ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// CHECK:       bra
+// CHECK:       cp.async.wait_group 0;
+
+// S3-LABEL: .entry paged_decode_split
+// S3:       cp.async.wait_group 2;
+
+// OFF-LABEL: .entry paged_decode_split
+// OFF-NOT:   cp.async
+// OFF:       .entry paged_decode_combine
+
+// BAD: error: --async-stages must be at most 8, got 9
