@@ -30,6 +30,13 @@ pd = quire.compile(os.path.join(EX, "paged_decode_attention.mlir"))
 pd[(6, 2)](torch.empty_like(q), q, kc, vc, bt, sl, 1 / math.sqrt(128), 8, bt.shape[1],
            kc.stride(0), kc.stride(1), kc.stride(2))
 quire_decode.paged_decode(q, kc, vc, bt, sl, 1 / math.sqrt(128), max(lens), num_splits=3)
+# The op (cp.async staging, 1-warp split kernel): split-KV, one split, and a
+# padded head dim / odd group / small pages in bf16.
+for ns in (3, 1):
+    quire.ops.paged_decode_attention(q, kc, vc, bt, sl, num_splits=ns)
+kc2, vc2, bt2 = make_paged_kv(4, 2, 80, 8, [0, 1, 41, 200], torch.bfloat16, gen)
+q2 = torch.randn(4, 6, 80, device="cuda").bfloat16()
+quire.ops.paged_decode_attention(q2, kc2, vc2, bt2, torch.tensor([0, 1, 41, 200], dtype=torch.int32, device="cuda"))
 # Tensor-core kernels: the matmul at its benchmark tile shape (ragged M) and
 # the paged prefill (ragged contexts and chunks, tiles crossing pages).
 from matmul_kernel import matmul_mlir

@@ -172,21 +172,8 @@ struct AsyncLocalLoadOpLowering
       rewriter.replaceOpWithMultiple(op, {results});
       return success();
     }
-    unsigned maxVec = 16 / bytes;
-    unsigned dv = registerRun(*dst, op.getContig(), maxVec);
-    SmallVector<Value> thread = threadCoord(rewriter, loc, *dst, ids);
-    for (unsigned r = 0; r < dst->getNumRegs(); r += dv) {
-      Value ptr = ptrAt(regCoordValues(rewriter, loc, *dst, thread, r));
-      if (dv == 1) {
-        results[r] = LLVM::LoadOp::create(rewriter, loc, elt, ptr);
-        continue;
-      }
-      auto vecTy = VectorType::get({dv}, elt);
-      Value v = LLVM::LoadOp::create(rewriter, loc, vecTy, ptr, dv * bytes);
-      for (unsigned i = 0; i < dv; ++i)
-        results[r + i] = LLVM::ExtractElementOp::create(
-            rewriter, loc, v, i32Const(rewriter, loc, i));
-    }
+    loadStagedElements(rewriter, loc, elt, *dst, op.getContig(), ids, ptrAt,
+                       results);
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }

@@ -142,20 +142,7 @@ struct Rank2ConvertLowering
       rewriter.replaceOpWithMultiple(op, {results});
       return success();
     }
-    unsigned dv = registerRun(*dst, contig, maxVec);
-    SmallVector<Value> dstThread = threadCoord(rewriter, loc, *dst, ids);
-    for (unsigned r = 0; r < dst->getNumRegs(); r += dv) {
-      Value ptr = ptrAt(regCoordValues(rewriter, loc, *dst, dstThread, r));
-      if (dv == 1) {
-        results[r] = LLVM::LoadOp::create(rewriter, loc, elt, ptr);
-        continue;
-      }
-      auto vecTy = VectorType::get({dv}, elt);
-      Value v = LLVM::LoadOp::create(rewriter, loc, vecTy, ptr, dv * bytes);
-      for (unsigned i = 0; i < dv; ++i)
-        results[r + i] = LLVM::ExtractElementOp::create(
-            rewriter, loc, v, i32Const(rewriter, loc, i));
-    }
+    loadStagedElements(rewriter, loc, elt, *dst, contig, ids, ptrAt, results);
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }
@@ -164,6 +151,28 @@ struct Rank2ConvertLowering
 };
 
 } // namespace
+
+void tilellvm::loadStagedElements(OpBuilder &b, Location loc, Type elt,
+                                  const tile::LinearLayout &dst,
+                                  unsigned contig, ThreadIds ids,
+                                  function_ref<Value(ArrayRef<Value>)> ptrAt,
+                                  SmallVector<Value> &results) {
+  int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  unsigned dv = registerRun(dst, contig, 16 / bytes);
+  SmallVector<Value> thread = threadCoord(b, loc, dst, ids);
+  for (unsigned r = 0; r < dst.getNumRegs(); r += dv) {
+    Value ptr = ptrAt(regCoordValues(b, loc, dst, thread, r));
+    if (dv == 1) {
+      results[r] = LLVM::LoadOp::create(b, loc, elt, ptr);
+      continue;
+    }
+    auto vecTy = VectorType::get({dv}, elt);
+    Value v = LLVM::LoadOp::create(b, loc, vecTy, ptr, dv * bytes);
+    for (unsigned i = 0; i < dv; ++i)
+      results[r + i] =
+          LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i));
+  }
+}
 
 /// Number of a layout's leading registers that are consecutive along `dim`
 /// (registers r..r+run-1 hold elements c, c+1, ...), capped at `cap`.

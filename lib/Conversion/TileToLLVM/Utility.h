@@ -141,6 +141,15 @@ LogicalResult loadMatrices(OpBuilder &b, Location loc, Type elt,
                            function_ref<Value(ArrayRef<Value>)> ptrAt,
                            SmallVector<Value> &results);
 
+/// Fills `results` (any layout `dst`) from a tile staged with dimension
+/// `contig` fastest: vector loads of a thread's consecutive registers along
+/// it (up to 16 bytes), element loads otherwise.
+void loadStagedElements(OpBuilder &b, Location loc, Type elt,
+                        const tile::LinearLayout &dst, unsigned contig,
+                        ThreadIds ids,
+                        function_ref<Value(ArrayRef<Value>)> ptrAt,
+                        SmallVector<Value> &results);
+
 /// Pointer to byte `offset` of async staging buffer `buffer` (see
 /// TileToLLVMState::reserveAsync), placed after the staging slots by
 /// `placeSharedBuffers`.
