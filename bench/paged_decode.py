@@ -52,6 +52,32 @@ drv = subprocess.run(["nvidia-smi", "--query-gpu=driver_version", "--format=csv,
 print(f"GPU {torch.cuda.get_device_name()}, driver {drv}, torch {torch.__version__}, "
       f"triton {triton.__version__}, quire {quire.compiler_version()['build_id'][:12]}")
 
+def graph_time(fn):
+    """Median time of `fn` replayed from a CUDA graph (how serving engines
+    run decode): no Python or launch overhead between kernels."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn()
+    torch.cuda.current_stream().wait_stream(side)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        fn()
+    return bench(g.replay)
+
+
+def cpu_time(fn, n=50):
+    """Host time per call in us (launches are asynchronous)."""
+    import time
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / n * 1e6
+
+
 table = []
 for name, S, Hq, Hkv, lens, page in ROWS:
     if isinstance(lens, str):
@@ -80,8 +106,10 @@ for name, S, Hq, Hkv, lens, page in ROWS:
     unwritten = torch.isnan(out_q).any().item()
 
     # The op as a user calls it (its default configuration).
-    best_q = (bench(lambda: pda(q, kc, vc, bt, sl, scale, out=out_q, max_seq_len=max_len)),
-              "op")
+    op = lambda: pda(q, kc, vc, bt, sl, scale, out=out_q, max_seq_len=max_len)
+    best_q = (bench(op), "op")
+    q_graph = graph_time(op)
+    q_cpu = cpu_time(op)
     best_t = None
     for nw, bn, ns in ((4, 64, 3), (4, 32, 2), (8, 64, 2), (4, 64, 1)):
         try:
@@ -92,6 +120,11 @@ for name, S, Hq, Hkv, lens, page in ROWS:
             continue
         if best_t is None or t < best_t[0]:
             best_t = (t, (nw, bn, ns))
+    nw, bn, ns = best_t[1]
+    t_fn = lambda: triton_paged_decode(q, kc, vc, bt, sl, scale, max_len, block_n=bn,
+                                       num_warps=nw, num_stages=ns)
+    t_graph = graph_time(t_fn)
+    t_cpu = cpu_time(t_fn)
     # SDPA on the same KV stored contiguously (no paging), equal lengths only.
     t_sdpa = float("nan")
     if len(set(L)) == 1 and max_len * S * Hkv * 128 * 2 * 2 < 40e9:
@@ -104,12 +137,17 @@ for name, S, Hq, Hkv, lens, page in ROWS:
     row = dict(name=name, quire_us=best_q[0], quire_warps=best_q[1], quire_tbs=tb(best_q[0]),
                triton_us=best_t[0], triton_cfg=best_t[1], triton_tbs=tb(best_t[0]),
                sdpa_us=t_sdpa, sdpa_tbs=tb(t_sdpa) if t_sdpa == t_sdpa else float("nan"),
-               ratio=best_t[0] / best_q[0], err_q=err_q, err_t=err_t, unwritten=unwritten)
+               ratio=best_t[0] / best_q[0], err_q=err_q, err_t=err_t, unwritten=unwritten,
+               qg=q_graph, tg=t_graph, qg_tbs=tb(q_graph), tg_tbs=tb(t_graph),
+               gratio=t_graph / q_graph, q_cpu=q_cpu, t_cpu=t_cpu)
     table.append(row)
     print(f"{name:22s} quire {row['quire_us']:8.0f} us {row['quire_tbs']:5.2f} TB/s | "
           f"triton {row['triton_us']:8.0f} us {row['triton_tbs']:5.2f} TB/s {best_t[1]} | "
           f"sdpa {row['sdpa_us']:8.0f} us {row['sdpa_tbs']:5.2f} TB/s | quire/triton speed {row['ratio']:.2f}x | "
           f"err q {err_q:.1e} t {err_t:.1e}{' UNWRITTEN' if unwritten else ''}", flush=True)
+    print(f"{'':22s} graph: quire {q_graph:6.0f} us {tb(q_graph):5.2f} TB/s | triton {t_graph:6.0f} us "
+          f"{tb(t_graph):5.2f} TB/s | x{t_graph / q_graph:.2f} | host per call: quire {q_cpu:.0f} us, "
+          f"triton {t_cpu:.0f} us", flush=True)
     del kc, vc
     torch.cuda.empty_cache()
 
@@ -119,6 +157,13 @@ print("|---|---|---|---|---|---|---|---|---|---|")
 for r in table:
     print(f"| {r['name']} | {r['quire_us']:.0f} | {r['quire_tbs']:.2f} | {r['triton_us']:.0f} | {r['triton_tbs']:.2f} | "
           f"{r['sdpa_us']:.0f} | {r['sdpa_tbs']:.2f} | {r['ratio']:.2f} | {r['err_q']:.1e} | {r['err_t']:.1e} |")
+print()
+print("CUDA graph replay (no host overhead; how serving engines run decode):")
+print("| config | Quire us | Quire TB/s | Triton us | Triton TB/s | Quire speed vs Triton | host us per call Quire / Triton |")
+print("|---|---|---|---|---|---|---|")
+for r in table:
+    print(f"| {r['name']} | {r['qg']:.0f} | {r['qg_tbs']:.2f} | {r['tg']:.0f} | {r['tg_tbs']:.2f} | "
+          f"{r['gratio']:.2f} | {r['q_cpu']:.0f} / {r['t_cpu']:.0f} |")
 print(f"copy {copy_bw:.2f} TB/s, read-only {read_bw:.2f} TB/s")
 
 try:
@@ -128,8 +173,8 @@ try:
     fig, ax = plt.subplots(figsize=(11, 4.5))
     xs = range(len(table))
     w = 0.27
-    ax.bar([x - w for x in xs], [r["quire_tbs"] for r in table], w, label="Quire")
-    ax.bar(list(xs), [r["triton_tbs"] for r in table], w, label="Triton (paged)")
+    ax.bar([x - w for x in xs], [r["qg_tbs"] for r in table], w, label="Quire (graph)")
+    ax.bar(list(xs), [r["tg_tbs"] for r in table], w, label="Triton (paged, graph)")
     ax.bar([x + w for x in xs], [r["sdpa_tbs"] for r in table], w, label="SDPA (contiguous)")
     ax.axhline(copy_bw, color="gray", ls="--", lw=1, label=f"copy {copy_bw:.2f} TB/s")
     ax.axhline(read_bw, color="black", ls=":", lw=1, label=f"read-only {read_bw:.2f} TB/s")
