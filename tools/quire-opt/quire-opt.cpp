@@ -21,7 +21,7 @@
 
 using namespace mlir;
 
-static int run(int argc, char **argv) {
+int main(int argc, char **argv) {
   DialectRegistry registry;
   quire::registerAllDialects(registry);
   quire::registerAllPasses();
@@ -39,22 +39,23 @@ static int run(int argc, char **argv) {
   if (failed(quire::checkNestingDepth(file->getBuffer(), name,
                                       quire::kMaxNestingDepth, llvm::errs())))
     return 1;
+  // Opened here, on the main thread: the output file registers LLVM's
+  // signal handlers (and alternate signal stack), which must not belong to
+  // the worker thread (ASan cannot tear such a thread down).
   std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputFilename, &error);
   if (!output) {
     llvm::WithColor::error() << error << "\n";
     return 1;
   }
-  if (failed(MlirOptMain(output->os(), std::move(file), registry, config)))
+  // The MLIR parser and verifier recurse per nesting level: 1 GiB of stack
+  // covers everything under the nesting bound.
+  LogicalResult result = failure();
+  llvm::thread worker(std::optional<unsigned>(1u << 30), [&] {
+    result = MlirOptMain(output->os(), std::move(file), registry, config);
+  });
+  worker.join();
+  if (failed(result))
     return 1;
   output->keep();
   return 0;
-}
-
-int main(int argc, char **argv) {
-  // The MLIR parser and verifier recurse per nesting level: 1 GiB of stack
-  // covers everything under the nesting bound.
-  int rc = 1;
-  llvm::thread worker(std::optional<unsigned>(1u << 30), [&] { rc = run(argc, argv); });
-  worker.join();
-  return rc;
 }
