@@ -145,8 +145,16 @@ unsigned SliceEncodingAttr::getRank() const {
 }
 
 /// A kernel argument is what a launch can pass: a pointer or a scalar.
+/// What a launch can pass and the backend can lower: pointers, i1/i8/i16/
+/// i32/i64, f16/bf16/f32/f64 (i0 or i7 arguments reach NVPTX as types it
+/// aborts on).
 static bool isKernelArgType(Type type) {
-  return isa<PointerType, FloatType>(type) || type.isSignlessInteger();
+  if (isa<PointerType>(type))
+    return true;
+  if (type.isSignlessInteger())
+    return llvm::is_contained({1u, 8u, 16u, 32u, 64u},
+                              type.getIntOrFloatBitWidth());
+  return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
 }
 
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
@@ -168,7 +176,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       if (!isKernelArgType(arg))
         return op->emitOpError()
                << "kernel argument #" << i
-               << " must be a !tile.ptr or an integer/float scalar, got "
+               << " must be a !tile.ptr, i1/i8/i16/i32/i64 or f16/bf16/f32/f64, "
+                  "got "
                << arg;
     return success();
   }
