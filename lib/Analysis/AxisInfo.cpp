@@ -350,16 +350,7 @@ unsigned mlir::quire::accessVectorWidth(const AxisInfoAnalysis &analysis,
   // of consecutive columns).
   auto blocked = dyn_cast<tile::BlockedEncodingAttr>(type.getEncoding());
   unsigned dim = blocked ? blocked.getOrder()[0] : type.getRank() - 1;
-  // Consecutive registers along `dim`: the leading register bases must be
-  // 1, 2, 4, ... along it.
-  unsigned run = 1;
-  for (const tile::Coord &basis : layout->getRegBases()) {
-    tile::Coord unit(type.getRank(), 0);
-    unit[dim] = run;
-    if (basis != unit)
-      break;
-    run *= 2;
-  }
+  unsigned run = layout->getRegisterRun(dim);
   unsigned bytes = std::max(1u, elementType.getIntOrFloatBitWidth() / 8);
   AxisInfo info = analysis.get(ptr);
   int64_t vec = std::min<int64_t>(run, 16 / bytes);

@@ -40,13 +40,13 @@ struct TileToLLVMState {
   }
   /// Async staging buffers (tile.async_copy): each buffer id has its own
   /// region of `bytes`, after the staging slots; returns its offset there.
-  llvm::DenseMap<int64_t, std::pair<int64_t, int64_t>> asyncBuffers;
+  llvm::DenseMap<int64_t, int64_t> asyncOffsets;
   int64_t asyncBytes = 0;
   int64_t reserveAsync(int64_t buffer, int64_t bytes) {
-    auto [it, inserted] = asyncBuffers.try_emplace(buffer, asyncBytes, bytes);
+    auto [it, inserted] = asyncOffsets.try_emplace(buffer, asyncBytes);
     if (inserted)
       asyncBytes += (bytes + 127) / 128 * 128;
-    return it->second.first;
+    return it->second;
   }
 };
 

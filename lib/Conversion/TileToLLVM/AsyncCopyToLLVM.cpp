@@ -162,18 +162,9 @@ struct AsyncLocalLoadOpLowering
                                       st.tile.offset(rewriter, loc, c), stageOff);
       return asyncSharedPtr(rewriter, loc, op, off, op.getBuffer(), st.offset);
     };
-    ThreadIds ids = getThreadIds(rewriter, loc);
-    SmallVector<Value> results(dst->getNumRegs());
-    auto dotOp = dyn_cast<tile::DotOperandEncodingAttr>(type.getEncoding());
-    if (dotOp && bytes == 2 && type.getDimSize(0) >= 8 &&
-        type.getDimSize(1) >= 8 &&
-        succeeded(loadMatrices(rewriter, loc, elt, *dst, dotOp, op.getContig(),
-                               ids, ptrAt, results))) {
-      rewriter.replaceOpWithMultiple(op, {results});
-      return success();
-    }
-    loadStagedElements(rewriter, loc, elt, *dst, op.getContig(), ids, ptrAt,
-                       results);
+    SmallVector<Value> results =
+        loadStagedTile(rewriter, loc, type, *dst, op.getContig(),
+                       getThreadIds(rewriter, loc), ptrAt);
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }

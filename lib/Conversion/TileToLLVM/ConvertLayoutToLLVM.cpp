@@ -134,15 +134,8 @@ struct Rank2ConvertLowering
     }
     barrier(rewriter, loc);
 
-    SmallVector<Value> results(dst->getNumRegs());
-    auto dotOp = dyn_cast<tile::DotOperandEncodingAttr>(dstType.getEncoding());
-    if (dotOp && bytes == 2 && shape[0] >= 8 && shape[1] >= 8 &&
-        succeeded(loadMatrices(rewriter, loc, elt, *dst, dotOp, tile.contig,
-                               ids, ptrAt, results))) {
-      rewriter.replaceOpWithMultiple(op, {results});
-      return success();
-    }
-    loadStagedElements(rewriter, loc, elt, *dst, contig, ids, ptrAt, results);
+    SmallVector<Value> results =
+        loadStagedTile(rewriter, loc, dstType, *dst, contig, ids, ptrAt);
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
   }
@@ -152,12 +145,20 @@ struct Rank2ConvertLowering
 
 } // namespace
 
-void tilellvm::loadStagedElements(OpBuilder &b, Location loc, Type elt,
-                                  const tile::LinearLayout &dst,
-                                  unsigned contig, ThreadIds ids,
-                                  function_ref<Value(ArrayRef<Value>)> ptrAt,
-                                  SmallVector<Value> &results) {
+SmallVector<Value>
+tilellvm::loadStagedTile(OpBuilder &b, Location loc, RankedTensorType type,
+                         const tile::LinearLayout &dst, unsigned contig,
+                         ThreadIds ids,
+                         function_ref<Value(ArrayRef<Value>)> ptrAt) {
+  Type elt = type.getElementType();
   int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  SmallVector<Value> results(dst.getNumRegs());
+  auto dotOp = dyn_cast<tile::DotOperandEncodingAttr>(type.getEncoding());
+  if (dotOp && bytes == 2 && type.getDimSize(0) >= 8 &&
+      type.getDimSize(1) >= 8 &&
+      succeeded(loadMatrices(b, loc, elt, dst, dotOp, contig, ids, ptrAt,
+                             results)))
+    return results;
   unsigned dv = registerRun(dst, contig, 16 / bytes);
   SmallVector<Value> thread = threadCoord(b, loc, dst, ids);
   for (unsigned r = 0; r < dst.getNumRegs(); r += dv) {
@@ -172,23 +173,16 @@ void tilellvm::loadStagedElements(OpBuilder &b, Location loc, Type elt,
       results[r + i] =
           LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i));
   }
+  return results;
 }
 
 /// Number of a layout's leading registers that are consecutive along `dim`
 /// (registers r..r+run-1 hold elements c, c+1, ...), capped at `cap`.
 unsigned tilellvm::registerRun(const tile::LinearLayout &l, unsigned dim,
                                unsigned cap) {
-  unsigned run = 1;
-  for (const tile::Coord &basis : l.getRegBases()) {
-    tile::Coord unit(l.getRank(), 0);
-    unit[dim] = run;
-    if (basis != unit || run * 2 > cap)
-      break;
-    run *= 2;
-  }
-  return run;
+  // Both are powers of two: the largest run within the cap.
+  return std::min(l.getRegisterRun(dim), std::max(1u, cap));
 }
-
 
 /// Fills `results` (a #tile.dot_op layout `dst`) with ldmatrix.x4/x2/x1.
 /// Register pairs (r, r+1) hold consecutive K for (non-K g, K 2t) in lane

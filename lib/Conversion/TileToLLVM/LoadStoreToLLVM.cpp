@@ -22,12 +22,6 @@ using namespace mlir::quire::tilellvm;
 
 namespace {
 
-/// Elements per access for the pointer tensor `ptr` (1 for scalars).
-unsigned accessWidth(Value ptr, Value mask, Type elementType,
-                     const TileToLLVMState &state, Operation *op) {
-  return accessVectorWidth(*state.axisInfo, ptr, mask, elementType);
-}
-
 /// How `vec` elements of `bits` each travel through PTX registers.
 struct Packing {
   unsigned words;     // number of PTX registers
@@ -126,7 +120,7 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
     ValueRange ptrs = adaptor.getPtr();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange();
-    unsigned vec = accessWidth(op.getPtr(), op.getMask(), mem, state, op);
+    unsigned vec = accessVectorWidth(*state.axisInfo, op.getPtr(), op.getMask(), mem);
     unsigned bits = mem.getIntOrFloatBitWidth();
     Packing p = packing(vec, bits);
     // Registers whose pointers (and mask) are provably equal load once: with
@@ -250,7 +244,7 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
     ValueRange ptrs = adaptor.getPtr();
     ValueRange values = adaptor.getValue();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
-    unsigned vec = accessWidth(op.getPtr(), op.getMask(), mem, state, op);
+    unsigned vec = accessVectorWidth(*state.axisInfo, op.getPtr(), op.getMask(), mem);
     unsigned bits = mem.getIntOrFloatBitWidth();
     Packing p = packing(vec, bits);
     for (unsigned r = 0; r < ptrs.size(); r += vec) {

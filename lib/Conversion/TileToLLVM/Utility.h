@@ -127,7 +127,8 @@ struct SharedTile {
 };
 
 /// Number of a layout's leading registers that are consecutive along `dim`
-/// (registers r..r+run-1 hold elements c, c+1, ...), capped at `cap`.
+/// (registers r..r+run-1 hold elements c, c+1, ...), capped at `cap` (a
+/// power of two).
 unsigned registerRun(const tile::LinearLayout &l, unsigned dim, unsigned cap);
 
 /// Fills `results` (a 16-bit #tile.dot_op layout `dst`) from a tile staged
@@ -141,14 +142,16 @@ LogicalResult loadMatrices(OpBuilder &b, Location loc, Type elt,
                            function_ref<Value(ArrayRef<Value>)> ptrAt,
                            SmallVector<Value> &results);
 
-/// Fills `results` (any layout `dst`) from a tile staged with dimension
-/// `contig` fastest: vector loads of a thread's consecutive registers along
-/// it (up to 16 bytes), element loads otherwise.
-void loadStagedElements(OpBuilder &b, Location loc, Type elt,
-                        const tile::LinearLayout &dst, unsigned contig,
-                        ThreadIds ids,
-                        function_ref<Value(ArrayRef<Value>)> ptrAt,
-                        SmallVector<Value> &results);
+/// The registers of `type` (laid out as `dst`) read from a tile staged
+/// with dimension `contig` fastest, `ptrAt` giving the shared address of a
+/// coordinate: ldmatrix for a 16-bit #tile.dot_op layout (loadMatrices),
+/// else vector loads of a thread's consecutive registers along `contig` (up
+/// to 16 bytes) or element loads.
+SmallVector<Value> loadStagedTile(OpBuilder &b, Location loc,
+                                  RankedTensorType type,
+                                  const tile::LinearLayout &dst,
+                                  unsigned contig, ThreadIds ids,
+                                  function_ref<Value(ArrayRef<Value>)> ptrAt);
 
 /// Pointer to byte `offset` of async staging buffer `buffer` (see
 /// TileToLLVMState::reserveAsync), placed after the staging slots by

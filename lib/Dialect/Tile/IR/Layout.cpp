@@ -167,6 +167,19 @@ FailureOr<LinearLayout> LinearLayout::get(RankedTensorType type,
   return layout;
 }
 
+unsigned LinearLayout::getRegisterRun(unsigned dim) const {
+  // The leading register bases must be 1, 2, 4, ... along `dim`.
+  unsigned run = 1;
+  for (const Coord &basis : regBases) {
+    Coord unit(getRank(), 0);
+    unit[dim] = run;
+    if (basis != unit)
+      break;
+    run *= 2;
+  }
+  return run;
+}
+
 Coord LinearLayout::regCoord(unsigned reg) const {
   Coord c(shape.size(), 0);
   for (unsigned b = 0; b < regBases.size(); ++b)

@@ -144,10 +144,9 @@ unsigned SliceEncodingAttr::getRank() const {
   return cast<SliceEncodingAttr>(getParent()).getRank() - 1;
 }
 
-/// A kernel argument is what a launch can pass: a pointer or a scalar.
-/// What a launch can pass and the backend can lower: pointers, i1/i8/i16/
-/// i32/i64, f16/bf16/f32/f64 (i0 or i7 arguments reach NVPTX as types it
-/// aborts on).
+/// A kernel argument is what a launch can pass and the backend can lower:
+/// pointers, i1/i8/i16/i32/i64, f16/bf16/f32/f64 (i0 or i7 arguments reach
+/// NVPTX as types it aborts on).
 static bool isKernelArgType(Type type) {
   if (isa<PointerType>(type))
     return true;

@@ -22,6 +22,8 @@
 
 #include "quire/Dialect/Tile/Transforms/Passes.h"
 
+#include "LoopSlices.h"
+
 #include "quire/Analysis/AxisInfo.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -164,37 +166,6 @@ struct AsyncCopiesPass
       stage(loop, info);
   }
 
-  /// A 0-d i1 `cond` as a mask for `ptrs` (a laid-out tensor), and-ed with
-  /// `mask` when there is one.
-  static Value guard(OpBuilder &b, Location loc, Value ptrs, Value mask,
-                     Value cond) {
-    Value g = cond;
-    if (auto t = dyn_cast<RankedTensorType>(ptrs.getType()))
-      g = SplatOp::create(b, loc, t.clone(b.getI1Type()), cond);
-    return mask ? arith::AndIOp::create(b, loc, mask, g).getResult() : g;
-  }
-
-  /// Re-emits `load` at `b` through `map`, its mask and-ed with `cond`.
-  static Value emitLoad(OpBuilder &b, LoadOp load, IRMapping &map,
-                        Value cond) {
-    Location loc = load.getLoc();
-    Value ptr = map.lookupOrDefault(load.getPtr());
-    Value mask = load.getMask() ? map.lookupOrDefault(load.getMask()) : Value();
-    Value other =
-        load.getOther() ? map.lookupOrDefault(load.getOther()) : Value();
-    auto copy = LoadOp::create(b, loc, ptr, guard(b, loc, ptr, mask, cond),
-                               other);
-    copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
-    return copy.getResult();
-  }
-
-  static void emitPure(OpBuilder &b, ArrayRef<Operation *> ops,
-                       IRMapping &map) {
-    for (Operation *op : ops)
-      if (!map.contains(op->getResult(0)))
-        b.clone(*op, map);
-  }
-
   /// The pure ops the slice loads depend on (a subset of slice.pure).
   static SmallVector<Operation *> loadDeps(scf::ForOp loop, const Slice &s) {
     llvm::SetVector<Operation *> deps;
@@ -268,13 +239,13 @@ struct AsyncCopiesPass
     };
     auto emitCopies = [&](OpBuilder &b, IRMapping &map, Value in,
                           Value stageIdx) {
-      emitPure(b, pureOps, map);
+      cloneSlice(b, pureOps, map);
       for (auto [c, buffer] : llvm::zip(cands, buffers)) {
         Value ptrs = map.lookupOrDefault(c.load.getPtr());
         Value mask = c.load.getMask() ? map.lookupOrDefault(c.load.getMask())
                                       : Value();
         AsyncCopyOp::create(b, c.load.getLoc(), ptrs,
-                            guard(b, loc, ptrs, mask, in), stageIdx,
+                            guardMask(b, loc, ptrs, mask, in), stageIdx,
                             b.getI32IntegerAttr(buffer),
                             b.getI32IntegerAttr(c.contig),
                             b.getI32IntegerAttr(S),
@@ -286,10 +257,10 @@ struct AsyncCopiesPass
       auto [j, in] = ahead(b, iv, k);
       IRMapping map;
       map.map(loop.getInductionVar(), j);
-      emitPure(b, depOps, map);
+      cloneSlice(b, depOps, map);
       SmallVector<Value> values;
       for (Operation *l : sliceLoads)
-        values.push_back(emitLoad(b, cast<LoadOp>(l), map, in));
+        values.push_back(emitGuardedLoad(b, cast<LoadOp>(l), map, in));
       return values;
     };
 
@@ -300,9 +271,9 @@ struct AsyncCopiesPass
       auto [j, in] = ahead(pre, lb, k);
       IRMapping map;
       map.map(loop.getInductionVar(), j);
-      emitPure(pre, depOps, map);
+      cloneSlice(pre, depOps, map);
       for (Operation *l : sliceLoads)
-        map.map(l->getResult(0), emitLoad(pre, cast<LoadOp>(l), map, in));
+        emitGuardedLoad(pre, cast<LoadOp>(l), map, in);
       emitCopies(pre, map, in, cst(pre, k));
     }
     SmallVector<Value> inits = emitSliceLoads(pre, lb, S - 1);

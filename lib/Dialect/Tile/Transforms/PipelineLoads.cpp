@@ -24,6 +24,8 @@
 
 #include "quire/Dialect/Tile/Transforms/Passes.h"
 
+#include "LoopSlices.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -101,24 +103,8 @@ void addressSources(scf::ForOp loop, LoadOp load,
 /// (an i1 scalar).
 Value emitLoad(OpBuilder &b, LoadOp load, ArrayRef<Operation *> slice,
                IRMapping &map, Value inBounds) {
-  for (Operation *op : slice)
-    if (!map.contains(op->getResult(0)))
-      b.clone(*op, map);
-  Location loc = load.getLoc();
-  Value ptr = map.lookupOrDefault(load.getPtr());
-  Value guard = inBounds;
-  if (auto tensor = dyn_cast<RankedTensorType>(ptr.getType()))
-    guard = SplatOp::create(
-        b, loc, RankedTensorType::get(tensor.getShape(), b.getI1Type()),
-        inBounds);
-  Value mask = guard;
-  if (Value m = load.getMask())
-    mask = arith::AndIOp::create(b, loc, map.lookupOrDefault(m), guard);
-  Value other = load.getOther() ? map.lookupOrDefault(load.getOther()) : Value();
-  auto copy = LoadOp::create(b, loc, ptr, mask, other);
-  copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
-  map.map(load.getResult(), copy.getResult());
-  return copy;
+  cloneSlice(b, slice, map);
+  return emitGuardedLoad(b, load, map, inBounds);
 }
 
 struct PipelineLoadsPass

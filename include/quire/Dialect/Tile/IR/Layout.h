@@ -44,6 +44,9 @@ public:
 
   /// The register part of register `reg`'s coordinate.
   Coord regCoord(unsigned reg) const;
+  /// How many of a thread's leading registers hold consecutive elements
+  /// along `dim` (registers r..r+run-1 hold c, c+1, ...): a power of two.
+  unsigned getRegisterRun(unsigned dim) const;
   /// The full coordinate of `reg` in thread (`lane`, `warp`).
   Coord coord(unsigned reg, unsigned lane, unsigned warp) const;
   /// Row-major linear index of a coordinate.

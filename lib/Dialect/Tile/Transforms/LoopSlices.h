@@ -1,0 +1,34 @@
+//===- LoopSlices.h - Re-emitting a loop's loads for another iteration -*- C++ -*-===//
+//
+// What quire-pipeline-loads and quire-async-copies share: the ops a load's
+// address is computed from are cloned for another iteration (through an
+// IRMapping of the induction variable), and the load is re-issued with its
+// mask and-ed with "that iteration exists". Internal to the transforms.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUIRE_LIB_DIALECT_TILE_TRANSFORMS_LOOPSLICES_H
+#define QUIRE_LIB_DIALECT_TILE_TRANSFORMS_LOOPSLICES_H
+
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+namespace mlir::quire::tile {
+
+/// Clones at `b` the ops of `slice` (single-result, in program order) whose
+/// results `map` does not have yet.
+void cloneSlice(OpBuilder &b, ArrayRef<Operation *> slice, IRMapping &map);
+
+/// The i1 scalar `cond` splat to the shape and layout of `ptrs` (itself for
+/// scalars), and-ed with `mask` when there is one.
+Value guardMask(OpBuilder &b, Location loc, Value ptrs, Value mask, Value cond);
+
+/// `load` re-issued at `b` through `map`, its mask and-ed with `cond`; maps
+/// the old result to the new one and returns it.
+Value emitGuardedLoad(OpBuilder &b, LoadOp load, IRMapping &map, Value cond);
+
+} // namespace mlir::quire::tile
+
+#endif // QUIRE_LIB_DIALECT_TILE_TRANSFORMS_LOOPSLICES_H
