@@ -48,6 +48,18 @@ def _next_pow2(n):
     return 1 << max(0, n - 1).bit_length()
 
 
+def _tile_rows(group):
+    """Rows of the query tile: the GQA group padded to a power of two, at
+    least the 16 rows of an mma.sync tile."""
+    return max(16, _next_pow2(group))
+
+
+def _tile_width(head_dim):
+    """Columns of the K/V tiles, and of a partial-result row: the head dim
+    padded to a power of two, at least 16."""
+    return max(16, _next_pow2(head_dim))
+
+
 def _select(text, partials):
     """Keeps the `// IF PARTIALS` / `// ELSE` / `// ENDIF` branch that
     `partials` picks; the marker lines go."""
@@ -76,8 +88,8 @@ def paged_decode_source(dtype="f16", group=4, head_dim=128, page_size=16,
            aligned_strides, partials)
     src = _sources.get(key)
     if src is None:
-        gp = max(16, _next_pow2(group))
-        dp = max(16, _next_pow2(head_dim))
+        gp = _tile_rows(group)
+        dp = _tile_width(head_dim)
         text = _select(_template("paged_decode_split.mlir.in").template,
                        partials)
         src = string.Template(text).substitute(
@@ -99,8 +111,8 @@ def decode_config(head_dim, group):
     SM); wider heads (256) take 4 warps on 32-token tiles, whose accumulator
     would not fit one warp's registers. Groups padded past 16 rows get a
     warp per 16 rows."""
-    dp = max(16, _next_pow2(head_dim))
-    rows = max(16, _next_pow2(group))
+    dp = _tile_width(head_dim)
+    rows = _tile_rows(group)
     return (16, rows // 16) if dp <= 128 else (32, max(4, rows // 16))
 
 
@@ -357,9 +369,8 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
               tps, *strides)
     grid = (num_seqs, num_kv_heads, num_splits)
     if partials:
-        dp = max(16, _next_pow2(head_dim))
         rows = num_seqs * num_heads * num_splits
-        part_o = _allocate_scratch(query, (rows, dp))
+        part_o = _allocate_scratch(query, (rows, _tile_width(head_dim)))
         part_ml = _allocate_scratch(query, (rows, 2))
         launches = [("paged_decode_split", grid, (part_o, part_ml, *common)),
                     ("paged_decode_combine", (num_seqs, num_heads, 1),
@@ -405,14 +416,23 @@ def _allocate_scratch(query, shape):
     return numpy.empty(shape, dtype=numpy.float32)
 
 
+_sm_counts = {}
+
+
 def _sm_count(device):
-    from . import _cuda
-    try:
-        return _cuda.device_attribute(
-            _cuda.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
-            0 if device is None else device)
-    except _cuda.CudaError as e:
-        raise _cuda.CudaError(f"paged_decode_attention: {e}") from None
+    """The device's SM count, asked of the driver once per device (it is on
+    every call's path)."""
+    device = 0 if device is None else device
+    count = _sm_counts.get(device)
+    if count is None:
+        from . import _cuda
+        try:
+            count = _cuda.device_attribute(
+                _cuda.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device)
+        except _cuda.CudaError as e:
+            raise _cuda.CudaError(f"paged_decode_attention: {e}") from None
+        _sm_counts[device] = count
+    return count
 
 
 def _device_sm(device):
