@@ -63,9 +63,9 @@ for label, flags in VARIANTS:
     for nw in (4, 8):
         k = compile_with(src, "paged_prefill_attention", flags, nw)
         out = torch.full_like(small["q"], float("nan"))
-        pf.run_quire(k, small, 1 / math.sqrt(128), out)
+        pf.run_example(k, small, 1 / math.sqrt(128), out)
         torch.cuda.synchronize()
         e = rel_err(out, sref)
         o = torch.empty_like(inp["q"])
-        t = bench(lambda: pf.run_quire(k, inp, 1 / math.sqrt(128), o))
+        t = bench(lambda: pf.run_example(k, inp, 1 / math.sqrt(128), o))
         print(f"  {label:45} warps {nw}: {t:7.0f} us {fl / t / 1e6:6.1f} TFLOP/s (rel err {e:.1e})")

@@ -42,10 +42,10 @@ for ctx, ql in (([4096] * 4, [512] * 4), ([1024] * 8, [512] * 8)):
             k = compile_with(src, "paged_prefill_attention",
                              [f"--shared-buffers={nb}", f"--pipeline-max-registers={pipe}"], 4)
             out = torch.full_like(small["q"], float("nan"))
-            pf.run_quire(k, small, 1 / math.sqrt(128), out)
+            pf.run_example(k, small, 1 / math.sqrt(128), out)
             torch.cuda.synchronize()
             e = rel_err(out, sref)
             o = torch.empty_like(inp["q"])
-            t = bench(lambda: pf.run_quire(k, inp, 1 / math.sqrt(128), o))
+            t = bench(lambda: pf.run_example(k, inp, 1 / math.sqrt(128), o))
             print(f"  {len(ctx)} x ctx {ctx[0]} + {ql[0]}, {nb} buffer(s), pipeline {pipe}: "
                   f"{t:6.0f} us {fl / t / 1e6:6.1f} TFLOP/s (rel err {e:.1e})")

@@ -60,14 +60,14 @@ def _tile_width(head_dim):
     return max(16, _next_pow2(head_dim))
 
 
-def _select(text, partials):
-    """Keeps the `// IF PARTIALS` / `// ELSE` / `// ENDIF` branch that
-    `partials` picks; the marker lines go."""
+def _select(text, flags):
+    """Keeps the `// IF NAME` / `// ELSE` / `// ENDIF` branches that
+    `flags[NAME]` picks; the marker lines go."""
     out, keep = [], [True]
     for line in text.splitlines(keepends=True):
         tag = line.strip()
-        if tag == "// IF PARTIALS":
-            keep.append(partials)
+        if tag.startswith("// IF "):
+            keep.append(bool(flags[tag[len("// IF "):]]))
         elif tag == "// ELSE":
             keep[-1] = not keep[-1]
         elif tag == "// ENDIF":
@@ -84,20 +84,28 @@ def paged_decode_source(dtype="f16", group=4, head_dim=128, page_size=16,
     kernels/paged_decode_split.mlir.in: with `partials`, split-KV
     (@paged_decode_split writing partials, @paged_decode_combine merging
     them); without, one split (@paged_decode_attention writes `out`)."""
-    key = (dtype, group, head_dim, page_size, block_n, aligned_pointers,
-           aligned_strides, partials)
+    return _specialize("paged_decode_split.mlir.in", {"PARTIALS": partials},
+                       dtype, head_dim, aligned_pointers, aligned_strides,
+                       GROUP=group, GP=_tile_rows(group), PAGE_SIZE=page_size,
+                       BLOCK_N=block_n, SPLITS_PAD=MAX_SPLITS)
+
+
+def _specialize(template, flags, dtype, head_dim, aligned_pointers,
+                aligned_strides, **subs):
+    """`template` with `flags` selected and its placeholders filled: DTYPE,
+    D, DP and COLS from the head dim, PTR_DIV and STRIDE_DIV from the
+    alignment, the rest from `subs`. Cached per distinct specialization."""
+    key = (template, tuple(sorted(flags.items())), dtype, head_dim,
+           aligned_pointers, aligned_strides, tuple(sorted(subs.items())))
     src = _sources.get(key)
     if src is None:
-        gp = _tile_rows(group)
         dp = _tile_width(head_dim)
-        text = _select(_template("paged_decode_split.mlir.in").template,
-                       partials)
+        text = _select(_template(template).template, flags)
         src = string.Template(text).substitute(
-            DTYPE=dtype, GROUP=group, GP=gp, D=head_dim, DP=dp,
+            DTYPE=dtype, D=head_dim, DP=dp,
             COLS=f"cols = {head_dim} : i32, " if dp > head_dim else "",
-            PAGE_SIZE=page_size, BLOCK_N=block_n, SPLITS_PAD=MAX_SPLITS,
             PTR_DIV=_DIV if aligned_pointers else "",
-            STRIDE_DIV=_DIV if aligned_strides else "")
+            STRIDE_DIV=_DIV if aligned_strides else "", **subs)
         src = _sources.setdefault(key, src)
     return src
 
@@ -126,10 +134,9 @@ def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132):
     return max(1, min(want, most, MAX_SPLITS))
 
 
-def _unsupported(reason):
+def _unsupported(reason, what="paged_decode_attention"):
     raise NotImplementedError(
-        f"paged_decode_attention: {reason} is not supported by Quire's GPU "
-        "backend yet")
+        f"{what}: {reason} is not supported by Quire's GPU backend yet")
 
 
 def _views(items):
@@ -171,6 +178,91 @@ def _allocate_like(query, shape, name):
     raise TypeError(f"{name}=None needs a torch tensor or numpy array query "
                     f"to allocate from; pass {name}= for "
                     f"{type(query).__name__} inputs")
+
+
+def _check_placement(v):
+    """Every tensor on the query's device; True when that is the host (the
+    interpreter runs the kernel)."""
+    q = v["query"]
+    host = not q.is_cuda
+    for name, x in v.items():
+        if x.is_cuda == host:
+            raise ValueError(
+                f"{name}: on {'a CUDA device' if x.is_cuda else 'the CPU'} "
+                f"but query is on {'the CPU' if host else 'a CUDA device'}")
+        if (not host and x.device is not None and q.device is not None and
+                x.device != q.device):
+            raise ValueError(f"{name}: on cuda:{x.device} but query is on "
+                             f"cuda:{q.device}")
+    return host
+
+
+def _check_dtypes(v, like_query, int32):
+    """query f16/bf16, the `like_query` tensors (those given) of its dtype,
+    the `int32` ones int32."""
+    q = v["query"]
+    if q.dtype not in ("f16", "bf16"):
+        raise TypeError(f"query: expected float16 or bfloat16, got "
+                        f"{q.dtype_name()}")
+    for name in like_query:
+        if name in v and v[name].dtype != q.dtype:
+            raise TypeError(f"{name}: expected {q.dtype_name()} like query, "
+                            f"got {v[name].dtype_name()}")
+    for name in int32:
+        if v[name].dtype != "i32":
+            raise TypeError(f"{name}: expected int32, got "
+                            f"{v[name].dtype_name()}")
+
+
+def _check_cache(v):
+    """The caches against each other and the query: one shape, the query's
+    head_dim, a whole GQA group per KV head, dense last dimensions."""
+    q, kc, vc = v["query"], v["key_cache"], v["value_cache"]
+    num_heads, head_dim = q.shape[1], q.shape[2]
+    _, page_size, num_kv_heads, kv_dim = kc.shape
+    if vc.shape != kc.shape:
+        raise ValueError(f"value_cache: shape {list(vc.shape)} differs from "
+                         f"key_cache's {list(kc.shape)}")
+    if kv_dim != head_dim:
+        raise ValueError(f"key_cache: head_dim {kv_dim} differs from query's "
+                         f"{head_dim}")
+    if num_kv_heads == 0:
+        raise ValueError("key_cache: num_kv_heads is 0")
+    if num_heads % num_kv_heads:
+        raise ValueError(f"query: num_heads {num_heads} is not a multiple of "
+                         f"num_kv_heads {num_kv_heads}")
+    if page_size == 0:
+        raise ValueError("key_cache: block_size is 0")
+    for name, x in v.items():
+        if x.dtype != "i32" or name == "block_table":
+            _dense_last(x, name)
+
+
+def _check_scale(scale, head_dim):
+    if scale is None:
+        scale = 1.0 / math.sqrt(head_dim) if head_dim else 1.0
+    scale = _args.check_float(scale, {"type": "f32", "bits": 32}, "scale")
+    if not math.isfinite(scale):
+        raise ValueError(f"scale: must be finite, got {scale}")
+    return scale
+
+
+def _compiled(what, src, names, num_warps, device, key, describe):
+    """The kernels `names` of `src` for `device`, compiled once per `key`
+    (`num_warps[name]` each)."""
+    kernels = _kernels.get(key)
+    if kernels is None:
+        sm = jit.resolve_sm(None) if device is None else _device_sm(device)
+        try:
+            kernels = [jit.compile(src, sm=sm, num_warps=num_warps[name],
+                                   kernel=name) for name in names]
+        except jit.CompilationError as e:
+            raise NotImplementedError(
+                f"{what}: the GPU backend cannot compile the specialization "
+                f"{describe}:\n{e}") from e
+        with _lock:
+            kernels = _kernels.setdefault(key, kernels)
+    return kernels
 
 
 def paged_decode_attention(query, key_cache, value_cache, block_table,
@@ -227,40 +319,14 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
     q, kc, vc, bt, lens = (v["query"], v["key_cache"], v["value_cache"],
                            v["block_table"], v["seq_lens"])
 
-    # Where it runs: every tensor on the query's device.
-    host = not q.is_cuda
-    for name, x in v.items():
-        if x.is_cuda == host:
-            raise ValueError(
-                f"{name}: on {'a CUDA device' if x.is_cuda else 'the CPU'} "
-                f"but query is on {'the CPU' if host else 'a CUDA device'}")
-        if (not host and x.device is not None and q.device is not None and
-                x.device != q.device):
-            raise ValueError(f"{name}: on cuda:{x.device} but query is on "
-                             f"cuda:{q.device}")
-
-    # Dtypes.
-    if q.dtype not in ("f16", "bf16"):
-        raise TypeError(f"query: expected float16 or bfloat16, got "
-                        f"{q.dtype_name()}")
-    for name in ("key_cache", "value_cache", "out"):
-        if name in v and v[name].dtype != q.dtype:
-            raise TypeError(f"{name}: expected {q.dtype_name()} like query, "
-                            f"got {v[name].dtype_name()}")
-    for name in ("block_table", "seq_lens"):
-        if v[name].dtype != "i32":
-            raise TypeError(f"{name}: expected int32, got "
-                            f"{v[name].dtype_name()}")
+    host = _check_placement(v)
+    _check_dtypes(v, ("key_cache", "value_cache", "out"),
+                  ("block_table", "seq_lens"))
 
     # Shapes.
     num_seqs, num_heads, head_dim = q.shape
     num_blocks, page_size, num_kv_heads, kv_dim = kc.shape
-    if vc.shape != kc.shape:
-        raise ValueError(f"value_cache: shape {list(vc.shape)} differs from "
-                         f"key_cache's {list(kc.shape)}")
-    if kv_dim != head_dim:
-        raise ValueError(f"key_cache: head_dim {kv_dim} differs from query's "
-                         f"{head_dim}")
+    _check_cache(v)
     if bt.shape[0] != num_seqs:
         raise ValueError(f"block_table: {bt.shape[0]} rows for {num_seqs} "
                          "sequences")
@@ -270,25 +336,11 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
     if "out" in v and v["out"].shape != q.shape:
         raise ValueError(f"out: shape {list(v['out'].shape)} differs from "
                          f"query's {list(q.shape)}")
-    if num_kv_heads == 0:
-        raise ValueError("key_cache: num_kv_heads is 0")
-    if num_heads % num_kv_heads:
-        raise ValueError(f"query: num_heads {num_heads} is not a multiple of "
-                         f"num_kv_heads {num_kv_heads}")
-    if page_size == 0:
-        raise ValueError("key_cache: block_size is 0")
-    for name in ("query", "key_cache", "value_cache", "block_table", "out"):
-        if name in v:
-            _dense_last(v[name], name)
     if num_seqs > 1 and lens.strides[0] != 1:
         raise ValueError(f"seq_lens: must be contiguous, got stride "
                          f"{lens.strides[0]}")
 
-    if scale is None:
-        scale = 1.0 / math.sqrt(head_dim) if head_dim else 1.0
-    scale = _args.check_float(scale, {"type": "f32", "bits": 32}, "scale")
-    if not math.isfinite(scale):
-        raise ValueError(f"scale: must be finite, got {scale}")
+    scale = _check_scale(scale, head_dim)
 
     group = num_heads // num_kv_heads if num_heads else 1
     # What the generated kernels can do (see the template's header).
@@ -385,26 +437,243 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
             jit.interpret(src, g, *a, kernel=name)
         return out
     device = q.device
-    key = (spec, num_warps, device)
-    kernels = _kernels.get(key)
-    if kernels is None:
-        sm = jit.resolve_sm(None) if device is None else _device_sm(device)
-        try:
-            kernels = [jit.compile(src, sm=sm,
-                                   num_warps=4 if name == "paged_decode_combine"
-                                   else num_warps, kernel=name)
-                       for name, _, _ in launches]
-        except jit.CompilationError as e:
-            raise NotImplementedError(
-                "paged_decode_attention: the GPU backend cannot compile the "
-                f"specialization dtype={q.dtype} group={group} "
-                f"head_dim={head_dim} block_size={page_size}:\n{e}") from e
-        with _lock:
-            kernels = _kernels.setdefault(key, kernels)
+    warps = {name: 4 if name == "paged_decode_combine" else num_warps
+             for name, _, _ in launches}
+    kernels = _compiled("paged_decode_attention", src,
+                        [name for name, _, _ in launches], warps, device,
+                        ("decode", spec, num_warps, device),
+                        f"dtype={q.dtype} group={group} head_dim={head_dim} "
+                        f"block_size={page_size}")
     for kernel, (_, g, a) in zip(kernels, launches):
         kernel[g](*a)
     return out
 
+
+
+def paged_prefill_source(dtype="f16", group=4, head_dim=128, page_size=16,
+                         block_m=64, block_n=64, aligned_pointers=True,
+                         aligned_strides=True, separate=True):
+    """The MLIR of one specialization of the paged prefill kernel
+    (@paged_prefill_attention), from kernels/paged_prefill.mlir.in: with
+    `separate`, the chunk's own keys/values come from k_new/v_new tensors;
+    without, from the cache after the context."""
+    return _specialize("paged_prefill.mlir.in", {"SEPARATE": separate},
+                       dtype, head_dim, aligned_pointers, aligned_strides,
+                       GROUP=group, PAGE_SIZE=page_size, BLOCK_M=block_m,
+                       BLOCK_N=block_n)
+
+
+def prefill_config(head_dim):
+    """(block_m, block_n, num_warps) of the prefill kernel for a head
+    dimension (bench/paged_prefill.py measures the alternatives)."""
+    dp = _tile_width(head_dim)
+    if dp <= 64:
+        return 64, 64, 4
+    if dp <= 128:
+        return 64, 64, 4
+    return 64, 32, 4
+
+
+def paged_prefill_attention(query, key_cache, value_cache, block_table,
+                            query_start_loc, seq_lens, scale=None, out=None,
+                            *, key=None, value=None, max_query_len=None):
+    """Prefill / chunked-prefill attention over a paged KV cache, with vLLM's
+    layout: each sequence's chunk of new query tokens attends over the
+    sequence's cached context and, causally, over the chunk itself.
+
+      query            [num_tokens, num_heads, head_dim] f16 or bf16: the
+                       batch's chunks back to back
+      key_cache,       [num_blocks, block_size, num_kv_heads, head_dim], the
+      value_cache      query's dtype; any strides, last dimension contiguous
+      block_table      int32 [num_seqs, max_blocks]
+      query_start_loc  int32 [num_seqs + 1]: sequence s's chunk is query
+                       tokens query_start_loc[s] .. query_start_loc[s+1]-1
+      seq_lens         int32 [num_seqs]: tokens of sequence s including its
+                       chunk (its context is seq_lens[s] - chunk length)
+      scale            softmax scale (default 1 / sqrt(head_dim))
+      out              [num_tokens, num_heads, head_dim] to write (default: a
+                       new tensor)
+      key, value       [num_tokens, num_kv_heads, head_dim]: the chunk's own
+                       keys and values when they are not in the cache yet;
+                       without them (vLLM's order: the cache is written
+                       first) they are read from the cache, as tokens
+                       context .. seq_len - 1 of each sequence
+      max_query_len    the longest chunk, as vLLM passes it: sizes the grid.
+                       Default num_tokens (right, with idle programs). It is
+                       trusted on the GPU: a smaller value than the longest
+                       chunk leaves that chunk's later rows unwritten (the
+                       interpreter checks it)
+
+    Query head h reads KV head h // (num_heads // num_kv_heads). head_dim may
+    be 1..256 (padded to a power of two inside the kernel; the padding is
+    never read). Returns `out`. One launch on the current stream whose grid
+    depends on shapes and max_query_len only, so it can be graph-captured.
+    The block table and lengths are trusted as vLLM trusts them on the GPU;
+    the interpreter checks every access.
+    """
+    return _paged_prefill(query, key_cache, value_cache, block_table,
+                          query_start_loc, seq_lens, scale, out, key, value,
+                          max_query_len)
+
+
+def _paged_prefill(query, key_cache, value_cache, block_table,
+                   query_start_loc, seq_lens, scale, out, key, value,
+                   max_query_len, block_m=None, block_n=None,
+                   num_warps=None):
+    """paged_prefill_attention with the tile shape open for benchmarks."""
+    what = "paged_prefill_attention"
+    if (key is None) != (value is None):
+        raise ValueError(f"{'value' if key is not None else 'key'}: key and "
+                         "value are given together or not at all")
+    tok = ("num_tokens", "num_heads", "head_dim")
+    items = [("query", query, tok),
+             ("key_cache", key_cache,
+              ("num_blocks", "block_size", "num_kv_heads", "head_dim")),
+             ("value_cache", value_cache,
+              ("num_blocks", "block_size", "num_kv_heads", "head_dim")),
+             ("block_table", block_table, ("num_seqs", "max_blocks")),
+             ("query_start_loc", query_start_loc, ("num_seqs + 1",)),
+             ("seq_lens", seq_lens, ("num_seqs",))]
+    if out is not None:
+        items.append(("out", out, tok))
+    if key is not None:
+        items += [("key", key, ("num_tokens", "num_kv_heads", "head_dim")),
+                  ("value", value, ("num_tokens", "num_kv_heads", "head_dim"))]
+    v = _views(items)
+    q, kc, vc, bt = (v["query"], v["key_cache"], v["value_cache"],
+                     v["block_table"])
+    host = _check_placement(v)
+    _check_dtypes(v, ("key_cache", "value_cache", "out", "key", "value"),
+                  ("block_table", "query_start_loc", "seq_lens"))
+    num_tokens, num_heads, head_dim = q.shape
+    _, page_size, num_kv_heads, _ = kc.shape
+    _check_cache(v)
+    num_seqs = bt.shape[0]
+    if v["seq_lens"].shape[0] != num_seqs:
+        raise ValueError(f"seq_lens: {v['seq_lens'].shape[0]} entries for "
+                         f"{num_seqs} sequences (block_table rows)")
+    if v["query_start_loc"].shape[0] != num_seqs + 1:
+        raise ValueError(f"query_start_loc: {v['query_start_loc'].shape[0]} "
+                         f"entries for {num_seqs} sequences (needs "
+                         f"{num_seqs + 1})")
+    for name in ("query_start_loc", "seq_lens"):
+        x = v[name]
+        if x.shape[0] > 1 and x.strides[0] != 1:
+            raise ValueError(f"{name}: must be contiguous, got stride "
+                             f"{x.strides[0]}")
+    if "out" in v and v["out"].shape != q.shape:
+        raise ValueError(f"out: shape {list(v['out'].shape)} differs from "
+                         f"query's {list(q.shape)}")
+    for name in ("key", "value"):
+        if name in v and v[name].shape != (num_tokens, num_kv_heads, head_dim):
+            raise ValueError(
+                f"{name}: expected shape {[num_tokens, num_kv_heads, head_dim]}"
+                f" (query's tokens, the cache's heads), got "
+                f"{list(v[name].shape)}")
+    scale = _check_scale(scale, head_dim)
+    group = num_heads // num_kv_heads if num_heads else 1
+
+    if max_query_len is None:
+        max_q = num_tokens
+    else:
+        max_q = _args.to_int(max_query_len, "max_query_len")
+        if max_q < 0:
+            raise ValueError(f"max_query_len: must be >= 0, got {max_q}")
+        max_q = min(max_q, num_tokens)
+    if host:
+        _check_chunks(v, max_q, bt.shape[1] * page_size, key is not None)
+
+    cfg = prefill_config(head_dim)
+    block_m = block_m or cfg[0]
+    block_n = block_n or cfg[1]
+    num_warps = num_warps or cfg[2]
+    if not 1 <= head_dim <= 256:
+        _unsupported(f"head_dim {head_dim} (needs 1..256)", what)
+    if num_seqs > _I32_MAX:
+        _unsupported(f"num_seqs {num_seqs} (grid x is below 2^31)", what)
+    if num_heads > 65535:
+        _unsupported(f"num_heads {num_heads} (grid y is at most 65535)", what)
+    if -(-max_q // block_m) > 65535:
+        _unsupported(f"max_query_len {max_q} (grid z, chunks of {block_m} "
+                     "tokens, is at most 65535)", what)
+    if bt.shape[1] * page_size > _I32_MAX // 2 or num_tokens > _I32_MAX // 2:
+        _unsupported("sequences or batches past 2^30 tokens (token indices "
+                     "are 32-bit)", what)
+
+    if out is None:
+        out = _allocate_like(query, q.shape, "out")
+        o = _args.view(out, "out")
+    else:
+        o = v["out"]
+    if num_tokens == 0 or num_seqs == 0 or num_heads == 0:
+        return out
+
+    # In-tile offsets are 32-bit: a tile's rows times the token stride.
+    tiled = [("query", q, block_m), ("out", o, block_m)]
+    if key is not None:
+        tiled += [("key", v["key"], block_n), ("value", v["value"], block_n)]
+    for name, x, rows in tiled:
+        ts = _stride(x, 0)
+        if ts * (rows - 1) + _tile_width(head_dim) > _I32_MAX:
+            _unsupported(f"{name} token stride {ts} (in-tile offsets are "
+                         "32-bit)", what)
+    strides = [_stride(bt, 0), _stride(q, 0), _stride(q, 1),
+               _stride(o, 0), _stride(o, 1)]
+    if key is not None:
+        strides += [_stride(v["key"], 0), _stride(v["key"], 1),
+                    _stride(v["value"], 0), _stride(v["value"], 1)]
+    strides += [_stride(kc, 0), _stride(kc, 1), _stride(kc, 2),
+                _stride(vc, 0), _stride(vc, 1), _stride(vc, 2)]
+    data = [o, q, kc, vc, bt] + ([v["key"], v["value"]] if key is not None
+                                 else [])
+    aligned_pointers = all(x.ptr % 16 == 0 for x in data)
+    aligned_strides = all(x % 16 == 0 for x in strides[1:])
+    separate = key is not None
+    spec = (q.dtype, group, head_dim, page_size, block_m, block_n,
+            aligned_pointers, aligned_strides, separate)
+    src = paged_prefill_source(*spec)
+    args = ([out, query] + ([key, value] if separate else []) +
+            [key_cache, value_cache, block_table, query_start_loc, seq_lens,
+             scale] + strides)
+    grid = (num_seqs, num_heads, max(1, -(-max_q // block_m)))
+    if host:
+        jit.interpret(src, grid, *args, kernel=what)
+        return out
+    device = q.device
+    (kernel,) = _compiled(what, src, [what], {what: num_warps}, device,
+                          ("prefill", spec, num_warps, device),
+                          f"dtype={q.dtype} head_dim={head_dim} "
+                          f"block_size={page_size}")
+    kernel[grid](*args)
+    return out
+
+
+def _check_chunks(v, max_q, capacity, separate):
+    """The interpreter's checks of what the GPU trusts: query_start_loc runs
+    from 0 to num_tokens without decreasing, no chunk is longer than
+    max_query_len, no sequence is shorter than its chunk or longer than its
+    block-table row holds."""
+    qs = [int(x) for x in v["query_start_loc"].obj.reshape(-1)]
+    lens = [int(x) for x in v["seq_lens"].obj.reshape(-1)]
+    num_tokens = v["query"].shape[0]
+    if qs[0] != 0 or qs[-1] != num_tokens:
+        raise ValueError(f"query_start_loc: must run from 0 to num_tokens "
+                         f"{num_tokens}, got {qs[0]} .. {qs[-1]}")
+    for s in range(len(lens)):
+        if qs[s + 1] < qs[s]:
+            raise ValueError(f"query_start_loc: decreases at sequence {s} "
+                             f"({qs[s]} -> {qs[s + 1]})")
+    for s, n in enumerate(lens):
+        chunk = qs[s + 1] - qs[s]
+        if chunk > max_q:
+            raise ValueError(f"max_query_len: {max_q}, but sequence {s}'s "
+                             f"chunk has {chunk} tokens")
+        if n < chunk:
+            raise ValueError(f"seq_lens[{s}]: {n} tokens, fewer than its "
+                             f"chunk's {chunk}")
+        if (n if not separate else n - chunk) > capacity:
+            raise ValueError(f"seq_lens[{s}]: {n} tokens, more than its "
+                             f"block_table row holds ({capacity})")
 
 def _allocate_scratch(query, shape):
     """f32 scratch for the split partials, from the query's framework (torch:
@@ -440,13 +709,14 @@ def _device_sm(device):
     try:
         sm = _cuda.compute_capability(device)
     except _cuda.CudaError as e:
-        raise _cuda.CudaError(f"paged_decode_attention: {e}") from None
+        raise _cuda.CudaError(f"quire.ops: {e}") from None
     if sm not in jit.SUPPORTED_SMS:
-        raise ValueError(f"paged_decode_attention: cuda:{device} is sm_{sm}; "
+        raise ValueError(f"quire.ops: cuda:{device} is sm_{sm}; "
                          f"Quire generates code for sm "
                          f"{', '.join(map(str, jit.SUPPORTED_SMS))}")
     return sm
 
 
 __all__ = ["paged_decode_attention", "paged_decode_source", "decode_config",
-           "num_splits_for", "MAX_SPLITS"]
+           "num_splits_for", "MAX_SPLITS", "paged_prefill_attention",
+           "paged_prefill_source", "prefill_config"]

@@ -187,6 +187,78 @@ def test_paged_decode_in_a_cuda_graph(torch, gen):
     assert rel_err(torch, out, ref) < 2e-3
 
 
+def prefill_case(torch, gen, ctx, qlens, P, Hq, Hkv, D, dtype):
+    """A paged cache holding each sequence's context and then its chunk, the
+    chunk's K/V also as separate tensors, and the float64 reference."""
+    S = len(ctx)
+    lens = [c + n for c, n in zip(ctx, qlens)]
+    kc, vc, bt = make_cache(torch, gen, S, Hkv, D, P, lens, dtype)
+    starts = [0]
+    for n in qlens:
+        starts.append(starts[-1] + n)
+    T = starts[-1]
+    q = torch.randn(T, Hq, D, device="cuda", generator=gen).to(dtype)
+    kn = torch.empty(T, Hkv, D, device="cuda", dtype=dtype)
+    vn = torch.empty_like(kn)
+    ref = torch.empty(T, Hq, D, device="cuda", dtype=torch.float64)
+    G = Hq // Hkv
+    for s in range(S):
+        t = torch.arange(lens[s], device="cuda")
+        k = kc[bt[s, t // P].long(), t % P]
+        v = vc[bt[s, t // P].long(), t % P]
+        a, b = starts[s], starts[s + 1]
+        kn[a:b], vn[a:b] = k[ctx[s]:], v[ctx[s]:]
+        if a == b:
+            continue
+        kk = k.double().repeat_interleave(G, 1)
+        vv = v.double().repeat_interleave(G, 1)
+        sc = torch.einsum("qhd,khd->hqk", q[a:b].double(), kk) / math.sqrt(D)
+        allowed = (torch.arange(lens[s], device="cuda")[None, :] <=
+                   ctx[s] + torch.arange(b - a, device="cuda")[:, None])
+        sc = sc.masked_fill(~allowed, float("-inf"))
+        ref[a:b] = torch.einsum("hqk,khd->qhd", torch.softmax(sc, -1), vv)
+    args = (q, kc, vc, bt, torch.tensor(starts, dtype=torch.int32, device="cuda"),
+            torch.tensor(lens, dtype=torch.int32, device="cuda"))
+    return args, kn, vn, ref
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("ctx, qlens, P, Hq, Hkv, D", [
+    ([0, 1, 17, 300], [1, 64, 65, 130], 16, 8, 2, 128),   # ragged, crossing pages
+    ([500, 0], [257, 3], 128, 32, 8, 128),                # Llama-3-8B heads
+    ([40, 129], [100, 7], 16, 4, 4, 64),
+    ([70, 5], [33, 90], 32, 4, 1, 256),
+    ([31], [77], 16, 6, 2, 80),                           # padded head dim
+])
+def test_paged_prefill_attention(torch, gen, dtype, ctx, qlens, P, Hq, Hkv, D):
+    dtype = getattr(torch, dtype)
+    args, kn, vn, ref = prefill_case(torch, gen, ctx, qlens, P, Hq, Hkv, D, dtype)
+    tol = 2e-3 if dtype == torch.float16 else 1.6e-2
+    for kw in (dict(key=kn, value=vn), {}):
+        out = poisoned(torch, *args[0].shape, dtype=dtype)
+        assert quire.ops.paged_prefill_attention(*args, out=out, **kw) is out
+        torch.cuda.synchronize()
+        assert rel_err(torch, out, ref) < tol, (sorted(kw), gen.initial_seed())
+
+
+def test_paged_prefill_in_a_cuda_graph(torch, gen):
+    args, kn, vn, ref = prefill_case(torch, gen, [100, 0], [70, 5], 16, 8, 2,
+                                     128, torch.half)
+    q, out = args[0], torch.empty_like(args[0])
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):                         # warm up: load module
+        quire.ops.paged_prefill_attention(*args, out=out, max_query_len=70)
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        quire.ops.paged_prefill_attention(*args, out=out, max_query_len=70)
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    assert rel_err(torch, out, ref) < 2e-3
+
+
 def test_paged_decode_validation_on_gpu(torch):
     q = torch.zeros(2, 8, 128, device="cuda", dtype=torch.half)
     kc = torch.zeros(4, 16, 2, 128, device="cuda", dtype=torch.half)

@@ -1,7 +1,10 @@
-"""The paged prefill example (examples/paged_prefill_attention.mlir):
-compiles for sm_80/sm_90 with 4 and 8 warps onto tensor cores, and computes
-prefix + causal chunk attention exactly (interpreter vs a float64 numpy
-reference, ragged chunks, tiles crossing pages, an empty context)."""
+"""quire.ops.paged_prefill_attention and its kernel
+(kernels/paged_prefill.mlir.in; examples/paged_prefill_attention.mlir is one
+specialization): compiles onto tensor cores for sm_80/sm_90, computes prefix
++ causal chunk attention exactly in the interpreter (float64 numpy
+reference: ragged chunks, tiles crossing pages, empty contexts, GQA, padded
+head dims, the chunk's K/V separate or in the cache, every tile shape), and
+rejects bad arguments with errors that name them."""
 
 import math
 import os
@@ -9,11 +12,19 @@ import os
 import pytest
 
 import quire
+from conftest import FakeCudaArray
 
 np = pytest.importorskip("numpy")
+ppa = quire.ops.paged_prefill_attention
 
 EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples",
                        "paged_prefill_attention.mlir")
+
+
+def test_example_is_the_ops_kernel():
+    with open(EXAMPLE, encoding="utf-8") as f:
+        assert f.read() == quire.ops.paged_prefill_source(
+            "f16", 4, 128, 16, 64, 64, True, True, True)
 
 
 @pytest.mark.parametrize("sm", [80, 90])
@@ -21,54 +32,168 @@ EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "examples",
 def test_compiles_onto_tensor_cores(sm, num_warps):
     k = quire.compile(EXAMPLE, sm=sm, num_warps=num_warps)
     assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in k.ptx
-    assert "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16" in k.ptx
+    assert "cp.async.cg.shared.global" in k.ptx
     assert k.metadata["threads"] == 32 * num_warps
 
 
-def reference(q, k_new, v_new, k_cache, v_cache, bt, qstart, ctx, scale):
+@pytest.mark.parametrize("spec, warps", [
+    (("bf16", 8, 128, 128, 128, 32, True, True, False), 8),
+    (("f16", 1, 64, 16, 64, 64, False, False, True), 4),
+    (("f16", 4, 80, 16, 64, 64, True, True, False), 4),
+    (("bf16", 2, 256, 32, 64, 32, True, True, True), 4),
+])
+def test_specializations_compile(spec, warps):
+    k = quire.compile(quire.ops.paged_prefill_source(*spec), sm=90,
+                      num_warps=warps)
+    assert k.name == "paged_prefill_attention"
+    assert len(k.args) == (25 if spec[-1] else 19)
+
+
+def _case(rng, ctx, qlens, page=16, hq=4, hkv=2, d=64, dtype=np.float16):
+    lens = [c + n for c, n in zip(ctx, qlens)]
+    qs = np.cumsum([0] + list(qlens)).astype(np.int32)
+    T = int(qs[-1])
+    cap = [max(1, -(-n // page)) for n in lens]
+    nb = sum(cap) + 2
+    bt = np.zeros((len(ctx), max(cap)), np.int32)
+    perm = rng.permutation(nb)
+    o = 0
+    for s, c in enumerate(cap):
+        bt[s, :c] = perm[o:o + c]
+        o += c
+    q = rng.standard_normal((T, hq, d)).astype(dtype)
+    kn = rng.standard_normal((T, hkv, d)).astype(dtype)
+    vn = rng.standard_normal((T, hkv, d)).astype(dtype)
+    kc = rng.standard_normal((nb, page, hkv, d)).astype(dtype)
+    vc = rng.standard_normal((nb, page, hkv, d)).astype(dtype)
+    for s, (c, n) in enumerate(zip(ctx, qlens)):  # the chunk, in the cache too
+        t = np.arange(c, c + n)
+        kc[bt[s, t // page], t % page] = kn[qs[s]:qs[s] + n]
+        vc[bt[s, t // page], t % page] = vn[qs[s]:qs[s] + n]
+    return dict(query=q, key_cache=kc, value_cache=vc, block_table=bt,
+                query_start_loc=qs, seq_lens=np.array(lens, np.int32)), kn, vn
+
+
+def reference(a, kn, vn, scale):
+    q, kc, vc, bt = a["query"], a["key_cache"], a["value_cache"], a["block_table"]
+    qs, lens = a["query_start_loc"], a["seq_lens"]
     out = np.zeros(q.shape)
-    group = q.shape[1] // k_new.shape[1]
-    P = k_cache.shape[1]
-    for s in range(len(ctx)):
-        a, b = qstart[s], qstart[s + 1]
-        t = np.arange(ctx[s])
-        kc = k_cache[bt[s, t // P], t % P].astype(np.float64)
-        vc = v_cache[bt[s, t // P], t % P].astype(np.float64)
-        kk = np.concatenate([kc, k_new[a:b].astype(np.float64)])
-        vv = np.concatenate([vc, v_new[a:b].astype(np.float64)])
-        for i in range(b - a):
-            n = ctx[s] + i + 1  # the context and new tokens 0..i
+    group = q.shape[1] // kc.shape[2]
+    P = kc.shape[1]
+    for s in range(len(lens)):
+        b, e = qs[s], qs[s + 1]
+        ctx = lens[s] - (e - b)
+        t = np.arange(ctx)
+        kk = np.concatenate([kc[bt[s, t // P], t % P], kn[b:e]]).astype(np.float64)
+        vv = np.concatenate([vc[bt[s, t // P], t % P], vn[b:e]]).astype(np.float64)
+        for i in range(e - b):
+            n = ctx + i + 1
             for h in range(q.shape[1]):
-                sc = kk[:n, h // group] @ q[a + i, h].astype(np.float64) * scale
+                sc = kk[:n, h // group] @ q[b + i, h].astype(np.float64) * scale
                 p = np.exp(sc - sc.max())
-                out[a + i, h] = (p / p.sum()) @ vv[:n, h // group]
+                out[b + i, h] = (p / p.sum()) @ vv[:n, h // group]
     return out
 
 
-def test_interpreter_matches_float64():
+def _rel(out, ref):
+    return np.linalg.norm(out.astype(np.float64) - ref) / np.linalg.norm(ref)
+
+
+@pytest.mark.parametrize("ctx, qlens, page, hq, hkv, d", [
+    ([40, 0, 5], [70, 3, 0], 16, 4, 2, 64),     # two query blocks; empty ones
+    ([0, 17], [1, 64], 8, 2, 2, 32),            # one-token chunk, MHA
+    ([129, 3], [20, 100], 128, 3, 1, 80),       # group 3, head_dim 80 (-> 128)
+    ([33], [65], 24, 4, 4, 16),                 # 24-token pages, tiny head
+])
+@pytest.mark.parametrize("separate", [True, False])
+def test_matches_float64(ctx, qlens, page, hq, hkv, d, separate):
     rng = np.random.default_rng(3)
-    D, P, Hq, Hkv = 128, 16, 2, 1
-    ctx = [40, 0]          # context crossing pages; an empty one
-    qlens = [70, 3]        # a chunk over two query blocks; a short one
-    qstart = np.array([0, 70, 73], dtype=np.int32)
-    T = 73
-    pages = [(c + P - 1) // P for c in ctx]
-    nb = sum(pages) + 2
-    bt = np.zeros((2, max(pages)), dtype=np.int32)
-    perm = rng.permutation(nb)
-    bt[0, : pages[0]] = perm[: pages[0]]
-    f16 = np.float16
-    q = rng.standard_normal((T, Hq, D)).astype(f16)
-    k_new = rng.standard_normal((T, Hkv, D)).astype(f16)
-    v_new = rng.standard_normal((T, Hkv, D)).astype(f16)
-    k_cache = rng.standard_normal((nb, P, Hkv, D)).astype(f16)
-    v_cache = rng.standard_normal((nb, P, Hkv, D)).astype(f16)
-    ctx_a = np.array(ctx, dtype=np.int32)
-    out = np.full((T, Hq, D), np.nan, dtype=f16)
-    scale = 1.0 / math.sqrt(D)
-    sk, sp, sh = P * Hkv * D, Hkv * D, D
-    quire.interpret(EXAMPLE, (2, Hq, 2), out, q, k_new, v_new, k_cache, v_cache,
-                    bt, qstart, ctx_a, scale, Hq, Hkv, bt.shape[1], sk, sp, sh)
-    ref = reference(q, k_new, v_new, k_cache, v_cache, bt, qstart, ctx, scale)
-    err = np.linalg.norm(out.astype(np.float64) - ref) / np.linalg.norm(ref)
-    assert err < 2e-3, err
+    a, kn, vn = _case(rng, ctx, qlens, page, hq, hkv, d)
+    out = np.full(a["query"].shape, np.nan, np.float16)
+    kw = dict(key=kn, value=vn) if separate else {}
+    assert ppa(**a, out=out, **kw) is out
+    ref = reference(a, kn, vn, 1 / math.sqrt(d))
+    assert _rel(out, ref) < 2e-3
+
+
+@pytest.mark.parametrize("block_m, block_n, warps", [
+    (128, 32, 8), (64, 32, 4), (16, 16, 1), (32, 64, 2)])
+def test_tile_shapes_match_float64(block_m, block_n, warps):
+    rng = np.random.default_rng(5)
+    a, kn, vn = _case(rng, [50, 0, 200], [140, 9, 33], 16, 4, 2, 32)
+    ref = reference(a, kn, vn, 0.2)
+    for kv in ((kn, vn), (None, None)):
+        out = np.full(a["query"].shape, np.nan, np.float16)
+        quire.ops._paged_prefill(*a.values(), 0.2, out, *kv, None, block_m,
+                                 block_n, warps)
+        assert _rel(out, ref) < 2e-3
+
+
+def test_max_query_len_sizes_the_grid():
+    rng = np.random.default_rng(1)
+    a, kn, vn = _case(rng, [10, 20], [30, 70], 16, 2, 1, 16)
+    ref = reference(a, kn, vn, 0.25)
+    out = ppa(**a, scale=0.25, max_query_len=70)
+    assert _rel(out, ref) < 2e-3
+    with pytest.raises(ValueError, match="max_query_len: 64, but sequence 1's "
+                       "chunk has 70 tokens"):
+        ppa(**a, max_query_len=64)
+
+
+@pytest.mark.parametrize("change, exc, message", [
+    (lambda a: dict(query=a["query"].astype(np.float32)), TypeError,
+     "query: expected float16 or bfloat16, got float32"),
+    (lambda a: dict(value_cache=a["value_cache"].astype(np.float32)), TypeError,
+     "value_cache: expected float16 like query, got float32"),
+    (lambda a: dict(query_start_loc=a["query_start_loc"].astype(np.int64)),
+     TypeError, "query_start_loc: expected int32, got int64"),
+    (lambda a: dict(query_start_loc=a["query_start_loc"][:2]), ValueError,
+     "query_start_loc: 2 entries for 2 sequences"),
+    (lambda a: dict(seq_lens=a["seq_lens"][:1]), ValueError,
+     r"seq_lens: 1 entries for 2 sequences \(block_table rows\)"),
+    (lambda a: dict(query=a["query"][:, :3]), ValueError,
+     "query: num_heads 3 is not a multiple of num_kv_heads 2"),
+    (lambda a: dict(query_start_loc=np.array([0, 50, 40], np.int32)),
+     ValueError, "query_start_loc: must run from 0 to num_tokens 103"),
+    (lambda a: dict(query_start_loc=np.array([0, 110, 103], np.int32)),
+     ValueError, "query_start_loc: decreases at sequence 1"),
+    (lambda a: dict(seq_lens=np.array([40, 60], np.int32)), ValueError,
+     r"seq_lens\[1\]: 60 tokens, fewer than its chunk's 63"),
+    (lambda a: dict(seq_lens=np.array([40, 400], np.int32)), ValueError,
+     r"seq_lens\[1\]: 400 tokens, more than its block_table row holds"),
+    (lambda a: dict(key=a["key_cache"][:103, 0]), ValueError,
+     "value: key and value are given together or not at all"),
+    (lambda a: dict(max_query_len=-1), ValueError, "max_query_len: must be >= 0"),
+    (lambda a: dict(scale=float("inf")), ValueError, "scale: must be finite"),
+    (lambda a: dict(out=np.zeros((103, 4, 8), np.float16)), ValueError,
+     r"out: shape \[103, 4, 8\] differs from query's \[103, 4, 16\]"),
+    (lambda a: dict(seq_lens=FakeCudaArray((2,), "<i4")), ValueError,
+     "seq_lens: on a CUDA device but query is on the CPU"),
+])
+def test_validation(change, exc, message):
+    rng = np.random.default_rng(2)
+    a, _, _ = _case(rng, [0, 50], [40, 63], 16, 4, 2, 16)
+    a.update(change(a))
+    with pytest.raises(exc, match=message):
+        ppa(**a)
+
+
+def test_key_value_shape_validation():
+    rng = np.random.default_rng(2)
+    a, kn, vn = _case(rng, [0, 50], [40, 63], 16, 4, 2, 16)
+    with pytest.raises(ValueError, match=r"key: expected shape \[103, 2, 16\]"):
+        ppa(**a, key=kn[:, :1], value=vn)
+
+
+def test_unsupported_head_dim():
+    rng = np.random.default_rng(2)
+    a, _, _ = _case(rng, [0], [4], 16, 1, 1, 264)
+    with pytest.raises(NotImplementedError, match="head_dim 264"):
+        ppa(**a)
+
+
+def test_empty_batch_returns_out():
+    rng = np.random.default_rng(2)
+    a, _, _ = _case(rng, [3], [0], 16, 2, 1, 16)
+    out = ppa(**a)
+    assert out.shape == (0, 2, 16)
