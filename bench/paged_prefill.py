@@ -27,8 +27,9 @@ from quire import ops
 from triton_paged_prefill import triton_paged_prefill
 
 D, HQ, HKV = 128, 32, 8
-# (block_m, block_n, num_warps) timed with --tune.
-CONFIGS = [(64, 64, 4), (64, 32, 4), (128, 32, 8), (128, 64, 8)]
+# (block_m, block_n, num_warps, wgmma) timed with --tune.
+CONFIGS = [(64, 64, 4, True), (64, 64, 4, False), (64, 32, 4, True),
+           (128, 32, 8, True), (128, 64, 8, True), (128, 128, 8, True)]
 
 
 def make_inputs(ctx_lens, q_lens, page, gen, hq=HQ, hkv=HKV, dtype=torch.half,
@@ -90,7 +91,7 @@ def reference(inp, scale):
     return out
 
 
-def run_quire(inp, scale, out, cfg=(None, None, None), separate=True):
+def run_quire(inp, scale, out, cfg=(None, None, None, True), separate=True):
     kv = (inp["k_new"], inp["v_new"]) if separate else (None, None)
     ops._paged_prefill(inp["q"], inp["k_cache"], inp["v_cache"],
                        inp["block_tables"], inp["query_start"], inp["seq_lens"],
@@ -142,7 +143,7 @@ def check(gen, configs):
         scale = 1.0 / math.sqrt(d)
         ref = reference(inp, scale)
         worst = 0.0
-        cfgs = [(None, None, None)] + (list(configs) if d == D else [])
+        cfgs = [(None, None, None, True)] + (list(configs) if d == D else [])
         for cfg in cfgs:
             for separate in (True, False):
                 out = torch.full_like(inp["q"], float("nan"))
@@ -213,7 +214,7 @@ def main():
     scale = 1.0 / math.sqrt(D)
     hdr = f"{'case':>30} {'quire us':>9} {'TFLOP/s':>8} {'triton us':>9} {'TFLOP/s':>8} {'x triton':>8} {'sdpa us':>8} {'TFLOP/s':>8}"
     if tune:
-        hdr += "".join(f" {'%dx%dx%dw' % c:>10}" for c in CONFIGS)
+        hdr += "".join(f" {'%dx%dx%dw%s' % (*c[:3], '' if c[3] else '-mma'):>12}" for c in CONFIGS)
     print(hdr)
     table = []
     for label, page, ctx, ql in ROWS:
@@ -243,7 +244,7 @@ def main():
         table.append(row)
         print(f"{label:>30} {tq:>9.0f} {row[2]:>8.1f} {best[0]:>9.0f} {row[4]:>8.1f} "
               f"{row[5]:>8.2f} {ts:>8.0f} {row[7]:>8.1f}"
-              + "".join(f" {fl / t / 1e6:>10.1f}" for t in tunes)
+              + "".join(f" {fl / t / 1e6:>12.1f}" for t in tunes)
               + f"  (triton BN,warps,stages={best[1:]})")
     try:
         import matplotlib

@@ -46,7 +46,7 @@ B = torch.randn(96, 160, device="cuda").half()
 C = torch.empty(200, 160, device="cuda").half()
 quire.compile(matmul_mlir(128, 128, 32, aligned=True))[(2, 2)](A, B, C, 200, 160, 96, 96, 160, 160)
 inp = pf.make_inputs([0, 40, 300], [70, 3, 200], 16, gen, 8, 2)
-for cfg in [(None, None, None)] + pf.CONFIGS:
+for cfg in [(None, None, None, True)] + pf.CONFIGS:
     for separate in (True, False):
         pf.run_quire(inp, 1 / math.sqrt(128), torch.empty_like(inp["q"]), cfg, separate)
 torch.cuda.synchronize()

@@ -131,6 +131,11 @@ QUIRE_CAPI_EXPORTED void quireCompileOptionsSetPagedChecked(
  * --async-stages; sm_80+). 0 or 1 turns it off; at most 8; default 2. */
 QUIRE_CAPI_EXPORTED void quireCompileOptionsSetAsyncStages(
     QuireCompileOptions *options, uint32_t stages);
+/* Nonzero (the default): on sm_90, dots whose B operand the cp.async
+ * staging holds run on wgmma, reading shared memory (quirec --wgmma; the
+ * PTX then targets sm_90a). Zero keeps mma.sync. */
+QUIRE_CAPI_EXPORTED void quireCompileOptionsSetWgmma(
+    QuireCompileOptions *options, int32_t wgmma);
 
 /* Parses, verifies and compiles `source` (`size` bytes; it needs no NUL
  * terminator). `bufferName` names it in diagnostics (NULL: "<source>").

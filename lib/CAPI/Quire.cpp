@@ -54,6 +54,7 @@ struct QuireCompileOptions {
   int32_t emit = QUIRE_EMIT_PTX;
   bool pagedChecked = false;
   unsigned asyncStages = mlir::quire::kDefaultAsyncStages;
+  bool wgmma = true;
 };
 
 namespace {
@@ -261,6 +262,12 @@ void quireCompileOptionsSetAsyncStages(QuireCompileOptions *options,
     options->asyncStages = stages;
 }
 
+void quireCompileOptionsSetWgmma(QuireCompileOptions *options,
+                                 int32_t wgmma) {
+  if (options)
+    options->wgmma = wgmma != 0;
+}
+
 void quireCompileOptionsSetPagedChecked(QuireCompileOptions *options,
                                         int32_t checked) {
   if (options)
@@ -281,6 +288,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.numWarps = options->numWarps;
   compileOptions.pagedChecked = options->pagedChecked;
   compileOptions.asyncStages = options->asyncStages;
+  compileOptions.wgmma = options->wgmma;
   switch (options->emit) {
   case QUIRE_EMIT_PTX:
     compileOptions.emit = EmitKind::PTX;

@@ -83,13 +83,17 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  // wgmma (sm_90) reads dot operands from the async staging buffers.
+  bool warpgroup = async && options.wgmma && options.sm == 90;
   tile::AssignLayoutsOptions layouts;
   layouts.numWarps = options.numWarps;
   layouts.mma = options.mma;
+  layouts.warpgroup = warpgroup;
   pm.addPass(tile::createAssignLayouts(layouts));
   if (async) {
     tile::AsyncCopiesOptions copies;
     copies.stages = options.asyncStages;
+    copies.warpgroup = warpgroup;
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -260,6 +264,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.mma = options.mma;
   popts.sharedBuffers = options.sharedBuffers;
   popts.asyncStages = options.asyncStages;
+  popts.wgmma = options.wgmma;
   if (options.emit == EmitKind::Tile)
     buildTilePipeline(pm, popts);
   else

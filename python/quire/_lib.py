@@ -94,6 +94,7 @@ def _declare(lib):
         "quireCompileOptionsSetEmit": (None, [c_void_p, ctypes.c_int32]),
         "quireCompileOptionsSetPagedChecked": (None, [c_void_p, ctypes.c_int32]),
         "quireCompileOptionsSetAsyncStages": (None, [c_void_p, ctypes.c_uint32]),
+        "quireCompileOptionsSetWgmma": (None, [c_void_p, ctypes.c_int32]),
         "quireCompile": (c_void_p, [c_char_p, c_size_t, c_char_p, c_void_p]),
         "quireGetKernelInfo": (c_void_p, [c_char_p, c_size_t, c_char_p]),
         "quireInterpret": (c_void_p, [c_char_p, c_size_t, c_char_p, c_char_p,
@@ -180,7 +181,7 @@ def _name_bytes(name):
 
 
 def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
-            checked: bool = False, num_stages: int = 2):
+            checked: bool = False, num_stages: int = 2, wgmma: bool = True):
     L = lib()
     options = L.quireCompileOptionsCreate()
     if not options:
@@ -191,6 +192,7 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
         L.quireCompileOptionsSetEmit(options, EMIT_KINDS[emit])
         L.quireCompileOptionsSetPagedChecked(options, int(checked))
         L.quireCompileOptionsSetAsyncStages(options, num_stages)
+        L.quireCompileOptionsSetWgmma(options, int(wgmma))
         return _take(L.quireCompile(source, len(source), _name_bytes(name),
                                     options))
     finally:

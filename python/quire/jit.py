@@ -143,13 +143,14 @@ class Kernel:
     """
 
     def __init__(self, source, source_name, sm, num_warps, ptx, meta,
-                 checked=False, num_stages=2):
+                 checked=False, num_stages=2, wgmma=True):
         self.source = source
         self.source_name = source_name
         self.sm = sm
         self.num_warps = num_warps
         self.checked = checked
         self.num_stages = num_stages
+        self.wgmma = wgmma
         self.ptx = ptx
         self.metadata = meta
         self.name = meta["name"]
@@ -175,7 +176,8 @@ class Kernel:
         if kind not in _lib.EMIT_KINDS:
             raise ValueError(f"kind must be one of {', '.join(_lib.EMIT_KINDS)}")
         res = _lib.compile(self.source, self.source_name, self.sm,
-                           self.num_warps, kind, self.checked, self.num_stages)
+                           self.num_warps, kind, self.checked, self.num_stages,
+                           self.wgmma)
         if not res.ok:
             raise CompilationError(res.diagnostics, self.source_name)
         return res.output if kind == "cubin" else res.output.decode(
@@ -246,7 +248,7 @@ _kernels_lock = threading.Lock()
 
 
 def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
-            num_stages=2):
+            num_stages=2, wgmma=True):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -257,7 +259,9 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     are cached in memory and on disk ($QUIRE_CACHE_DIR, default
     ~/.cache/quire). `num_stages` (Triton's name) is how many iterations
     ahead a loop's dot operands are copied into shared memory with cp.async
-    (quirec --async-stages); 0 or 1 turns the staging off. Raises
+    (quirec --async-stages); 0 or 1 turns the staging off. `wgmma` (sm_90,
+    with the staging on) runs the dots whose B operand is staged on Hopper's
+    warpgroup tensor cores (quirec --wgmma); False keeps mma.sync. Raises
     CompilationError with the located diagnostics."""
     source, name = _read_source(src)
     num_warps = _check_num_warps(num_warps)
@@ -265,6 +269,9 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     if not isinstance(checked, bool):
         raise TypeError(f"checked must be True or False, got "
                         f"{_args.describe(checked)}")
+    if not isinstance(wgmma, bool):
+        raise TypeError(f"wgmma must be True or False, got "
+                        f"{_args.describe(wgmma)}")
     if (isinstance(num_stages, bool) or not isinstance(num_stages, int) or
             not 0 <= num_stages <= 8):
         raise ValueError(f"num_stages must be an int in [0, 8], got "
@@ -273,7 +280,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     # A checked kernel's reports print the source name: it is part of the
     # output, so of the key.
     key = _cache.key(source, sm=sm, num_warps=num_warps, emit="ptx",
-                     checked=checked, num_stages=num_stages,
+                     checked=checked, num_stages=num_stages, wgmma=wgmma,
                      **({"name": name} if checked else {}))
     with _kernels_lock:
         cached = _kernels.get((key, kernel, name))
@@ -288,14 +295,14 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         _cache.count("disk_misses")
         _cache.count("compiles")
         res = _lib.compile(source, name, sm, num_warps, "ptx", checked,
-                           num_stages)
+                           num_stages, wgmma)
         if not res.ok:
             raise CompilationError(res.diagnostics, name)
         ptx, metadata = res.output.decode("utf-8", "replace"), res.metadata
         _cache.store(key, res.output, "", metadata, res.diagnostics)
     meta = _pick(metadata["kernels"], kernel)
     result = Kernel(source, name, sm, num_warps, ptx, meta, checked,
-                    num_stages)
+                    num_stages, wgmma)
     with _kernels_lock:
         result = _kernels.setdefault((key, kernel, name), result)
     return result

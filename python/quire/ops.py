@@ -247,7 +247,8 @@ def _check_scale(scale, head_dim):
     return scale
 
 
-def _compiled(what, src, names, num_warps, device, key, describe):
+def _compiled(what, src, names, num_warps, device, key, describe,
+              wgmma=True):
     """The kernels `names` of `src` for `device`, compiled once per `key`
     (`num_warps[name]` each)."""
     kernels = _kernels.get(key)
@@ -255,7 +256,8 @@ def _compiled(what, src, names, num_warps, device, key, describe):
         sm = jit.resolve_sm(None) if device is None else _device_sm(device)
         try:
             kernels = [jit.compile(src, sm=sm, num_warps=num_warps[name],
-                                   kernel=name) for name in names]
+                                   kernel=name, wgmma=wgmma)
+                       for name in names]
         except jit.CompilationError as e:
             raise NotImplementedError(
                 f"{what}: the GPU backend cannot compile the specialization "
@@ -519,8 +521,9 @@ def paged_prefill_attention(query, key_cache, value_cache, block_table,
 def _paged_prefill(query, key_cache, value_cache, block_table,
                    query_start_loc, seq_lens, scale, out, key, value,
                    max_query_len, block_m=None, block_n=None,
-                   num_warps=None):
-    """paged_prefill_attention with the tile shape open for benchmarks."""
+                   num_warps=None, wgmma=True):
+    """paged_prefill_attention with the tile shape (and wgmma, on sm_90)
+    open for benchmarks."""
     what = "paged_prefill_attention"
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
@@ -641,9 +644,9 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         return out
     device = q.device
     (kernel,) = _compiled(what, src, [what], {what: num_warps}, device,
-                          ("prefill", spec, num_warps, device),
+                          ("prefill", spec, num_warps, wgmma, device),
                           f"dtype={q.dtype} head_dim={head_dim} "
-                          f"block_size={page_size}")
+                          f"block_size={page_size}", wgmma)
     kernel[grid](*args)
     return out
 

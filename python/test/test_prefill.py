@@ -27,13 +27,26 @@ def test_example_is_the_ops_kernel():
             "f16", 4, 128, 16, 64, 64, True, True, True)
 
 
-@pytest.mark.parametrize("sm", [80, 90])
-@pytest.mark.parametrize("num_warps", [4, 8])
-def test_compiles_onto_tensor_cores(sm, num_warps):
-    k = quire.compile(EXAMPLE, sm=sm, num_warps=num_warps)
-    assert "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32" in k.ptx
+@pytest.mark.parametrize("sm, num_warps, wgmma, instr", [
+    (80, 4, True, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
+    (80, 8, True, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
+    # One warpgroup: S = Q K^T is m64n64k16, P V m64n128k16, Q and P from
+    # registers, K and V read from the swizzled staging buffers.
+    (90, 4, True, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
+    (90, 4, False, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
+    # 8 warps split 64 rows 8 ways: not a warpgroup shape, mma.sync.
+    (90, 8, True, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
+])
+def test_compiles_onto_tensor_cores(sm, num_warps, wgmma, instr):
+    k = quire.compile(EXAMPLE, sm=sm, num_warps=num_warps, wgmma=wgmma)
+    assert instr in k.ptx
     assert "cp.async.cg.shared.global" in k.ptx
     assert k.metadata["threads"] == 32 * num_warps
+    if "wgmma" in instr:
+        assert ".target sm_90a" in k.ptx
+        assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in k.ptx
+        assert "fence.proxy.async.shared::cta" in k.ptx
+        assert "mma.sync.aligned.m16n8k16" not in k.ptx
 
 
 @pytest.mark.parametrize("spec, warps", [

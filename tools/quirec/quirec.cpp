@@ -88,6 +88,12 @@ static cl::opt<unsigned> asyncStages(
              "0 or 1 turns it off and the register prefetches back on; at "
              "most 8; default 2)"),
     cl::cat(category));
+static cl::opt<bool> wgmma(
+    "wgmma", cl::init(true),
+    cl::desc("on sm_90, run dots whose B operand is staged by cp.async on "
+             "wgmma (warpgroup tensor cores, read from shared memory; PTX "
+             "for sm_90a); false keeps mma.sync (default true)"),
+    cl::cat(category));
 static cl::opt<std::string> metaFile("meta-out",
                                      cl::desc("also write the kernel metadata JSON to this file"),
                                      cl::value_desc("file"), cl::cat(category));
@@ -126,6 +132,7 @@ int main(int argc, char **argv) {
   options.mma = mma;
   options.sharedBuffers = sharedBuffers;
   options.asyncStages = asyncStages;
+  options.wgmma = wgmma;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;

@@ -39,14 +39,19 @@ struct TileToLLVMState {
     return sharedUses++ % sharedBuffers;
   }
   /// Async staging buffers (tile.async_copy): each buffer id has its own
-  /// region of `bytes`, after the staging slots; returns its offset there.
+  /// region of `bytes`, after the staging slots, at a multiple of `align`
+  /// (a power of two); returns its offset there.
   llvm::DenseMap<int64_t, int64_t> asyncOffsets;
   int64_t asyncBytes = 0;
-  int64_t reserveAsync(int64_t buffer, int64_t bytes) {
-    auto [it, inserted] = asyncOffsets.try_emplace(buffer, asyncBytes);
-    if (inserted)
-      asyncBytes += (bytes + 127) / 128 * 128;
-    return it->second;
+  int64_t asyncAlign = 128;
+  int64_t reserveAsync(int64_t buffer, int64_t bytes, int64_t align = 128) {
+    auto it = asyncOffsets.find(buffer);
+    if (it != asyncOffsets.end())
+      return it->second;
+    asyncAlign = std::max(asyncAlign, align);
+    int64_t offset = (asyncBytes + align - 1) / align * align;
+    asyncBytes = offset + (bytes + 127) / 128 * 128;
+    return asyncOffsets[buffer] = offset;
   }
 };
 

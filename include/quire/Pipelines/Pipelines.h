@@ -55,6 +55,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("quire-async-copies stages (0 or 1: off; on sm_80+ it "
                      "replaces quire-pipeline-loads and the paged prefetch)"),
       llvm::cl::init(kDefaultAsyncStages)};
+  Option<bool> wgmma{
+      *this, "wgmma",
+      llvm::cl::desc("on sm_90 with async staging, compute staged dots with "
+                     "wgmma (quire-assign-layouts/quire-async-copies "
+                     "warpgroup)"),
+      llvm::cl::init(true)};
 };
 
 /// Deepest bracket nesting ((, [, {, <) a kernel source may have. The MLIR
@@ -95,6 +101,8 @@ struct CompileOptions {
   unsigned sharedBuffers = 1;
   /// cp.async stages for dot operands loaded in loops (0 or 1: off).
   unsigned asyncStages = kDefaultAsyncStages;
+  /// On sm_90 with async staging: dots on wgmma (warpgroup tensor cores).
+  bool wgmma = true;
 };
 
 struct KernelArgInfo {

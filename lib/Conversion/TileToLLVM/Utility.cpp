@@ -236,15 +236,22 @@ int64_t tilellvm::placeSharedBuffers(ModuleOp module,
   int64_t slotBytes = llvm::alignTo(state.sharedBytes, 128);
   int64_t slotsBytes =
       std::min<int64_t>(state.sharedUses, state.sharedBuffers) * slotBytes;
+  // Async staging buffers follow the staging slots, aligned as the most
+  // demanding one asked (1024 bytes for the swizzled wgmma layouts: the
+  // dynamic shared memory is then declared that aligned too).
+  int64_t asyncBase = llvm::alignTo(slotsBytes, state.asyncAlign);
+  if (state.asyncAlign > 128)
+    if (auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedMemoryName))
+      global.setAlignment(
+          std::max<uint64_t>(global.getAlignment().value_or(16),
+                             state.asyncAlign));
   module.walk([&](LLVM::ConstantOp c) {
     if (auto slot = c->getAttrOfType<IntegerAttr>(kSlotBaseAttr)) {
       c.setValueAttr(IntegerAttr::get(c.getType(), slot.getInt() * slotBytes));
       c->removeAttr(kSlotBaseAttr);
     }
-    // Async staging buffers follow the staging slots.
     if (auto off = c->getAttrOfType<IntegerAttr>(kAsyncBaseAttr)) {
-      c.setValueAttr(
-          IntegerAttr::get(c.getType(), slotsBytes + off.getInt()));
+      c.setValueAttr(IntegerAttr::get(c.getType(), asyncBase + off.getInt()));
       c->removeAttr(kAsyncBaseAttr);
     }
   });
@@ -260,7 +267,7 @@ int64_t tilellvm::placeSharedBuffers(ModuleOp module,
       placeBarriers(block, {});
   });
   module.walk([&](Operation *op) { op->removeAttr(kSlotAttr); });
-  return slotsBytes + state.asyncBytes;
+  return state.asyncBytes ? asyncBase + state.asyncBytes : slotsBytes;
 }
 
 FailureOr<SmallVector<unsigned>>

@@ -7,6 +7,8 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/IR/InlineAsm.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
@@ -38,6 +40,17 @@ static void initializeNVPTX() {
   });
 }
 
+/// True if the module issues wgmma (inline PTX): it needs sm_90a.
+static bool usesWgmma(const llvm::Module &module) {
+  for (const llvm::Function &f : module)
+    for (const llvm::Instruction &inst : llvm::instructions(f))
+      if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
+        if (auto *ia = llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand()))
+          if (llvm::StringRef(ia->getAsmString()).contains("wgmma."))
+            return true;
+  return false;
+}
+
 FailureOr<std::string>
 mlir::quire::translateToPTX(ModuleOp module, const PTXOptions &options) {
   if (!isSupportedSM(options.sm)) {
@@ -67,11 +80,13 @@ mlir::quire::translateToPTX(ModuleOp module, const PTXOptions &options) {
     module.emitError() << "NVPTX target unavailable: " << error;
     return failure();
   }
-  // PTX ISA 7.8 covers sm_80..sm_90 and is accepted by CUDA 12+ drivers.
-  std::string cpu = "sm_" + std::to_string(options.sm);
+  // PTX ISA 7.8 covers sm_80..sm_90 and is accepted by CUDA 12+ drivers;
+  // wgmma needs sm_90a, PTX ISA 8.0.
+  bool archSpecific = options.sm == 90 && usesWgmma(*llvmModule);
+  std::string cpu = "sm_" + std::to_string(options.sm) + (archSpecific ? "a" : "");
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, cpu, "+ptx78", llvm::TargetOptions(), std::nullopt, std::nullopt,
-      llvm::CodeGenOptLevel::Aggressive));
+      triple, cpu, archSpecific ? "+ptx80" : "+ptx78", llvm::TargetOptions(),
+      std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());
 
@@ -143,7 +158,9 @@ FailureOr<std::string> mlir::quire::assembleCubin(StringRef ptx, unsigned sm,
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
     os << ptx;
   }
-  std::string arch = "-arch=sm_" + std::to_string(sm);
+  // PTX for the arch-specific target (wgmma) assembles only for it.
+  bool archSpecific = ptx.contains(".target sm_" + std::to_string(sm) + "a");
+  std::string arch = "-arch=sm_" + std::to_string(sm) + (archSpecific ? "a" : "");
   SmallVector<StringRef> args{ptxas, arch, "-O3", in, "-o", out};
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};

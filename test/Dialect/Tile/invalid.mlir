@@ -578,3 +578,94 @@ func.func @async_local_load_rank(%s: i32) {
   %x = tile.async_local_load %s {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32} : tensor<64xf16>
   return
 }
+
+// -----
+
+func.func @async_copy_nvmma_elt(%p: tensor<16x64x!tile.ptr<f32>>, %s: i32) {
+  // expected-error @+1 {{nvmma staging needs 16-bit elements, got 'f32'}}
+  tile.async_copy %p into stage %s {buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32, nvmma} : tensor<16x64x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+func.func @async_copy_nvmma_shape(%p: tensor<64x8x!tile.ptr<f16>>, %s: i32) {
+  // expected-error @+1 {{nvmma staging needs at least 16 elements along the contiguous dimension and 8 along the other, got 64x8}}
+  tile.async_copy %p into stage %s {buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32, nvmma} : tensor<64x8x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+#a4 = #tile.dot_op<{opIdx = 0, parent = #mma4}>
+func.func @warpgroup_dot_result(%a: tensor<64x32xf16, #a4>, %c: tensor<64x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{result type 'tensor<64x64xf32>' must be the accumulator's 'tensor<64x64xf32, #tile.mma<{warpsPerCTA = [4, 1]}>>'}}
+  %d = "tile.warpgroup_dot"(%a, %s, %c) {operandSegmentSizes = array<i32: 1, 0, 1, 1>, b_buffer = 0 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : (tensor<64x32xf16, #a4>, i32, tensor<64x64xf32, #mma4>) -> tensor<64x64xf32>
+  return
+}
+
+// -----
+
+#mma22 = #tile.mma<{warpsPerCTA = [2, 2]}>
+func.func @warpgroup_dot_layout(%c: tensor<64x64xf32, #mma22>, %s: i32) {
+  // expected-error @+1 {{accumulator layout must be #tile.mma with warpsPerCTA [4k, 1], got #tile.mma<{warpsPerCTA = [2, 2]}>}}
+  %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma22> -> tensor<64x64xf32, #mma22>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_dot_type(%c: tensor<64x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{operand type must be f16 or bf16, got 'f32'}}
+  %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f32} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_dot_shape(%c: tensor<32x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{shape 32x64x24 not supported: M a multiple of 64, N a multiple of 8 up to 256, K of 16}}
+  %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 24 : i64, operand_type = f16} : tensor<32x64xf32, #mma4> -> tensor<32x64xf32, #mma4>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+#a4 = #tile.dot_op<{opIdx = 0, parent = #mma4}>
+func.func @warpgroup_dot_both_a(%a: tensor<64x32xf16, #a4>, %c: tensor<64x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{needs exactly one of a (registers) and a_stage}}
+  %d = tile.warpgroup_dot a(%a : tensor<64x32xf16, #a4>) a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+#a4 = #tile.dot_op<{opIdx = 0, parent = #mma4}>
+func.func @warpgroup_dot_a_type(%a: tensor<64x16xf16, #a4>, %c: tensor<64x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{a must be 'tensor<64x32xf16>' in the opIdx 0 #tile.dot_op layout of the accumulator's, got 'tensor<64x16xf16, #tile.dot_op<{opIdx = 0, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>>'}}
+  %d = tile.warpgroup_dot a(%a : tensor<64x16xf16, #a4>) b_stage %s acc %c {b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_dot_a_buffer(%c: tensor<64x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{a staged A needs a_buffer and a_contig}}
+  %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_dot_b_staging(%c: tensor<64x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{contig must be 0 or 1, got 3}}
+  %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 3 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  return
+}

@@ -351,6 +351,21 @@ SmallVector<int64_t> AsyncCopyOp::getStagedShape() {
   return shape;
 }
 
+/// The swizzled (`nvmma`) staging: 16-bit elements, rows of 32 bytes or
+/// more along the contiguous dimension, at least 8 rows.
+static LogicalResult verifyNvmma(Operation *op, ArrayRef<int64_t> shape,
+                                 Type elt, int64_t contig) {
+  if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() != 16)
+    return op->emitOpError() << "nvmma staging needs 16-bit elements, got "
+                             << elt;
+  if (shape.size() != 2 || shape[contig] * 2 < 32 || shape[1 - contig] < 8)
+    return op->emitOpError()
+           << "nvmma staging needs at least 16 elements along the contiguous "
+              "dimension and 8 along the other, got "
+           << shapeStr(shape);
+  return success();
+}
+
 LogicalResult AsyncCopyOp::verify() {
   if (Value mask = getMask()) {
     auto ptrs = getPtrs().getType();
@@ -359,8 +374,15 @@ LogicalResult AsyncCopyOp::verify() {
                            << " must have the shape and layout of ptrs "
                            << ptrs;
   }
-  return verifyStaging(*this, getStagedShape(), getBuffer(), getContig(),
-                       getStages());
+  if (failed(verifyStaging(*this, getStagedShape(), getBuffer(), getContig(),
+                           getStages())))
+    return failure();
+  if (getNvmma())
+    return verifyNvmma(*this, getStagedShape(),
+                       cast<PointerType>(getPtrs().getType().getElementType())
+                           .getPointeeType(),
+                       getContig());
+  return success();
 }
 
 LogicalResult AsyncWaitOp::verify() {
@@ -373,6 +395,62 @@ LogicalResult AsyncWaitOp::verify() {
 LogicalResult AsyncLocalLoadOp::verify() {
   return verifyStaging(*this, getResult().getType().getShape(), getBuffer(),
                        getContig(), getStages());
+}
+
+SmallVector<int64_t> WarpgroupDotOp::getAShape() {
+  return {getC().getType().getDimSize(0), getK()};
+}
+
+SmallVector<int64_t> WarpgroupDotOp::getBShape() {
+  return {getK(), getC().getType().getDimSize(1)};
+}
+
+LogicalResult WarpgroupDotOp::verify() {
+  RankedTensorType c = getC().getType();
+  if (getD().getType() != c)
+    return emitOpError() << "result type " << getD().getType()
+                         << " must be the accumulator's " << c;
+  if (c.getRank() != 2 || !c.getElementType().isF32())
+    return emitOpError() << "accumulator must be a 2-D f32 tensor, got " << c;
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(c.getEncoding());
+  if (!mma || mma.getWarpsPerCTA()[1] != 1 || mma.getWarpsPerCTA()[0] % 4)
+    return emitOpError() << "accumulator layout must be #tile.mma with "
+                            "warpsPerCTA [4k, 1], got "
+                         << c.getEncoding();
+  Type elt = getOperandType();
+  if (!elt.isF16() && !elt.isBF16())
+    return emitOpError() << "operand type must be f16 or bf16, got " << elt;
+  int64_t M = c.getDimSize(0), N = c.getDimSize(1), K = getK();
+  int64_t wm = mma.getWarpsPerCTA()[0];
+  if (M % (16 * wm) || N % 8 || N > 256 || K <= 0 || K % 16)
+    return emitOpError() << "shape " << M << "x" << N << "x" << K
+                         << " not supported: M a multiple of " << 16 * wm
+                         << ", N a multiple of 8 up to 256, K of 16";
+  if (bool(getA()) == bool(getAStage()))
+    return emitOpError() << "needs exactly one of a (registers) and a_stage";
+  if (getA()) {
+    RankedTensorType a = getA().getType();
+    auto op = dyn_cast_or_null<DotOperandEncodingAttr>(a.getEncoding());
+    if (a.getShape() != ArrayRef<int64_t>(getAShape()) ||
+        a.getElementType() != elt || !op || op.getOpIdx() != 0 ||
+        op.getParent() != mma)
+      return emitOpError() << "a must be "
+                           << RankedTensorType::get(getAShape(), elt)
+                           << " in the opIdx 0 #tile.dot_op layout of the "
+                              "accumulator's, got "
+                           << a;
+  } else {
+    if (!getABuffer() || !getAContig())
+      return emitOpError() << "a staged A needs a_buffer and a_contig";
+    if (failed(verifyStaging(*this, getAShape(), *getABuffer(), *getAContig(),
+                             getStages())) ||
+        failed(verifyNvmma(*this, getAShape(), elt, *getAContig())))
+      return failure();
+  }
+  if (failed(verifyStaging(*this, getBShape(), getBBuffer(), getBContig(),
+                           getStages())))
+    return failure();
+  return verifyNvmma(*this, getBShape(), elt, getBContig());
 }
 
 #define GET_OP_CLASSES

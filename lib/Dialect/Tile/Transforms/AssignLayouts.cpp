@@ -99,9 +99,20 @@ bool comesFromDot(Value v, unsigned depth = 0) {
   });
 }
 
-/// The #tile.mma layout of a tensor-core dot's accumulator.
-MmaEncodingAttr mmaLayout(DotOp d, unsigned numWarps) {
+/// True if wgmma can compute `d` with all `numWarps` warps along M:
+/// warpgroups of 4 warps, 16 rows per warp (repeating), m64nNk16 steps.
+bool isWarpgroupShaped(DotOp d, unsigned numWarps) {
   int64_t m = d.getType().getDimSize(0), n = d.getType().getDimSize(1);
+  int64_t k = d.getA().getType().getDimSize(1);
+  return numWarps % 4 == 0 && m % (16 * numWarps) == 0 && n % 8 == 0 &&
+         n <= 256 && k % 16 == 0;
+}
+
+/// The #tile.mma layout of a tensor-core dot's accumulator.
+MmaEncodingAttr mmaLayout(DotOp d, unsigned numWarps, bool warpgroup) {
+  int64_t m = d.getType().getDimSize(0), n = d.getType().getDimSize(1);
+  if (warpgroup && isWarpgroupShaped(d, numWarps))
+    return MmaEncodingAttr::get(d.getContext(), {numWarps, 1});
   unsigned wm = 1, wn = 1;
   bool chain = reachesDotA(d.getResult()) || comesFromDot(d.getA());
   while (wm * wn < numWarps) {
@@ -428,7 +439,8 @@ struct AssignLayoutsPass
       } else if (auto d = dyn_cast<DotOp>(op)) {
         s.unite({d.getC(), d.getResult()});
         if (isMmaDot(d, mma)) {
-          s.mmaAnchors.push_back({d.getResult(), mmaLayout(d, numWarps)});
+          s.mmaAnchors.push_back(
+              {d.getResult(), mmaLayout(d, numWarps, warpgroup)});
           s.relations.push_back(op);
         } else if (isRegisterDot(d, mma)) {
           s.relations.push_back(op);
@@ -451,7 +463,8 @@ struct AssignLayoutsPass
         s.relations.push_back(op);
       } else if (isa<ConvertLayoutOp>(op)) {
         return op->emitOpError() << "layouts are already assigned";
-      } else if (isa<AsyncCopyOp, AsyncWaitOp, AsyncLocalLoadOp>(op)) {
+      } else if (isa<AsyncCopyOp, AsyncWaitOp, AsyncLocalLoadOp,
+                     WarpgroupDotOp>(op)) {
         // Made by quire-async-copies from laid-out loads, never written.
         return op->emitOpError() << "not supported in a kernel's source: "
                                     "quire-async-copies makes these ops";
@@ -492,7 +505,7 @@ struct AssignLayoutsPass
       } else if (auto d = dyn_cast<DotOp>(op); d && isMmaDot(d, mma)) {
         Attribute c = tensorType(d.getResult()).getEncoding();
         if (!isa<MmaEncodingAttr>(c))
-          c = mmaLayout(d, numWarps);
+          c = mmaLayout(d, numWarps, warpgroup);
         convertOperand(d.getAMutable(),
                        DotOperandEncodingAttr::get(&getContext(), 0, c));
         convertOperand(d.getBMutable(),

@@ -50,7 +50,30 @@ struct Candidate {
   TransOp trans;            // null when the load feeds the conversion directly
   ConvertLayoutOp convert;  // to a #tile.dot_op layout
   unsigned contig;          // staged tile's contiguous dimension
+  DotOp dot;                // the conversion's only user, if a dot
+  bool nvmma = false;       // staged for wgmma (tile.warpgroup_dot)
 };
+
+/// True if `d` (laid out) is a dot wgmma computes: f16/bf16 into f32, a
+/// warpgroup accumulator layout (#tile.mma [4k, 1]), M a multiple of 16
+/// rows per warp, N a multiple of 8 up to 256, K of 16.
+bool isWarpgroupDot(DotOp d) {
+  RankedTensorType a = d.getA().getType(), c = d.getType();
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(c.getEncoding());
+  Type elt = a.getElementType();
+  if (!mma || !(elt.isF16() || elt.isBF16()) || !c.getElementType().isF32())
+    return false;
+  int64_t wm = mma.getWarpsPerCTA()[0];
+  int64_t M = c.getDimSize(0), N = c.getDimSize(1), K = a.getDimSize(1);
+  return mma.getWarpsPerCTA()[1] == 1 && wm % 4 == 0 && M % (16 * wm) == 0 &&
+         N % 8 == 0 && N <= 256 && K % 16 == 0;
+}
+
+/// True if the staged tile can take the swizzled wgmma layout.
+bool fitsNvmma(Candidate c) {
+  auto shape = c.convert.getType().getShape();
+  return shape[c.contig] * 2 >= 32 && shape[1 - c.contig] >= 8;
+}
 
 /// The ops of the loop body a value is computed from: pure ops (`pure`)
 /// and loads (`loads`, whose own operands must come from pure ops, the
@@ -117,7 +140,7 @@ std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
   auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
   if (!blocked || (load.getOther() && !isZeroConstant(load.getOther())))
     return std::nullopt;
-  Candidate c{load, nullptr, nullptr, 0};
+  Candidate c{load, nullptr, nullptr, 0, nullptr};
   Operation *user = *load->getUsers().begin();
   if (auto trans = dyn_cast<TransOp>(user)) {
     if (!trans->hasOneUse())
@@ -134,6 +157,8 @@ std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
   if (!staged)
     return std::nullopt;
   c.contig = staged.getOrder()[0];
+  if (c.convert->hasOneUse())
+    c.dot = dyn_cast<DotOp>(*c.convert->getUsers().begin());
   // Each thread's run of contiguous elements must be at least 4 bytes and
   // lie along the staged tile's contiguous dimension.
   unsigned vec = accessVectorWidth(info, load.getPtr(), load.getMask(),
@@ -215,6 +240,19 @@ struct AsyncCopiesPass
       if (slice.loads.contains(&op))
         sliceLoads.push_back(&op);
     }
+    // wgmma reads B (and a staged A of the same dot) from the buffers.
+    if (warpgroup) {
+      for (Candidate &c : cands)
+        c.nvmma = c.dot && c.dot.getB() == c.convert.getResult() &&
+                  isWarpgroupDot(c.dot) && fitsNvmma(c);
+      for (Candidate &a : cands)
+        if (a.dot && a.dot.getA() == a.convert.getResult() && fitsNvmma(a))
+          a.nvmma = llvm::any_of(cands, [&](Candidate b) {
+            return b.nvmma && b.dot == a.dot &&
+                   b.dot.getB() == b.convert.getResult();
+          });
+    }
+    bool anyNvmma = llvm::any_of(cands, [](const Candidate &c) { return c.nvmma; });
     SmallVector<Operation *> depOps = loadDeps(loop, slice);
     int64_t S = stages;
     Location loc = loop.getLoc();
@@ -249,7 +287,8 @@ struct AsyncCopiesPass
                             b.getI32IntegerAttr(buffer),
                             b.getI32IntegerAttr(c.contig),
                             b.getI32IntegerAttr(S),
-                            c.trans ? b.getUnitAttr() : UnitAttr());
+                            c.trans ? b.getUnitAttr() : UnitAttr(),
+                            c.nvmma ? b.getUnitAttr() : UnitAttr());
       }
     };
     // The slice loads of iteration iv + k * step, guarded.
@@ -288,7 +327,8 @@ struct AsyncCopiesPass
       stageArg = args.back();
       Value iv = loop.getInductionVar();
       AsyncWaitOp::create(top, loc,
-                          top.getI32IntegerAttr((S - 2) * cands.size()));
+                          top.getI32IntegerAttr((S - 2) * cands.size()),
+                          anyNvmma ? top.getUnitAttr() : UnitAttr());
       // Iteration i + S - 1 goes to stage (stage + S - 1) % S, which
       // iteration i - 1 read.
       Value isFirst = arith::CmpIOp::create(top, loc, arith::CmpIPredicate::eq,
@@ -316,12 +356,40 @@ struct AsyncCopiesPass
       return;
     auto newLoop = cast<scf::ForOp>(grown->getOperation());
     for (auto [c, buffer] : llvm::zip(cands, buffers)) {
+      if (c.nvmma)
+        continue;
       OpBuilder b(c.convert);
       Value staged = AsyncLocalLoadOp::create(
           b, c.convert.getLoc(), c.convert.getType(), stageArg,
           b.getI32IntegerAttr(buffer), b.getI32IntegerAttr(c.contig),
           b.getI32IntegerAttr(S));
       c.convert.replaceAllUsesWith(staged);
+    }
+    // Dots whose B is staged for wgmma; A from its buffer too when staged.
+    for (auto [bc, bBuffer] : llvm::zip(cands, buffers)) {
+      if (!bc.nvmma || bc.dot.getB() != bc.convert.getResult())
+        continue;
+      DotOp dot = bc.dot;
+      OpBuilder b(dot);
+      Value a = dot.getA(), aStage;
+      IntegerAttr aBuffer, aContig;
+      for (auto [ac, buffer] : llvm::zip(cands, buffers))
+        if (ac.nvmma && ac.dot == dot && dot.getA() == ac.convert.getResult()) {
+          a = Value();
+          aStage = stageArg;
+          aBuffer = b.getI32IntegerAttr(buffer);
+          aContig = b.getI32IntegerAttr(ac.contig);
+        }
+      Value d = WarpgroupDotOp::create(
+          b, dot.getLoc(), dot.getType(), a, aStage, stageArg, dot.getC(),
+          aBuffer, aContig, b.getI32IntegerAttr(bBuffer),
+          b.getI32IntegerAttr(bc.contig), b.getI32IntegerAttr(S),
+          b.getI64IntegerAttr(dot.getA().getType().getDimSize(1)),
+          TypeAttr::get(dot.getA().getType().getElementType()));
+      dot.replaceAllUsesWith(d);
+      dot.erase();
+    }
+    for (Candidate &c : cands) {
       c.convert.erase();
       if (c.trans)
         c.trans.erase();

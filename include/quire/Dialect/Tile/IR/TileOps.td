@@ -286,7 +286,13 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [MemoryEffects<[MemRead, MemWrite]>
     stored row-major with dimension `contig` of the staged tile fastest and
     rows padded by 16 bytes: the staging a `tile.convert_layout` to a
     `#tile.dot_op` layout uses, so `tile.async_local_load` reads it with
-    `ldmatrix`. The data may be read only after a `tile.async_wait`.
+    `ldmatrix`. With `nvmma` it is stored instead in the swizzled layout
+    `wgmma` reads through a matrix descriptor (for `tile.warpgroup_dot`):
+    columns of S / element-size elements (S = the contiguous dimension's
+    bytes, at most 128), each a run of rows S bytes apart, the 16-byte
+    chunks of every 128-byte line XOR-ed with its row bits (CUTLASS's
+    Swizzle<log2(S/16), 4, 3>), every stage 1024-byte aligned. The data may
+    be read only after a `tile.async_wait`.
 
     ```mlir
     tile.async_copy %ptrs mask %mask into stage %s {buffer = 0 : i32,
@@ -297,7 +303,7 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [MemoryEffects<[MemRead, MemWrite]>
   let arguments = (ins RankedTensorOf<[Tile_Ptr]>:$ptrs,
                        Optional<RankedTensorOf<[I1]>>:$mask, I32:$stage,
                        I32Attr:$buffer, I32Attr:$contig, I32Attr:$stages,
-                       UnitAttr:$transposed);
+                       UnitAttr:$transposed, UnitAttr:$nvmma);
   let assemblyFormat = [{
     $ptrs (`mask` $mask^)? `into` `stage` $stage attr-dict `:` type($ptrs) (`,` type($mask)^)?
   }];
@@ -314,13 +320,15 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>
     Waits until at most `pending` of this thread's most recent
     `tile.async_copy` groups are still in flight (`cp.async.wait_group`),
     then synchronizes the threads of the CTA, so every thread sees the data
-    the completed copies staged.
+    the completed copies staged. With `async_proxy`, the data is also made
+    visible to the async proxy (`fence.proxy.async` before the barrier), as
+    `wgmma` reads it.
 
     ```mlir
     tile.async_wait {pending = 0 : i32}
     ```
   }];
-  let arguments = (ins I32Attr:$pending);
+  let arguments = (ins I32Attr:$pending, UnitAttr:$async_proxy);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
@@ -342,6 +350,48 @@ def Tile_AsyncLocalLoadOp : Tile_Op<"async_local_load", [MemoryEffects<[MemRead]
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$stage attr-dict `:` type($result)";
   let hasVerifier = 1;
+}
+
+def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
+    MemoryEffects<[MemRead]>, AttrSizedOperandSegments]> {
+  let summary = "a dot on Hopper's warpgroup tensor cores (wgmma), B staged";
+  let description = [{
+    Inserted by `quire-async-copies` (sm_90) for a `tile.dot` whose B operand
+    it stages with `nvmma`: `d = a * b + c`, where `b` (K x N) is stage
+    `b_stage` of staging buffer `b_buffer` (its staged dimension `b_contig`
+    contiguous) and `a` (M x K) is either the register tensor `a` (a
+    `#tile.dot_op` opIdx 0 layout of the accumulator's) or stage `a_stage`
+    of buffer `a_buffer`. Operands are `operand_type` (f16 or bf16), the
+    accumulator f32 in a `#tile.mma<{warpsPerCTA = [wm, 1]}>` layout, wm a
+    multiple of 4: each group of 4 warps (a warpgroup) computes 64-row
+    blocks of the tile with `wgmma.mma_async.m64nNk16`, B and a staged A
+    read from shared memory through matrix descriptors. M must be a multiple
+    of 16 wm, N a multiple of 8 up to 256, K a multiple of 16.
+
+    ```mlir
+    %d = tile.warpgroup_dot a(%q : tensor<64x128xf16, #dot_a>) b_stage %s
+        acc %c {b_buffer = 1 : i32, b_contig = 0 : i32, stages = 2 : i32,
+        k = 128 : i64, operand_type = f16}
+        : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+    ```
+  }];
+  let arguments = (ins Optional<Tile_Tensor>:$a, Optional<I32>:$a_stage,
+                       I32:$b_stage, Tile_Tensor:$c,
+                       OptionalAttr<I32Attr>:$a_buffer,
+                       OptionalAttr<I32Attr>:$a_contig, I32Attr:$b_buffer,
+                       I32Attr:$b_contig, I32Attr:$stages, I64Attr:$k,
+                       TypeAttr:$operand_type);
+  let results = (outs Tile_Tensor:$d);
+  let assemblyFormat = [{
+    (`a` `(` $a^ `:` type($a) `)`)? (`a_stage` $a_stage^)? `b_stage` $b_stage
+    `acc` $c attr-dict `:` type($c) `->` type($d)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The staged shapes: A is M x K, B is K x N.
+    ::llvm::SmallVector<int64_t> getAShape();
+    ::llvm::SmallVector<int64_t> getBShape();
+  }];
 }
 
 //===----------------------------------------------------------------------===//

@@ -29,12 +29,18 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
     `softmax(Q K^T) V`), where all warps split M so that the probabilities
     become the next A operand without leaving their registers. Smaller f16
     dots (M <= 16, the decode case) are computed in registers with FMAs.
+    With `warpgroup` (sm_90), a dot `wgmma` can compute (warps a multiple of
+    4, M a multiple of 16 per warp, N a multiple of 8 up to 256, K of 16)
+    has all warps split M, the layout of Hopper's warpgroup accumulators, so
+    `quire-async-copies` can turn it into a `tile.warpgroup_dot`.
   }];
   let options = [
     Option<"numWarps", "num-warps", "unsigned", "4",
            "warps per CTA (a power of two, 1 to 32)">,
     Option<"mma", "mma", "bool", "true",
-           "give f16/bf16 dots with M >= 16 tensor-core (#tile.mma) layouts">
+           "give f16/bf16 dots with M >= 16 tensor-core (#tile.mma) layouts">,
+    Option<"warpgroup", "warpgroup", "bool", "false",
+           "lay out wgmma-shaped dots for warpgroups (all warps along M)">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect"];
 }
@@ -154,10 +160,19 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     masked elements are zero-filled without a global access. Loads whose
     addresses depend on other loop-carried values, whose accesses are
     narrower than 4 bytes per thread, or that have other uses stay.
+
+    With `warpgroup` (sm_90): a `tile.dot` whose B operand is staged, whose
+    accumulator has a warpgroup layout (`#tile.mma` with warps [4k, 1]) and
+    whose shape `wgmma` takes becomes a `tile.warpgroup_dot` reading B (and
+    A, when A is staged too) straight from the staging buffers, which are
+    then written in the swizzled `nvmma` layout; its `async_wait` fences
+    the copies for the async proxy.
   }];
   let options = [
     Option<"stages", "stages", "unsigned", "2",
-           "shared-memory buffers per staged operand (2 or more)">
+           "shared-memory buffers per staged operand (2 or more)">,
+    Option<"warpgroup", "warpgroup", "bool", "false",
+           "compute staged dots with wgmma (tile.warpgroup_dot, sm_90)">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
