@@ -210,3 +210,12 @@ def test_empty_batch_returns_out():
     a, _, _ = _case(rng, [3], [0], 16, 2, 1, 16)
     out = ppa(**a)
     assert out.shape == (0, 2, 16)
+
+
+def test_wgmma_option_is_validated_and_keyed():
+    with pytest.raises(TypeError, match="wgmma must be True or False, got str"):
+        quire.compile(EXAMPLE, sm=90, wgmma="no")
+    on = quire.compile(EXAMPLE, sm=90)
+    off = quire.compile(EXAMPLE, sm=90, wgmma=False)
+    assert on is not off and on.wgmma and not off.wgmma
+    assert "wgmma" in on.asm("ptx") and "wgmma" not in off.asm("ptx")

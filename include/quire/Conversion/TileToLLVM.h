@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/MapVector.h"
 
 namespace mlir::quire {
 
@@ -38,20 +39,15 @@ struct TileToLLVMState {
     sharedBytes = std::max(sharedBytes, bytes);
     return sharedUses++ % sharedBuffers;
   }
-  /// Async staging buffers (tile.async_copy): each buffer id has its own
-  /// region of `bytes`, after the staging slots, at a multiple of `align`
-  /// (a power of two); returns its offset there.
-  llvm::DenseMap<int64_t, int64_t> asyncOffsets;
-  int64_t asyncBytes = 0;
-  int64_t asyncAlign = 128;
-  int64_t reserveAsync(int64_t buffer, int64_t bytes, int64_t align = 128) {
-    auto it = asyncOffsets.find(buffer);
-    if (it != asyncOffsets.end())
-      return it->second;
-    asyncAlign = std::max(asyncAlign, align);
-    int64_t offset = (asyncBytes + align - 1) / align * align;
-    asyncBytes = offset + (bytes + 127) / 128 * 128;
-    return asyncOffsets[buffer] = offset;
+  /// Async staging buffers (tile.async_copy): each buffer id gets a region
+  /// after the staging slots, as large and as aligned (a power of two) as
+  /// the largest use of the id asks; placeSharedBuffers places them once
+  /// every op is lowered (ids of sequential loops are reused).
+  llvm::MapVector<int64_t, std::pair<int64_t, int64_t>> asyncBuffers;
+  void reserveAsync(int64_t buffer, int64_t bytes, int64_t align = 128) {
+    auto &[size, alignment] = asyncBuffers[buffer];
+    size = std::max(size, bytes);
+    alignment = std::max(alignment, align);
   }
 };
 

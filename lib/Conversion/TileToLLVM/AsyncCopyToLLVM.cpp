@@ -76,12 +76,11 @@ struct NvmmaTile {
   }
 };
 
-/// Geometry of one staging buffer: the padded tile or the swizzled one,
-/// and its place.
+/// Geometry of one staging buffer: the padded tile or the swizzled one.
 struct Staging {
   SharedTile tile;
   std::optional<NvmmaTile> nvmma;
-  int64_t stageBytes, offset;
+  int64_t stageBytes;
   Value at(OpBuilder &b, Location loc, ArrayRef<Value> c) const {
     return nvmma ? nvmma->offset(b, loc, c) : tile.offset(b, loc, c);
   }
@@ -94,12 +93,12 @@ Staging reserveStaging(TileToLLVMState &state, ArrayRef<int64_t> shape,
   if (nvmma) {
     NvmmaTile t = NvmmaTile::get(shape, contig, bytes);
     int64_t stageBytes = llvm::alignTo(t.sizeBytes(), 1024);
-    int64_t offset = state.reserveAsync(buffer, stages * stageBytes, 1024);
-    return {tile, t, stageBytes, offset};
+    state.reserveAsync(buffer, stages * stageBytes, 1024);
+    return {tile, t, stageBytes};
   }
   int64_t stageBytes = llvm::alignTo(tile.sizeBytes(), 16);
-  int64_t offset = state.reserveAsync(buffer, stages * stageBytes);
-  return {tile, std::nullopt, stageBytes, offset};
+  state.reserveAsync(buffer, stages * stageBytes);
+  return {tile, std::nullopt, stageBytes};
 }
 
 /// Byte offset of `stage` in a buffer of `stageBytes` stages (i32).
@@ -162,8 +161,7 @@ struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
         std::swap(c[0], c[1]);
       Value off = LLVM::AddOp::create(rewriter, loc,
                                       st.at(rewriter, loc, c), stageOff);
-      Value dst = asyncSharedPtr(rewriter, loc, op, off, op.getBuffer(),
-                                 st.offset);
+      Value dst = asyncSharedPtr(rewriter, loc, op, off, op.getBuffer());
       Value srcSize;
       if (!masks.empty())
         srcSize = LLVM::SelectOp::create(rewriter, loc, masks[r],
@@ -228,7 +226,7 @@ struct AsyncLocalLoadOpLowering
     auto ptrAt = [&](ArrayRef<Value> c) {
       Value off = LLVM::AddOp::create(rewriter, loc,
                                       st.at(rewriter, loc, c), stageOff);
-      return asyncSharedPtr(rewriter, loc, op, off, op.getBuffer(), st.offset);
+      return asyncSharedPtr(rewriter, loc, op, off, op.getBuffer());
     };
     SmallVector<Value> results =
         loadStagedTile(rewriter, loc, type, *dst, op.getContig(),
@@ -308,7 +306,7 @@ struct WarpgroupDotOpLowering
     // Shared address (i32) of a stage of a buffer.
     auto stageBase = [&](Value stage, int64_t buffer, const Staging &st) {
       Value off = stageOffset(rewriter, loc, stage, st.stageBytes);
-      Value ptr = asyncSharedPtr(rewriter, loc, op, off, buffer, st.offset);
+      Value ptr = asyncSharedPtr(rewriter, loc, op, off, buffer);
       return LLVM::PtrToIntOp::create(rewriter, loc, i32, ptr).getResult();
     };
     auto add = [&](Value v, int64_t c) -> Value {

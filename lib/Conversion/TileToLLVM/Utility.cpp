@@ -118,11 +118,9 @@ Value tilellvm::sharedPtr(OpBuilder &b, Location loc, Operation *anchor,
 }
 
 Value tilellvm::asyncSharedPtr(OpBuilder &b, Location loc, Operation *anchor,
-                               Value offset, unsigned buffer,
-                               int64_t bufferOffset) {
+                               Value offset, unsigned buffer) {
   return placedSharedPtr(b, loc, anchor, offset, kAsyncBaseAttr,
-                         b.getI64IntegerAttr(bufferOffset),
-                         kAsyncSlotBase + buffer);
+                         b.getI64IntegerAttr(buffer), kAsyncSlotBase + buffer);
 }
 
 void tilellvm::barrier(OpBuilder &b, Location loc) {
@@ -236,22 +234,31 @@ int64_t tilellvm::placeSharedBuffers(ModuleOp module,
   int64_t slotBytes = llvm::alignTo(state.sharedBytes, 128);
   int64_t slotsBytes =
       std::min<int64_t>(state.sharedUses, state.sharedBuffers) * slotBytes;
-  // Async staging buffers follow the staging slots, aligned as the most
-  // demanding one asked (1024 bytes for the swizzled wgmma layouts: the
-  // dynamic shared memory is then declared that aligned too).
-  int64_t asyncBase = llvm::alignTo(slotsBytes, state.asyncAlign);
-  if (state.asyncAlign > 128)
+  // Async staging buffers follow the staging slots, each aligned as asked
+  // (1024 bytes for the swizzled wgmma layouts: the dynamic shared memory
+  // is then declared that aligned too).
+  int64_t asyncAlign = 128, asyncBytes = 0;
+  llvm::DenseMap<int64_t, int64_t> asyncOffsets;
+  for (auto &[buffer, need] : state.asyncBuffers) {
+    auto [bytes, align] = need;
+    asyncAlign = std::max(asyncAlign, align);
+    asyncOffsets[buffer] = llvm::alignTo(asyncBytes, align);
+    asyncBytes = asyncOffsets[buffer] + llvm::alignTo(bytes, 128);
+  }
+  int64_t asyncBase = llvm::alignTo(slotsBytes, asyncAlign);
+  if (asyncAlign > 128)
     if (auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedMemoryName))
       global.setAlignment(
           std::max<uint64_t>(global.getAlignment().value_or(16),
-                             state.asyncAlign));
+                             asyncAlign));
   module.walk([&](LLVM::ConstantOp c) {
     if (auto slot = c->getAttrOfType<IntegerAttr>(kSlotBaseAttr)) {
       c.setValueAttr(IntegerAttr::get(c.getType(), slot.getInt() * slotBytes));
       c->removeAttr(kSlotBaseAttr);
     }
-    if (auto off = c->getAttrOfType<IntegerAttr>(kAsyncBaseAttr)) {
-      c.setValueAttr(IntegerAttr::get(c.getType(), asyncBase + off.getInt()));
+    if (auto buffer = c->getAttrOfType<IntegerAttr>(kAsyncBaseAttr)) {
+      c.setValueAttr(IntegerAttr::get(
+          c.getType(), asyncBase + asyncOffsets.lookup(buffer.getInt())));
       c->removeAttr(kAsyncBaseAttr);
     }
   });
@@ -267,7 +274,7 @@ int64_t tilellvm::placeSharedBuffers(ModuleOp module,
       placeBarriers(block, {});
   });
   module.walk([&](Operation *op) { op->removeAttr(kSlotAttr); });
-  return state.asyncBytes ? asyncBase + state.asyncBytes : slotsBytes;
+  return asyncBytes ? asyncBase + asyncBytes : slotsBytes;
 }
 
 FailureOr<SmallVector<unsigned>>

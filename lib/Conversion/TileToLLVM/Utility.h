@@ -157,7 +157,7 @@ SmallVector<Value> loadStagedTile(OpBuilder &b, Location loc,
 /// TileToLLVMState::reserveAsync), placed after the staging slots by
 /// `placeSharedBuffers`.
 Value asyncSharedPtr(OpBuilder &b, Location loc, Operation *anchor,
-                     Value offset, unsigned buffer, int64_t bufferOffset);
+                     Value offset, unsigned buffer);
 
 /// Moves each ldmatrix (and the unpacking of its result) down to just
 /// before the first op that uses it, when nothing in between writes memory

@@ -172,7 +172,19 @@ std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
 struct AsyncCopiesPass
     : public mlir::quire::tile::impl::AsyncCopiesBase<AsyncCopiesPass> {
   using AsyncCopiesBase::AsyncCopiesBase;
-  int32_t nextBuffer = 0;
+  /// Staged loops so far and the buffer ids after theirs. A loop's buffers
+  /// are live from its prologue to the wait after it, so only loops nested
+  /// in one another need distinct ids; sequential loops reuse them (the
+  /// lowering gives an id the largest tile staged under it).
+  SmallVector<std::pair<scf::ForOp, int32_t>> staged;
+
+  int32_t firstBuffer(scf::ForOp loop) {
+    int32_t first = 0;
+    for (auto [other, end] : staged)
+      if (other->isAncestor(loop) || loop->isAncestor(other))
+        first = std::max(first, end);
+    return first;
+  }
 
   void runOnOperation() override {
     if (stages < 2) {
@@ -259,8 +271,9 @@ struct AsyncCopiesPass
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
           step = loop.getStep();
     SmallVector<int32_t> buffers;
+    int32_t first = firstBuffer(loop);
     for (size_t k = 0; k < cands.size(); ++k)
-      buffers.push_back(nextBuffer++);
+      buffers.push_back(first + k);
 
     auto cst = [&](OpBuilder &b, int64_t v) -> Value {
       return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
@@ -355,6 +368,7 @@ struct AsyncCopiesPass
     if (failed(grown))
       return;
     auto newLoop = cast<scf::ForOp>(grown->getOperation());
+    staged.push_back({newLoop, first + int32_t(cands.size())});
     for (auto [c, buffer] : llvm::zip(cands, buffers)) {
       if (c.nvmma)
         continue;

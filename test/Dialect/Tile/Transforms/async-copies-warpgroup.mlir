@@ -2,6 +2,7 @@
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 wgmma=false" | FileCheck %s --check-prefix=OFF
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=80 num-warps=4" | FileCheck %s --check-prefix=OFF
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=2" | FileCheck %s --check-prefix=OFF
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4" | FileCheck %s --check-prefix=PREFILL
 // On sm_90 a dot whose B operand the cp.async staging holds becomes a
 // tile.warpgroup_dot (wgmma): the accumulator gets a warpgroup layout (all
 // warps along M), the staged operands are copied in the swizzled `nvmma`
@@ -23,9 +24,24 @@
 // CHECK:      tile.async_wait {pending = 0 : i32}
 
 // CHECK-LABEL: func.func @scores
-// CHECK:      tile.async_copy {{.*}} {buffer = 2 : i32, contig = 0 : i32, nvmma, stages = 2 : i32, transposed}
+// CHECK:      tile.async_copy {{.*}} {buffer = 0 : i32, contig = 0 : i32, nvmma, stages = 2 : i32, transposed}
 // CHECK:      scf.for
-// CHECK:        tile.warpgroup_dot a(%{{.*}} : tensor<64x64xf16, #tile.dot_op<{opIdx = 0, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>>) b_stage %{{.*}} acc %{{.*}} {b_buffer = 2 : i32, b_contig = 0 : i32, k = 64 : i64, operand_type = f16, stages = 2 : i32}
+// CHECK:        tile.warpgroup_dot a(%{{.*}} : tensor<64x64xf16, #tile.dot_op<{opIdx = 0, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>>) b_stage %{{.*}} acc %{{.*}} {b_buffer = 0 : i32, b_contig = 0 : i32, k = 64 : i64, operand_type = f16, stages = 2 : i32}
+
+// Buffer ids are per kernel and reused by sequential loops (each loop's
+// buffers are free after the wait that follows it): the prefill's context
+// loop and its chunk loop both stage K and V in buffers 0 and 1 (the
+// lowering gives an id the room of its largest tile).
+// PREFILL:     tile.async_copy {{.*}} {buffer = 0 : i32, contig = 0 : i32, nvmma, stages = 2 : i32, transposed}
+// PREFILL:     tile.async_copy {{.*}} {buffer = 1 : i32, contig = 1 : i32, nvmma, stages = 2 : i32}
+// PREFILL:     scf.for
+// PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 0 : i32, b_contig = 0 : i32, k = 128 : i64
+// PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 1 : i32, b_contig = 1 : i32, k = 64 : i64
+// PREFILL:     tile.async_wait {pending = 0 : i32}
+// PREFILL:     tile.async_copy {{.*}} {buffer = 0 : i32, contig = 0 : i32, nvmma, stages = 2 : i32, transposed}
+// PREFILL:     scf.for
+// PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 0 : i32
+// PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 1 : i32
 
 // OFF-LABEL: func.func @matmul
 // OFF-NOT:   tile.warpgroup_dot
