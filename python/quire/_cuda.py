@@ -8,6 +8,7 @@ for), so `import quire` works on machines without a GPU.
 """
 
 import ctypes
+import struct
 import sys
 import threading
 
@@ -212,6 +213,37 @@ class Module:
                                  threads, 1, 1, self.shared_bytes,
                                  ctypes.c_void_p(stream), arg_ptrs, None),
               "cuLaunchKernel")
+
+    def launch_packed(self, grid, threads, packing, values, stream=0):
+        """Launch with the parameters packed by one struct.pack_into into a
+        buffer (`packing`: an ArgPacking of the kernel's signature)."""
+        buf = ctypes.create_string_buffer(packing.size or 1)
+        packing.struct.pack_into(buf, 0, *values)
+        base = ctypes.addressof(buf)
+        arg_ptrs = (ctypes.c_void_p * max(1, len(packing.offsets)))(
+            *[base + off for off in packing.offsets])
+        check(_driver().cuLaunchKernel(
+            self.function, grid[0], grid[1], grid[2], threads, 1, 1,
+            self.shared_bytes, ctypes.c_void_p(stream), arg_ptrs, None),
+            "cuLaunchKernel")
+
+
+class ArgPacking:
+    """How a kernel's parameters lie in one buffer: `codes` are struct
+    codes ("Q" pointer or 64-bit, "I", "H", "B", "f", "d"), each at an
+    offset aligned to its size."""
+
+    def __init__(self, codes):
+        fmt, self.offsets, off = "<", [], 0
+        for c in codes:
+            size = struct.calcsize("<" + c)
+            pad = -off % size
+            fmt += "x" * pad + c
+            off += pad
+            self.offsets.append(off)
+            off += size
+        self.struct = struct.Struct(fmt)
+        self.size = off
 
 
 class Event:

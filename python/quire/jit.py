@@ -218,6 +218,42 @@ class Kernel:
                              f"devices (cuda:{', cuda:'.join(map(str, sorted(devices)))})")
         return params, (devices.pop() if devices else None)
 
+    def _packing(self):
+        """The kernel's parameter packing and a converter per argument,
+        built once (quire.ops launches through it)."""
+        packing = getattr(self, "_packing_cache", None)
+        if packing is None:
+            codes, convert = [], []
+            for spec in self.args:
+                if spec["kind"] == "ptr":
+                    codes.append("Q")
+                    convert.append(None)
+                elif spec["kind"] == "int":
+                    bits = max(8, spec["bits"])
+                    codes.append({8: "B", 16: "H", 32: "I", 64: "Q"}[bits])
+                    mask = (1 << bits) - 1
+                    convert.append(lambda v, m=mask: v & m)
+                else:
+                    t = spec["type"]
+                    codes.append({"f64": "d", "f32": "f"}.get(t, "H"))
+                    convert.append(None if t in ("f32", "f64") else
+                                   lambda v, s=spec: _args.float_param(v, s).value)
+            packing = (_cuda.ArgPacking(codes), convert)
+            self._packing_cache = packing
+        return packing
+
+    def _launch_trusted(self, grid, values, device):
+        """Launch on `device`'s current torch stream with `values` already
+        checked against the signature by the caller (quire.ops): pointers
+        as ints, integers in range, floats representable. Packs them
+        without a second round of checks."""
+        packing, convert = self._packing()
+        values = [v if c is None else c(v) for v, c in zip(values, convert)]
+        handle = _cuda.stream_handle(None, device)
+        _cuda.make_current(device)
+        self._module(device).launch_packed(grid, self.threads, packing, values,
+                                           handle)
+
     def _module(self, device):
         module = self._modules.get(device)
         if module is None:

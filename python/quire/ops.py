@@ -446,8 +446,10 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                         ("decode", spec, num_warps, device),
                         f"dtype={q.dtype} group={group} head_dim={head_dim} "
                         f"block_size={page_size}")
+    extra = [_args.view(x, "scratch") for x in launches[0][2][:2]] \
+        if partials else []
     for kernel, (_, g, a) in zip(kernels, launches):
-        kernel[g](*a)
+        _launch(kernel, g, a, list(v.values()) + [o] + extra, device)
     return out
 
 
@@ -467,13 +469,13 @@ def paged_prefill_source(dtype="f16", group=4, head_dim=128, page_size=16,
 
 def prefill_config(head_dim):
     """(block_m, block_n, num_warps) of the prefill kernel for a head
-    dimension (bench/paged_prefill.py measures the alternatives)."""
-    dp = _tile_width(head_dim)
-    if dp <= 64:
-        return 64, 64, 4
-    if dp <= 128:
-        return 64, 64, 4
-    return 64, 32, 4
+    dimension. Measured on an H200 (docs/performance.md,
+    bench/paged_prefill.py --tune): 128 query rows on 8 warps (two wgmma
+    warpgroups) and 64 keys per step was the fastest of six configurations
+    on 6 of the 7 benchmark rows at head dim 128 (and within 1% on the
+    seventh); head dim 256 takes 32 keys per step, the largest tile that
+    does not spill."""
+    return (128, 64, 8) if _tile_width(head_dim) <= 128 else (128, 32, 8)
 
 
 def paged_prefill_attention(query, key_cache, value_cache, block_table,
@@ -647,8 +649,21 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                           ("prefill", spec, num_warps, wgmma, device),
                           f"dtype={q.dtype} head_dim={head_dim} "
                           f"block_size={page_size}", wgmma)
-    kernel[grid](*args)
+    _launch(kernel, grid, args, list(v.values()) + [o], device)
     return out
+
+
+def _launch(kernel, grid, args, views, device):
+    """Launches with `args` validated by the op: its tensors (whose views
+    are `views`) go in as their addresses, without the per-argument checks
+    of kernel[grid](...) (a few microseconds each, on every call)."""
+    address = {id(x.obj): x.ptr for x in views}
+    values = [a if isinstance(a, (int, float)) else address[id(a)]
+              for a in args]
+    if device is None:
+        from . import _cuda
+        device = _cuda.current_device()
+    kernel._launch_trusted(_args.check_grid(grid), values, device)
 
 
 def _check_chunks(v, max_q, capacity, separate):
