@@ -3,7 +3,10 @@ tile height, warps, split count and compiler flags on a few decode shapes,
 against the Triton peer's best config. Prints one line per variant and a
 summary table; every variant is checked against float64 first.
 
-    eval "$(tools/scripts/device-unpack.sh)"; python3 bench/decode_tune.py
+    eval "$(tools/scripts/device-unpack.sh)"; python3 bench/decode_tune.py [CASE...] [--splits]
+
+--splits replaces the variants by the default tiles (16 and 32 tokens, one
+warp) with 0.5x to 3x the split count quire.ops chooses.
 """
 
 import math
@@ -25,8 +28,10 @@ CASES = [  # name, seqs, q heads, kv heads, length, page
     ("Llama-70B 32x8192", 32, 64, 8, 8192, 16),
     ("MHA 32/32 64x2048", 64, 32, 32, 2048, 16),
 ]
-if len(sys.argv) > 1:
-    CASES = [c for c in CASES if any(a in c[0] for a in sys.argv[1:])]
+SPLIT_SWEEP = "--splits" in sys.argv
+names = [a for a in sys.argv[1:] if not a.startswith("--")]
+if names:
+    CASES = [c for c in CASES if any(a in c[0] for a in names)]
 A0 = ("--async-stages=0",)
 A3 = ("--async-stages=3",)
 A4 = ("--async-stages=4",)
@@ -40,6 +45,10 @@ VARIANTS = [  # source, block_n, warps, split factor (x default), flags
     ("base", 64, 4, 1, A4), ("base", 32, 4, 1, A4),
     ("base", 64, 4, 2, ()), ("base", 32, 4, 2, A3),
 ]
+
+if SPLIT_SWEEP:  # the default tiles with fewer and more splits than chosen
+    VARIANTS = [("base", bn, 1, fac, ()) for bn in (16, 32)
+                for fac in (0.5, 1, 1.5, 2, 3)]
 
 
 def source(spec, kind):
