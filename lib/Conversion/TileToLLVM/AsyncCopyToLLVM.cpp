@@ -275,7 +275,8 @@ struct WarpgroupDotOpLowering
     RankedTensorType cType = op.getC().getType();
     auto mma = cast<tile::MmaEncodingAttr>(cType.getEncoding());
     int64_t wm = mma.getWarpsPerCTA()[0];
-    int64_t M = cType.getDimSize(0), N = cType.getDimSize(1), K = op.getK();
+    int64_t M = cType.getDimSize(0), N = cType.getDimSize(1),
+            K = op.getKAttr().getInt();
     Type elt = op.getOperandType();
     const int64_t bytes = 2;
     FailureOr<tile::LinearLayout> lc = getLayout(op, cType);

@@ -669,3 +669,12 @@ func.func @warpgroup_dot_b_staging(%c: tensor<64x64xf32, #mma4>, %s: i32) {
   %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 3 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
   return
 }
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_dot_negative_k(%c: tensor<64x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{shape 64x64x-16 not supported: M a multiple of 64, N a multiple of 8 up to 256, K of 16}}
+  %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = -16 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  return
+}

@@ -398,11 +398,11 @@ LogicalResult AsyncLocalLoadOp::verify() {
 }
 
 SmallVector<int64_t> WarpgroupDotOp::getAShape() {
-  return {getC().getType().getDimSize(0), getK()};
+  return {getC().getType().getDimSize(0), getKAttr().getInt()};
 }
 
 SmallVector<int64_t> WarpgroupDotOp::getBShape() {
-  return {getK(), getC().getType().getDimSize(1)};
+  return {getKAttr().getInt(), getC().getType().getDimSize(1)};
 }
 
 LogicalResult WarpgroupDotOp::verify() {
@@ -420,7 +420,7 @@ LogicalResult WarpgroupDotOp::verify() {
   Type elt = getOperandType();
   if (!elt.isF16() && !elt.isBF16())
     return emitOpError() << "operand type must be f16 or bf16, got " << elt;
-  int64_t M = c.getDimSize(0), N = c.getDimSize(1), K = getK();
+  int64_t M = c.getDimSize(0), N = c.getDimSize(1), K = getKAttr().getInt();
   int64_t wm = mma.getWarpsPerCTA()[0];
   if (M % (16 * wm) || N % 8 || N > 256 || K <= 0 || K % 16)
     return emitOpError() << "shape " << M << "x" << N << "x" << K
