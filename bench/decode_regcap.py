@@ -1,7 +1,7 @@
 """Register cap experiment for the decode split kernel: Nsight Compute shows
 it at 210 registers per thread (1-warp programs: 12.5% occupancy) where the
-Triton peer runs 64 at 50%. Each variant is the op's kernel with
-`.maxnreg N` added to its PTX; checked against float64, timed with
+Triton peer runs 64 at 50%. Each variant is the op's kernel compiled with
+max_registers=N (PTX .maxnreg); checked against float64, timed with
 do_bench next to the Triton peer on three decode rows.
 Usage: python3 bench/decode_regcap.py"""
 
@@ -11,24 +11,11 @@ from common import bench, make_paged_kv, paged_attention_ref, rel_err
 import torch
 
 import quire
-from quire import jit, ops
+from quire import ops
 from triton_paged_decode import triton_paged_decode
 
 gen = torch.Generator(device="cuda").manual_seed(5)
 SMS = torch.cuda.get_device_properties(0).multi_processor_count
-
-
-def capped(k, cap):
-    if cap is None:
-        return k
-    lines = k.ptx.split("\n")
-    i = next(n for n, l in enumerate(lines) if l.startswith(".visible .entry"))
-    j = next(n for n in range(i, len(lines)) if lines[n].strip() == "{")
-    lines.insert(j, f".maxnreg {cap}")
-    k2 = jit.Kernel(k.source, k.source_name, k.sm, k.num_warps,
-                          "\n".join(lines), k.metadata, k.checked, k.num_stages,
-                          k.wgmma)
-    return k2
 
 
 for name, S, Hq, Hkv, L in (("8B 64x4096", 64, 32, 8, 4096),
@@ -48,10 +35,9 @@ for name, S, Hq, Hkv, L in (("8B 64x4096", 64, 32, 8, 4096),
     tps = -(-(-(-L // splits)) // bn) * bn
     src = ops.paged_decode_source("f16", Hq // Hkv, 128, 16, bn, True, True, splits > 1)
     name_k = "paged_decode_split" if splits > 1 else "paged_decode_attention"
-    base = quire.compile(src, num_warps=nw, kernel=name_k)
     comb = quire.compile(src, num_warps=4, kernel="paged_decode_combine") if splits > 1 else None
     for cap in (None, 168, 152, 128):
-        k = capped(base, cap)
+        k = quire.compile(src, num_warps=nw, kernel=name_k, max_registers=cap or 0)
         out = torch.full_like(q, float("nan"))
         st = (q.stride(0), q.stride(1), bt.stride(0), *kc.stride()[:3], *vc.stride()[:3])
         po = torch.empty(S * Hq * splits, 128, device="cuda")

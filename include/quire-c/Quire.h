@@ -136,6 +136,11 @@ QUIRE_CAPI_EXPORTED void quireCompileOptionsSetAsyncStages(
  * PTX then targets sm_90a). Zero keeps mma.sync. */
 QUIRE_CAPI_EXPORTED void quireCompileOptionsSetWgmma(
     QuireCompileOptions *options, int32_t wgmma);
+/* Registers per thread ptxas may give each kernel (quirec --max-registers,
+ * PTX .maxnreg): 0 (the default) for no cap, else 24..255; other values are
+ * a diagnostic of quireCompile. */
+QUIRE_CAPI_EXPORTED void quireCompileOptionsSetMaxRegisters(
+    QuireCompileOptions *options, uint32_t maxRegisters);
 
 /* Parses, verifies and compiles `source` (`size` bytes; it needs no NUL
  * terminator). `bufferName` names it in diagnostics (NULL: "<source>").

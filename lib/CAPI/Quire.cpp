@@ -55,6 +55,7 @@ struct QuireCompileOptions {
   bool pagedChecked = false;
   unsigned asyncStages = mlir::quire::kDefaultAsyncStages;
   bool wgmma = true;
+  unsigned maxRegisters = 0;
 };
 
 namespace {
@@ -268,6 +269,12 @@ void quireCompileOptionsSetWgmma(QuireCompileOptions *options,
     options->wgmma = wgmma != 0;
 }
 
+void quireCompileOptionsSetMaxRegisters(QuireCompileOptions *options,
+                                        uint32_t maxRegisters) {
+  if (options)
+    options->maxRegisters = maxRegisters;
+}
+
 void quireCompileOptionsSetPagedChecked(QuireCompileOptions *options,
                                         int32_t checked) {
   if (options)
@@ -289,6 +296,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.pagedChecked = options->pagedChecked;
   compileOptions.asyncStages = options->asyncStages;
   compileOptions.wgmma = options->wgmma;
+  compileOptions.maxRegisters = options->maxRegisters;
   switch (options->emit) {
   case QUIRE_EMIT_PTX:
     compileOptions.emit = EmitKind::PTX;

@@ -106,6 +106,7 @@ void mlir::quire::buildLLVMPipeline(OpPassManager &pm,
   ConvertTileToLLVMOptions convert;
   convert.sm = options.sm;
   convert.sharedBuffers = options.sharedBuffers;
+  convert.maxRegisters = options.maxRegisters;
   pm.addPass(createConvertTileToLLVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -225,6 +226,12 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
            << options.asyncStages << "\n";
     return failure();
   }
+  if (options.maxRegisters && (options.maxRegisters < 24 ||
+                               options.maxRegisters > 255)) {
+    diagOS << "error: --max-registers must be 0 (no cap) or in [24, 255], got "
+           << options.maxRegisters << "\n";
+    return failure();
+  }
   if (failed(checkNestingDepth(source, bufferName, kMaxNestingDepth, diagOS)))
     return failure();
   OwningOpRef<ModuleOp> module =
@@ -265,6 +272,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.sharedBuffers = options.sharedBuffers;
   popts.asyncStages = options.asyncStages;
   popts.wgmma = options.wgmma;
+  popts.maxRegisters = options.maxRegisters;
   if (options.emit == EmitKind::Tile)
     buildTilePipeline(pm, popts);
   else

@@ -95,6 +95,7 @@ def _declare(lib):
         "quireCompileOptionsSetPagedChecked": (None, [c_void_p, ctypes.c_int32]),
         "quireCompileOptionsSetAsyncStages": (None, [c_void_p, ctypes.c_uint32]),
         "quireCompileOptionsSetWgmma": (None, [c_void_p, ctypes.c_int32]),
+        "quireCompileOptionsSetMaxRegisters": (None, [c_void_p, ctypes.c_uint32]),
         "quireCompile": (c_void_p, [c_char_p, c_size_t, c_char_p, c_void_p]),
         "quireGetKernelInfo": (c_void_p, [c_char_p, c_size_t, c_char_p]),
         "quireInterpret": (c_void_p, [c_char_p, c_size_t, c_char_p, c_char_p,
@@ -181,7 +182,8 @@ def _name_bytes(name):
 
 
 def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
-            checked: bool = False, num_stages: int = 2, wgmma: bool = True):
+            checked: bool = False, num_stages: int = 2, wgmma: bool = True,
+            max_registers: int = 0):
     L = lib()
     options = L.quireCompileOptionsCreate()
     if not options:
@@ -193,6 +195,7 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
         L.quireCompileOptionsSetPagedChecked(options, int(checked))
         L.quireCompileOptionsSetAsyncStages(options, num_stages)
         L.quireCompileOptionsSetWgmma(options, int(wgmma))
+        L.quireCompileOptionsSetMaxRegisters(options, max_registers)
         return _take(L.quireCompile(source, len(source), _name_bytes(name),
                                     options))
     finally:

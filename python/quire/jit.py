@@ -143,7 +143,7 @@ class Kernel:
     """
 
     def __init__(self, source, source_name, sm, num_warps, ptx, meta,
-                 checked=False, num_stages=2, wgmma=True):
+                 checked=False, num_stages=2, wgmma=True, max_registers=0):
         self.source = source
         self.source_name = source_name
         self.sm = sm
@@ -151,6 +151,7 @@ class Kernel:
         self.checked = checked
         self.num_stages = num_stages
         self.wgmma = wgmma
+        self.max_registers = max_registers
         self.ptx = ptx
         self.metadata = meta
         self.name = meta["name"]
@@ -177,7 +178,7 @@ class Kernel:
             raise ValueError(f"kind must be one of {', '.join(_lib.EMIT_KINDS)}")
         res = _lib.compile(self.source, self.source_name, self.sm,
                            self.num_warps, kind, self.checked, self.num_stages,
-                           self.wgmma)
+                           self.wgmma, self.max_registers)
         if not res.ok:
             raise CompilationError(res.diagnostics, self.source_name)
         return res.output if kind == "cubin" else res.output.decode(
@@ -284,7 +285,7 @@ _kernels_lock = threading.Lock()
 
 
 def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
-            num_stages=2, wgmma=True):
+            num_stages=2, wgmma=True, max_registers=0):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -297,14 +298,21 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     ahead a loop's dot operands are copied into shared memory with cp.async
     (quirec --async-stages); 0 or 1 turns the staging off. `wgmma` (sm_90,
     with the staging on) runs the dots whose B operand is staged on Hopper's
-    warpgroup tensor cores (quirec --wgmma); False keeps mma.sync. Raises
-    CompilationError with the located diagnostics."""
+    warpgroup tensor cores (quirec --wgmma); False keeps mma.sync.
+    `max_registers` caps the registers per thread of each kernel (quirec
+    --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
+    for resident warps. Raises CompilationError with the located
+    diagnostics."""
     source, name = _read_source(src)
     num_warps = _check_num_warps(num_warps)
     kernel = _check_kernel_name(kernel)
     if not isinstance(checked, bool):
         raise TypeError(f"checked must be True or False, got "
                         f"{_args.describe(checked)}")
+    if (isinstance(max_registers, bool) or not isinstance(max_registers, int)
+            or not (max_registers == 0 or 24 <= max_registers <= 255)):
+        raise ValueError(f"max_registers must be 0 or an int in [24, 255], "
+                         f"got {max_registers!r}")
     if not isinstance(wgmma, bool):
         raise TypeError(f"wgmma must be True or False, got "
                         f"{_args.describe(wgmma)}")
@@ -317,6 +325,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     # output, so of the key.
     key = _cache.key(source, sm=sm, num_warps=num_warps, emit="ptx",
                      checked=checked, num_stages=num_stages, wgmma=wgmma,
+                     max_registers=max_registers,
                      **({"name": name} if checked else {}))
     with _kernels_lock:
         cached = _kernels.get((key, kernel, name))
@@ -331,14 +340,14 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         _cache.count("disk_misses")
         _cache.count("compiles")
         res = _lib.compile(source, name, sm, num_warps, "ptx", checked,
-                           num_stages, wgmma)
+                           num_stages, wgmma, max_registers)
         if not res.ok:
             raise CompilationError(res.diagnostics, name)
         ptx, metadata = res.output.decode("utf-8", "replace"), res.metadata
         _cache.store(key, res.output, "", metadata, res.diagnostics)
     meta = _pick(metadata["kernels"], kernel)
     result = Kernel(source, name, sm, num_warps, ptx, meta, checked,
-                    num_stages, wgmma)
+                    num_stages, wgmma, max_registers)
     with _kernels_lock:
         result = _kernels.setdefault((key, kernel, name), result)
     return result

@@ -48,3 +48,13 @@ def test_packed_bytes_match_the_checked_parameters():
 def test_arg_packing_aligns_each_parameter():
     p = _cuda.ArgPacking(["B", "Q", "H", "I", "d"])
     assert p.offsets == [0, 8, 16, 20, 24] and p.size == 32
+
+
+def test_max_registers_option():
+    import pytest
+    k = quire.compile(SRC, sm=90, max_registers=64)
+    assert ".maxnreg 64" in k.ptx and k.max_registers == 64
+    assert ".maxnreg" not in quire.compile(SRC, sm=90).ptx
+    for bad in (8, 300, True, "64"):
+        with pytest.raises(ValueError, match="max_registers must be 0 or an int"):
+            quire.compile(SRC, sm=90, max_registers=bad)

@@ -94,6 +94,12 @@ static cl::opt<bool> wgmma(
              "wgmma (warpgroup tensor cores, read from shared memory; PTX "
              "for sm_90a); false keeps mma.sync (default true)"),
     cl::cat(category));
+static cl::opt<unsigned> maxRegisters(
+    "max-registers", cl::init(0),
+    cl::desc("registers per thread ptxas may give a kernel (.maxnreg): "
+             "fewer registers, more resident warps, possibly spills; 0 or "
+             "24..255 (default 0: no cap)"),
+    cl::cat(category));
 static cl::opt<std::string> metaFile("meta-out",
                                      cl::desc("also write the kernel metadata JSON to this file"),
                                      cl::value_desc("file"), cl::cat(category));
@@ -133,6 +139,7 @@ int main(int argc, char **argv) {
   options.sharedBuffers = sharedBuffers;
   options.asyncStages = asyncStages;
   options.wgmma = wgmma;
+  options.maxRegisters = maxRegisters;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;

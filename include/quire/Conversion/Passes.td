@@ -20,7 +20,10 @@ def ConvertTileToLLVM : Pass<"quire-convert-tile-to-llvm", "::mlir::ModuleOp"> {
   let options = [
     Option<"sm", "sm", "unsigned", "90", "target compute capability (80, 86, 89, 90)">,
     Option<"sharedBuffers", "shared-buffers", "unsigned", "1",
-           "shared-memory buffers the staging ops take in turn (1 or 2)">
+           "shared-memory buffers the staging ops take in turn (1 or 2)">,
+    Option<"maxRegisters", "max-registers", "unsigned", "0",
+           "registers per thread ptxas may use in a kernel (nvvm.maxnreg; 0: "
+           "no cap)">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::cf::ControlFlowDialect"];

@@ -30,6 +30,8 @@ struct TileToLLVMState {
   int64_t sharedBytes = 0;
   unsigned numWarps = 4;
   unsigned sm = 90;
+  /// Registers per thread a kernel may use (nvvm.maxnreg); 0: no cap.
+  unsigned maxRegisters = 0;
   /// Ops that stage through shared memory take the `sharedBuffers` buffers
   /// in turn; with two, consecutive ones (A and B of a dot) share barriers.
   unsigned sharedUses = 0;

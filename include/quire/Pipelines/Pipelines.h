@@ -55,6 +55,10 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("quire-async-copies stages (0 or 1: off; on sm_80+ it "
                      "replaces quire-pipeline-loads and the paged prefetch)"),
       llvm::cl::init(kDefaultAsyncStages)};
+  Option<unsigned> maxRegisters{
+      *this, "max-registers",
+      llvm::cl::desc("quire-convert-tile-to-llvm max-registers (0: no cap)"),
+      llvm::cl::init(0)};
   Option<bool> wgmma{
       *this, "wgmma",
       llvm::cl::desc("on sm_90 with async staging, compute staged dots with "
@@ -103,6 +107,8 @@ struct CompileOptions {
   unsigned asyncStages = kDefaultAsyncStages;
   /// On sm_90 with async staging: dots on wgmma (warpgroup tensor cores).
   bool wgmma = true;
+  /// Registers per thread ptxas may use (.maxnreg); 0: no cap.
+  unsigned maxRegisters = 0;
 };
 
 struct KernelArgInfo {

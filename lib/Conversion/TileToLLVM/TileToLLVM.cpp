@@ -95,6 +95,9 @@ struct KernelOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
     newFunc->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                      rewriter.getDenseI32ArrayAttr(
                          {int32_t(state.numWarps * tile::kWarpSize), 1, 1}));
+    if (state.maxRegisters)
+      newFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
+                       rewriter.getI32IntegerAttr(state.maxRegisters));
     rewriter.inlineRegionBefore(func.getBody(), newFunc.getBody(),
                                 newFunc.end());
     if (!newFunc.getBody().empty())
@@ -327,6 +330,7 @@ struct ConvertTileToLLVMPass
     state.axisInfo = &axisInfo;
     state.numWarps = tile::getNumWarps(module);
     state.sm = sm;
+    state.maxRegisters = maxRegisters;
     if (sharedBuffers < 1 || sharedBuffers > 2) {
       module.emitError() << "shared-buffers must be 1 or 2, got "
                          << static_cast<unsigned>(sharedBuffers);
