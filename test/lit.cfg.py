@@ -16,6 +16,7 @@ config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
 config.environment["FILECHECK_OPTS"] = "--enable-var-scope --dump-input=fail"
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%quire_src", config.quire_src_root))
+config.substitutions.append(("%quire_obj", config.quire_obj_root))
 config.substitutions.append(("%python", config.python_executable))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
