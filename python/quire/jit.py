@@ -160,6 +160,7 @@ class Kernel:
         self.shared_bytes = meta["shared_bytes"]
         self._modules = {}
         self._lock = threading.Lock()
+        self._packing_cache = None
 
     def __repr__(self):
         sig = ", ".join(a["type"] for a in self.args)
@@ -222,7 +223,7 @@ class Kernel:
     def _packing(self):
         """The kernel's parameter packing and a converter per argument,
         built once (quire.ops launches through it)."""
-        packing = getattr(self, "_packing_cache", None)
+        packing = self._packing_cache
         if packing is None:
             codes, convert = [], []
             for spec in self.args:

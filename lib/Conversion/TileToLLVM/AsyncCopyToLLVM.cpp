@@ -355,8 +355,6 @@ struct WarpgroupDotOpLowering
       }
       aVals = adaptor.getA();
     }
-    Type llvmElt = getTypeConverter()->convertType(elt);
-    auto pairTy = VectorType::get({2}, llvmElt);
     bool missing = false;
     auto aPair = [&](int64_t m, int64_t k) -> Value {
       auto lo = aReg.find({m, k}), hi = aReg.find({m, k + 1});
@@ -364,12 +362,7 @@ struct WarpgroupDotOpLowering
         missing = true;
         return i32Const(rewriter, loc, 0);
       }
-      Value v = LLVM::PoisonOp::create(rewriter, loc, pairTy);
-      v = LLVM::InsertElementOp::create(rewriter, loc, v, aVals[lo->second],
-                                        i32Const(rewriter, loc, 0));
-      v = LLVM::InsertElementOp::create(rewriter, loc, v, aVals[hi->second],
-                                        i32Const(rewriter, loc, 1));
-      return LLVM::BitcastOp::create(rewriter, loc, i32, v).getResult();
+      return packPair(rewriter, loc, aVals[lo->second], aVals[hi->second]);
     };
     // Rows m0 of block j (this warpgroup's part added at run time).
     auto descA = [&](int64_t j, int64_t k) {

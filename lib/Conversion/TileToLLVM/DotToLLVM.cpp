@@ -195,15 +195,9 @@ struct MmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       }
       return it->second;
     };
-    Type i32 = rewriter.getI32Type();
-    Type llvmElt = getTypeConverter()->convertType(elt);
-    auto pairTy = VectorType::get({2}, llvmElt);
     // A b32 register of two consecutive-K elements.
     auto pack = [&](ValueRange regs, unsigned lo, unsigned hi) {
-      Value v = LLVM::PoisonOp::create(rewriter, loc, pairTy);
-      v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[lo], i32Const(rewriter, loc, 0));
-      v = LLVM::InsertElementOp::create(rewriter, loc, v, regs[hi], i32Const(rewriter, loc, 1));
-      return LLVM::BitcastOp::create(rewriter, loc, i32, v).getResult();
+      return packPair(rewriter, loc, regs[lo], regs[hi]);
     };
     DenseMap<Key, Value> aPacked, bPacked;
     auto aPair = [&](int64_t m, int64_t k) {

@@ -375,6 +375,14 @@ Value tilellvm::warpSlot(OpBuilder &b, Location loc, Value warp,
   return slot;
 }
 
+Value tilellvm::packPair(OpBuilder &b, Location loc, Value lo, Value hi) {
+  auto pairTy = VectorType::get({2}, lo.getType());
+  Value v = LLVM::PoisonOp::create(b, loc, pairTy);
+  v = LLVM::InsertElementOp::create(b, loc, v, lo, i32Const(b, loc, 0));
+  v = LLVM::InsertElementOp::create(b, loc, v, hi, i32Const(b, loc, 1));
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
+}
+
 SmallVector<Value> tilellvm::inlinePtx(OpBuilder &b, Location loc,
                                        TypeRange results, ValueRange operands,
                                        StringRef asmString,

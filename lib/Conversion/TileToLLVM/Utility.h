@@ -95,6 +95,10 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask);
 /// shared-memory slot of a cross-warp exchange.
 Value warpSlot(OpBuilder &b, Location loc, Value warp, ArrayRef<unsigned> bits);
 
+/// The b32 register mma.sync and wgmma take for two 16-bit elements: `lo`
+/// in the low half, `hi` in the high half.
+Value packPair(OpBuilder &b, Location loc, Value lo, Value hi);
+
 /// Inline PTX `asm` with `constraints`, returning one value per type of
 /// `results` (wrapped in a literal struct when there are several).
 SmallVector<Value> inlinePtx(OpBuilder &b, Location loc, TypeRange results,

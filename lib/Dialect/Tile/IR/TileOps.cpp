@@ -397,6 +397,12 @@ LogicalResult AsyncLocalLoadOp::verify() {
                        getContig(), getStages());
 }
 
+bool mlir::quire::tile::isWarpgroupShape(int64_t m, int64_t n, int64_t k,
+                                         int64_t warps) {
+  return warps > 0 && warps % 4 == 0 && m % (16 * warps) == 0 && n % 8 == 0 &&
+         n <= 256 && k > 0 && k % 16 == 0;
+}
+
 SmallVector<int64_t> WarpgroupDotOp::getAShape() {
   return {getC().getType().getDimSize(0), getKAttr().getInt()};
 }
@@ -422,7 +428,7 @@ LogicalResult WarpgroupDotOp::verify() {
     return emitOpError() << "operand type must be f16 or bf16, got " << elt;
   int64_t M = c.getDimSize(0), N = c.getDimSize(1), K = getKAttr().getInt();
   int64_t wm = mma.getWarpsPerCTA()[0];
-  if (M % (16 * wm) || N % 8 || N > 256 || K <= 0 || K % 16)
+  if (!isWarpgroupShape(M, N, K, wm))
     return emitOpError() << "shape " << M << "x" << N << "x" << K
                          << " not supported: M a multiple of " << 16 * wm
                          << ", N a multiple of 8 up to 256, K of 16";

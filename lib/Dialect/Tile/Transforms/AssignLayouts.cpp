@@ -99,19 +99,11 @@ bool comesFromDot(Value v, unsigned depth = 0) {
   });
 }
 
-/// True if wgmma can compute `d` with all `numWarps` warps along M:
-/// warpgroups of 4 warps, 16 rows per warp (repeating), m64nNk16 steps.
-bool isWarpgroupShaped(DotOp d, unsigned numWarps) {
-  int64_t m = d.getType().getDimSize(0), n = d.getType().getDimSize(1);
-  int64_t k = d.getA().getType().getDimSize(1);
-  return numWarps % 4 == 0 && m % (16 * numWarps) == 0 && n % 8 == 0 &&
-         n <= 256 && k % 16 == 0;
-}
-
 /// The #tile.mma layout of a tensor-core dot's accumulator.
 MmaEncodingAttr mmaLayout(DotOp d, unsigned numWarps, bool warpgroup) {
   int64_t m = d.getType().getDimSize(0), n = d.getType().getDimSize(1);
-  if (warpgroup && isWarpgroupShaped(d, numWarps))
+  if (warpgroup &&
+      isWarpgroupShape(m, n, d.getA().getType().getDimSize(1), numWarps))
     return MmaEncodingAttr::get(d.getContext(), {numWarps, 1});
   unsigned wm = 1, wn = 1;
   bool chain = reachesDotA(d.getResult()) || comesFromDot(d.getA());

@@ -63,10 +63,9 @@ bool isWarpgroupDot(DotOp d) {
   Type elt = a.getElementType();
   if (!mma || !(elt.isF16() || elt.isBF16()) || !c.getElementType().isF32())
     return false;
-  int64_t wm = mma.getWarpsPerCTA()[0];
-  int64_t M = c.getDimSize(0), N = c.getDimSize(1), K = a.getDimSize(1);
-  return mma.getWarpsPerCTA()[1] == 1 && wm % 4 == 0 && M % (16 * wm) == 0 &&
-         N % 8 == 0 && N <= 256 && K % 16 == 0;
+  return mma.getWarpsPerCTA()[1] == 1 &&
+         isWarpgroupShape(c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),
+                          mma.getWarpsPerCTA()[0]);
 }
 
 /// True if the staged tile can take the swizzled wgmma layout.

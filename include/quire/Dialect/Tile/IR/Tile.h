@@ -40,6 +40,11 @@ Type getI1SameShape(Type type);
 /// True if `func` is a kernel entry point (`func.func` with `tile.kernel`).
 bool isKernel(func::FuncOp func);
 
+/// True if wgmma computes an M x N x K dot on `warps` warps that all split M
+/// (#tile.mma [warps, 1]): warpgroups of 4 warps, 16 rows per warp
+/// (repeating), m64nNk16 steps with N a multiple of 8 up to 256.
+bool isWarpgroupShape(int64_t m, int64_t n, int64_t k, int64_t warps);
+
 } // namespace mlir::quire::tile
 
 #define GET_OP_CLASSES
