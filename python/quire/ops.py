@@ -422,10 +422,12 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
     common = (query, key_cache, value_cache, block_table, seq_lens, scale,
               tps, *strides)
     grid = (num_seqs, num_kv_heads, num_splits)
+    partial_views = []  # views of the partials, for the launches
     if partials:
         rows = num_seqs * num_heads * num_splits
         part_o = _allocate_scratch(query, (rows, _tile_width(head_dim)))
         part_ml = _allocate_scratch(query, (rows, 2))
+        partial_views = [_args.view(x, "scratch") for x in (part_o, part_ml)]
         launches = [("paged_decode_split", grid, (part_o, part_ml, *common)),
                     ("paged_decode_combine", (num_seqs, num_heads, 1),
                      (out, part_o, part_ml, *out_strides, num_splits))]
@@ -446,12 +448,9 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                         ("decode", spec, num_warps, device),
                         f"dtype={q.dtype} group={group} head_dim={head_dim} "
                         f"block_size={page_size}")
-    extra = [_args.view(x, "scratch") for x in launches[0][2][:2]] \
-        if partials else []
     for kernel, (_, g, a) in zip(kernels, launches):
-        _launch(kernel, g, a, list(v.values()) + [o] + extra, device)
+        _launch(kernel, g, a, list(v.values()) + [o] + partial_views, device)
     return out
-
 
 
 def paged_prefill_source(dtype="f16", group=4, head_dim=128, page_size=16,
