@@ -48,13 +48,9 @@ struct NvmmaTile {
   int64_t sizeBytes() const { return rows * cols * bytes; }
   /// Elements per S-byte line.
   int64_t lineElems() const { return swizzle / bytes; }
-  /// Unswizzled byte offset of (row, col), col a constant.
-  Value lineOffset(OpBuilder &b, Location loc, Value row, int64_t col) const {
-    int64_t e = lineElems();
-    int64_t base = (col / e) * rows * swizzle + (col % e) * bytes;
-    return LLVM::AddOp::create(
-        b, loc, LLVM::MulOp::create(b, loc, row, i32Const(b, loc, swizzle)),
-        i32Const(b, loc, base));
+  /// Unswizzled byte offset of row 0, contiguous-dimension index `col`.
+  int64_t columnOffset(int64_t col) const {
+    return (col / lineElems()) * rows * swizzle + (col % lineElems()) * bytes;
   }
   /// Byte offset of coordinate (c0, c1) of the staged tile.
   Value offset(OpBuilder &b, Location loc, ArrayRef<Value> c) const {
@@ -251,9 +247,14 @@ struct WarpgroupDotOpLowering
   WarpgroupDotOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
       : ConvertOpToLLVMPattern(c), state(s) {}
 
-  /// The 64-bit descriptor of a staged operand at byte `start` (i32).
-  static Value descriptor(OpBuilder &b, Location loc, Value start, int64_t lbo,
-                          int64_t sbo, int64_t swizzle) {
+  /// The 64-bit descriptor of a staged operand `t` at byte `start` (i32),
+  /// read K-major (its lines run along K: the leading offset is unused) or
+  /// M/N-major (the leading offset steps to the next column of lines); the
+  /// stride offset steps 8 lines either way.
+  static Value descriptor(OpBuilder &b, Location loc, Value start,
+                          const NvmmaTile &t, bool kMajor) {
+    int64_t swizzle = t.swizzle, sbo = 8 * swizzle;
+    int64_t lbo = kMajor ? 16 : t.rows * swizzle;
     uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
     uint64_t fixed = (uint64_t(lbo >> 4) & 0x3FFF) << 16 |
                      (uint64_t(sbo >> 4) & 0x3FFF) << 32 | mode << 62;
@@ -324,12 +325,9 @@ struct WarpgroupDotOpLowering
     bool transB = op.getBContig() == 1; // N contiguous: MN-major
     auto descB = [&](int64_t k) {
       if (!transB) // K-major: rows are N, lines along K
-        return descriptor(rewriter, loc,
-                          add(baseB, (k / tb.lineElems()) * tb.rows * tb.swizzle +
-                                         (k % tb.lineElems()) * bytes),
-                          16, 8 * tb.swizzle, tb.swizzle);
-      return descriptor(rewriter, loc, add(baseB, k * tb.swizzle),
-                        tb.rows * tb.swizzle, 8 * tb.swizzle, tb.swizzle);
+        return descriptor(rewriter, loc, add(baseB, tb.columnOffset(k)), tb,
+                          true);
+      return descriptor(rewriter, loc, add(baseB, k * tb.swizzle), tb, false);
     };
 
     // A: registers, or K-major / MN-major staged.
@@ -373,10 +371,8 @@ struct WarpgroupDotOpLowering
             rewriter, loc, baseA,
             LLVM::MulOp::create(rewriter, loc, rowBase,
                                 i32Const(rewriter, loc, t.swizzle)));
-        return descriptor(rewriter, loc,
-                          add(start, (k / t.lineElems()) * t.rows * t.swizzle +
-                                         (k % t.lineElems()) * bytes),
-                          16, 8 * t.swizzle, t.swizzle);
+        return descriptor(rewriter, loc, add(start, t.columnOffset(k)), t,
+                          true);
       }
       // MN-major: rows are K, lines along M (64-row blocks start a line).
       Value column = LLVM::MulOp::create(
@@ -385,8 +381,7 @@ struct WarpgroupDotOpLowering
                                i32Const(rewriter, loc, t.lineElems())),
           i32Const(rewriter, loc, t.rows * t.swizzle));
       Value start = LLVM::AddOp::create(rewriter, loc, baseA, column);
-      return descriptor(rewriter, loc, add(start, k * t.swizzle),
-                        t.rows * t.swizzle, 8 * t.swizzle, t.swizzle);
+      return descriptor(rewriter, loc, add(start, k * t.swizzle), t, false);
     };
 
     std::string ty = elt.isF16() ? "f16" : "bf16";
