@@ -34,6 +34,8 @@ quire_decode.paged_decode(q, kc, vc, bt, sl, 1 / math.sqrt(128), max(lens), num_
 # padded head dim / odd group / small pages in bf16.
 for ns in (3, 1):
     quire.ops.paged_decode_attention(q, kc, vc, bt, sl, num_splits=ns)
+    # the row form too (the op picks the transposed one for this group)
+    quire.ops._paged_decode(q, kc, vc, bt, sl, None, None, None, ns, transposed=False)
 kc2, vc2, bt2 = make_paged_kv(4, 2, 80, 8, [0, 1, 41, 200], torch.bfloat16, gen)
 q2 = torch.randn(4, 6, 80, device="cuda").bfloat16()
 quire.ops.paged_decode_attention(q2, kc2, vc2, bt2, torch.tensor([0, 1, 41, 200], dtype=torch.int32, device="cuda"))

@@ -94,6 +94,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     tile::AsyncCopiesOptions copies;
     copies.stages = options.asyncStages;
     copies.warpgroup = warpgroup;
+    copies.eagerRefill = options.asyncEagerRefill;
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -107,6 +108,7 @@ void mlir::quire::buildLLVMPipeline(OpPassManager &pm,
   convert.sm = options.sm;
   convert.sharedBuffers = options.sharedBuffers;
   convert.maxRegisters = options.maxRegisters;
+  convert.swizzleStaging = options.swizzleStaging;
   pm.addPass(createConvertTileToLLVM(convert));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -272,6 +274,8 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.sharedBuffers = options.sharedBuffers;
   popts.asyncStages = options.asyncStages;
   popts.wgmma = options.wgmma;
+  popts.asyncEagerRefill = options.asyncEagerRefill;
+  popts.swizzleStaging = options.swizzleStaging;
   popts.maxRegisters = options.maxRegisters;
   if (options.emit == EmitKind::Tile)
     buildTilePipeline(pm, popts);

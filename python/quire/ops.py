@@ -79,14 +79,17 @@ def _select(text, flags):
 
 def paged_decode_source(dtype="f16", group=4, head_dim=128, page_size=16,
                         block_n=64, aligned_pointers=True,
-                        aligned_strides=True, partials=True):
+                        aligned_strides=True, partials=True, transposed=False):
     """The MLIR of one specialization of the paged decode kernels, from
     kernels/paged_decode_split.mlir.in: with `partials`, split-KV
     (@paged_decode_split writing partials, @paged_decode_combine merging
-    them); without, one split (@paged_decode_attention writes `out`)."""
-    return _specialize("paged_decode_split.mlir.in", {"PARTIALS": partials},
+    them); without, one split (@paged_decode_attention writes `out`). With
+    `transposed`, the dots run transposed (the GQA group is their N)."""
+    return _specialize("paged_decode_split.mlir.in",
+                       {"PARTIALS": partials, "TRANSPOSED": transposed},
                        dtype, head_dim, aligned_pointers, aligned_strides,
-                       GROUP=group, GP=_tile_rows(group), PAGE_SIZE=page_size,
+                       GROUP=group, GP=_tile_rows(group),
+                       GN=max(8, _next_pow2(group)), PAGE_SIZE=page_size,
                        BLOCK_N=block_n, SPLITS_PAD=MAX_SPLITS)
 
 
@@ -112,16 +115,25 @@ def _specialize(template, flags, dtype, head_dim, aligned_pointers,
 
 def decode_config(head_dim, group):
     """(block_n, num_warps) of the split kernel for a head dimension and GQA
-    group. Measured on an H200 (docs/performance.md, bench/decode_tune.py):
-    one warp on 16-token tiles, staged through shared memory with cp.async
-    two tiles deep, was within 3% of the best configuration on every decode
-    shape (no cross-warp reductions, small register footprint, many CTAs per
-    SM); wider heads (256) take 4 warps on 32-token tiles, whose accumulator
-    would not fit one warp's registers. Groups padded past 16 rows get a
-    warp per 16 rows."""
+    group. Measured on an H200 (docs/performance.md, bench/decode_tune.py,
+    bench/decode_variants.py): one warp on 16-token tiles, staged through
+    shared memory with cp.async two tiles deep, was within 3% of the best
+    configuration on every decode shape (no cross-warp reductions, small
+    register footprint, many CTAs per SM); wider heads (256) take 4 warps on
+    32-token tiles, whose accumulator would not fit one warp's registers.
+    Groups padded past 16 rows get a warp per 16 rows."""
     dp = _tile_width(head_dim)
     rows = _tile_rows(group)
     return (16, rows // 16) if dp <= 128 else (32, max(4, rows // 16))
+
+
+def decode_transposed(head_dim, group):
+    """Whether the split kernel runs its dots transposed (the GQA group as
+    the N of the MMAs, padded to 8 instead of 16 rows): for GQA groups of 2
+    to 8 on one-warp programs, where it halves the accumulator and the MMAs
+    (Llama-3-8B 64 x 4096 on an H200: 265 us against 287 untransposed,
+    docs/performance.md). MHA keeps the row form, which measured faster."""
+    return 2 <= group <= 8 and _tile_width(head_dim) <= 128
 
 
 def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132):
@@ -305,9 +317,9 @@ def paged_decode_attention(query, key_cache, value_cache, block_table,
 
 def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                   scale, out, max_seq_len, num_splits, block_n=None,
-                  num_warps=None):
-    """paged_decode_attention, with the tile height and warps of the split
-    kernel open for benchmarks (bench/quire_decode.py)."""
+                  num_warps=None, transposed=None):
+    """paged_decode_attention, with the tile height, warps and form of the
+    split kernel open for benchmarks (bench/quire_decode.py)."""
     items = [("query", query, ("num_seqs", "num_heads", "head_dim")),
              ("key_cache", key_cache,
               ("num_blocks", "block_size", "num_kv_heads", "head_dim")),
@@ -382,6 +394,8 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
         cfg_n, cfg_w = decode_config(head_dim, group)
         block_n = block_n or cfg_n
         num_warps = num_warps or cfg_w
+    if transposed is None:
+        transposed = decode_transposed(head_dim, group)
     if num_splits is None and not scratch:
         num_splits = 1
     if num_splits is None:
@@ -418,7 +432,7 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                           enumerate(strides + out_strides) if i != 2)
     partials = num_splits > 1
     spec = (q.dtype, group, head_dim, page_size, block_n, aligned_pointers,
-            aligned_strides, partials)
+            aligned_strides, partials, bool(transposed))
     common = (query, key_cache, value_cache, block_table, seq_lens, scale,
               tps, *strides)
     grid = (num_seqs, num_kv_heads, num_splits)
@@ -735,5 +749,5 @@ def _device_sm(device):
 
 
 __all__ = ["paged_decode_attention", "paged_decode_source", "decode_config",
-           "num_splits_for", "MAX_SPLITS", "paged_prefill_attention",
+           "decode_transposed", "num_splits_for", "MAX_SPLITS", "paged_prefill_attention",
            "paged_prefill_source", "prefill_config"]

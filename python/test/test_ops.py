@@ -62,6 +62,27 @@ def test_splits_match_float64(rng, kw):
     assert (out[0] == 0).all()
 
 
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("group, num_splits", [(4, 1), (4, 3), (1, 2), (16, 2)])
+def test_both_forms_match_float64(rng, transposed, group, num_splits):
+    # The row form (GQA group as the M of the dots) and the transposed one
+    # (the group as their N), whichever decode_transposed picks by default.
+    q, k, v, bt, sl = _case(rng, 3, 2, group, 40, 8, (0, 97, 33))
+    out = np.full(q.shape, np.nan, np.float16)
+    quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, num_splits,
+                            transposed=transposed)
+    assert rel_err(np, out, paged_attention_ref(np, q, k, v, bt, sl)) < 2e-3
+    assert (out[0] == 0).all()
+
+
+def test_transposed_form_choice():
+    f = quire.ops.decode_transposed
+    assert [f(128, g) for g in (1, 2, 4, 8, 16)] == [False, True, True, True, False]
+    assert not f(256, 4)  # head dim 256: the 4-warp row form
+    src = quire.ops.paged_decode_source("f16", 4, 128, 16, 16, transposed=True)
+    assert "tensor<128x8xf32" in src and "tensor<16x128xf32" not in src
+
+
 @pytest.mark.parametrize("kw, exc, message", [
     (dict(num_splits=0), ValueError, r"num_splits: must be in \[1, 32\], got 0"),
     (dict(num_splits=33), ValueError, r"num_splits: must be in \[1, 32\], got 33"),

@@ -9,6 +9,14 @@
 // RUN: quirec %quire_src/examples/paged_decode_attention_split.mlir --sm 90 --async-stages=3 | FileCheck %s --check-prefix=S3
 // RUN: quirec %quire_src/examples/paged_decode_attention_split.mlir --sm 90 --async-stages=0 | FileCheck %s --check-prefix=OFF
 // RUN: not quirec %quire_src/examples/paged_decode_attention_split.mlir --async-stages=9 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: quirec %quire_src/examples/paged_decode_attention_split.mlir --sm 90 --num-warps 1 | FileCheck %s --check-prefix=SWZ
+// RUN: quirec %quire_src/examples/paged_decode_attention_split.mlir --sm 90 --num-warps 1 --swizzle-staging=false | FileCheck %s --check-prefix=PAD
+//
+// The staging buffers are swizzled by default: 16-byte chunks XOR-ed with
+// the row (bits 7-9 of the offset into bits 4-6), so the two rows of 256
+// bytes one cp.async of the warp writes land on the banks without conflict
+// and without a pad; --swizzle-staging=false pads each row by 16 bytes
+// (a warp's next two rows 544 bytes on).
 
 // CHECK-LABEL: .entry paged_decode_split
 // CHECK:       cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
@@ -33,3 +41,13 @@
 // OFF:       .entry paged_decode_combine
 
 // BAD: error: --async-stages must be at most 8, got 9
+
+// SWZ-LABEL: .entry paged_decode_split
+// SWZ:       xor.b32
+// SWZ:       cp.async.cg.shared.global
+// SWZ-NOT:   cp.async.cg.shared.global [{{.*}}+544]
+// SWZ:       .entry paged_decode_combine
+
+// PAD-LABEL: .entry paged_decode_split
+// PAD-NOT:   xor.b32
+// PAD:       cp.async.cg.shared.global [{{.*}}+544]

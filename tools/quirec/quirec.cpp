@@ -94,6 +94,20 @@ static cl::opt<bool> wgmma(
              "wgmma (warpgroup tensor cores, read from shared memory; PTX "
              "for sm_90a); false keeps mma.sync (default true)"),
     cl::cat(category));
+static cl::opt<bool> asyncEagerRefill(
+    "async-eager-refill", cl::init(false),
+    cl::desc("with --async-stages, refill each stage at the end of the "
+             "iteration that read it: as many iterations' copies in flight "
+             "as stages, one barrier more per iteration (quire-async-copies "
+             "eager-refill; not for wgmma-staged loops; default false)"),
+    cl::cat(category));
+static cl::opt<bool> swizzleStaging(
+    "swizzle-staging", cl::init(true),
+    cl::desc("XOR-swizzle the cp.async staging buffers (16-byte chunks, "
+             "conflict-free) instead of padding their rows, where the "
+             "contiguous dimension is a power of two of 32 bytes or more "
+             "(default true)"),
+    cl::cat(category));
 static cl::opt<unsigned> maxRegisters(
     "max-registers", cl::init(0),
     cl::desc("registers per thread ptxas may give a kernel (.maxnreg): "
@@ -139,6 +153,8 @@ int main(int argc, char **argv) {
   options.sharedBuffers = sharedBuffers;
   options.asyncStages = asyncStages;
   options.wgmma = wgmma;
+  options.asyncEagerRefill = asyncEagerRefill;
+  options.swizzleStaging = swizzleStaging;
   options.maxRegisters = maxRegisters;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;

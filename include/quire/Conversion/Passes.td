@@ -23,7 +23,11 @@ def ConvertTileToLLVM : Pass<"quire-convert-tile-to-llvm", "::mlir::ModuleOp"> {
            "shared-memory buffers the staging ops take in turn (1 or 2)">,
     Option<"maxRegisters", "max-registers", "unsigned", "0",
            "registers per thread ptxas may use in a kernel (nvvm.maxnreg; 0: "
-           "no cap)">
+           "no cap)">,
+    Option<"swizzleStaging", "swizzle-staging", "bool", "true",
+           "cp.async staging buffers of a power-of-two contiguous dimension "
+           "of 32 bytes or more are XOR-swizzled in 16-byte chunks instead "
+           "of padded (conflict-free copies and ldmatrix reads)">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
                            "::mlir::cf::ControlFlowDialect"];

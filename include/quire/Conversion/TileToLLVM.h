@@ -32,6 +32,8 @@ struct TileToLLVMState {
   unsigned sm = 90;
   /// Registers per thread a kernel may use (nvvm.maxnreg); 0: no cap.
   unsigned maxRegisters = 0;
+  /// Async staging buffers swizzled rather than padded where they can be.
+  bool swizzleStaging = true;
   /// Ops that stage through shared memory take the `sharedBuffers` buffers
   /// in turn; with two, consecutive ones (A and B of a dot) share barriers.
   unsigned sharedUses = 0;

@@ -55,6 +55,14 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("quire-async-copies stages (0 or 1: off; on sm_80+ it "
                      "replaces quire-pipeline-loads and the paged prefetch)"),
       llvm::cl::init(kDefaultAsyncStages)};
+  Option<bool> asyncEagerRefill{
+      *this, "async-eager-refill",
+      llvm::cl::desc("quire-async-copies eager-refill"),
+      llvm::cl::init(false)};
+  Option<bool> swizzleStaging{
+      *this, "swizzle-staging",
+      llvm::cl::desc("quire-convert-tile-to-llvm swizzle-staging"),
+      llvm::cl::init(true)};
   Option<unsigned> maxRegisters{
       *this, "max-registers",
       llvm::cl::desc("quire-convert-tile-to-llvm max-registers (0: no cap)"),
@@ -107,6 +115,12 @@ struct CompileOptions {
   unsigned asyncStages = kDefaultAsyncStages;
   /// On sm_90 with async staging: dots on wgmma (warpgroup tensor cores).
   bool wgmma = true;
+  /// Async staging refills a stage at the end of the iteration that read it
+  /// (quire-async-copies eager-refill).
+  bool asyncEagerRefill = false;
+  /// cp.async staging buffers XOR-swizzled instead of padded where they can
+  /// be (quire-convert-tile-to-llvm swizzle-staging).
+  bool swizzleStaging = true;
   /// Registers per thread ptxas may use (.maxnreg); 0: no cap.
   unsigned maxRegisters = 0;
 };

@@ -73,6 +73,15 @@ struct NvmmaTile {
 };
 
 /// Geometry of one staging buffer: the padded tile or the swizzled one.
+/// A buffer is swizzled when wgmma reads it (`nvmma`), and otherwise, with
+/// swizzle-staging, when its contiguous dimension is a power of two of at
+/// least 32 bytes: 16-byte chunks XOR-ed with the row inside 128-byte lines
+/// keep both the cp.async writes (a row's chunks) and the ldmatrix reads
+/// (one chunk of 8 rows) free of bank conflicts without padding. Padded
+/// rows (a 16-byte pad per row) shift each row's bytes against the banks,
+/// and a warp's cp.async then takes several shared-memory wavefronts, each
+/// fetching its own global sectors: on the paged decode kernel 1.5x the
+/// L2 sectors of the tile (Nsight Compute, docs/performance.md).
 struct Staging {
   SharedTile tile;
   std::optional<NvmmaTile> nvmma;
@@ -86,10 +95,15 @@ Staging reserveStaging(TileToLLVMState &state, ArrayRef<int64_t> shape,
                        unsigned contig, int64_t bytes, int64_t buffer,
                        int64_t stages, bool nvmma = false) {
   SharedTile tile = SharedTile::staging(shape, contig, bytes);
-  if (nvmma) {
+  int64_t line = shape[contig] * bytes;
+  if (nvmma || (state.swizzleStaging && llvm::isPowerOf2_64(line) &&
+                line >= 32)) {
+    // wgmma's swizzle atoms need 1024-byte aligned stages; the ldmatrix
+    // reads only need the lines on bank boundaries.
     NvmmaTile t = NvmmaTile::get(shape, contig, bytes);
-    int64_t stageBytes = llvm::alignTo(t.sizeBytes(), 1024);
-    state.reserveAsync(buffer, stages * stageBytes, 1024);
+    int64_t align = nvmma ? 1024 : 128;
+    int64_t stageBytes = llvm::alignTo(t.sizeBytes(), align);
+    state.reserveAsync(buffer, stages * stageBytes, align);
     return {tile, t, stageBytes};
   }
   int64_t stageBytes = llvm::alignTo(tile.sizeBytes(), 16);

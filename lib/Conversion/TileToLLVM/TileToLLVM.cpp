@@ -331,6 +331,7 @@ struct ConvertTileToLLVMPass
     state.numWarps = tile::getNumWarps(module);
     state.sm = sm;
     state.maxRegisters = maxRegisters;
+    state.swizzleStaging = swizzleStaging;
     if (sharedBuffers < 1 || sharedBuffers > 2) {
       module.emitError() << "shared-buffers must be 1 or 2, got "
                          << static_cast<unsigned>(sharedBuffers);

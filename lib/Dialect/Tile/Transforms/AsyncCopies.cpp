@@ -315,10 +315,18 @@ struct AsyncCopiesPass
       return values;
     };
 
-    // Prologue: iterations 0 .. S-2 into stages 0 .. S-2; the slice loads
-    // of iteration S-1 start the carried values.
+    // Eager refill: iteration i refills the stage it read at its end, with
+    // iteration i + S, so S iterations' copies are in flight while it waits
+    // (one more than the default for the same buffers). Not with wgmma,
+    // whose async-proxy reads of a stage are not ordered before a
+    // generic-proxy refill by a barrier alone.
+    bool eager = eagerRefill && !anyNvmma;
+    int64_t ahead0 = eager ? S : S - 1;
+
+    // Prologue: iterations 0 .. ahead0-1 into stages 0 .. ahead0-1; the
+    // slice loads of iteration ahead0 start the carried values.
     OpBuilder pre(loop);
-    for (int64_t k = 0; k + 1 < S; ++k) {
+    for (int64_t k = 0; k < ahead0; ++k) {
       auto [j, in] = ahead(pre, lb, k);
       IRMapping map;
       map.map(loop.getInductionVar(), j);
@@ -327,39 +335,56 @@ struct AsyncCopiesPass
         emitGuardedLoad(pre, cast<LoadOp>(l), map, in);
       emitCopies(pre, map, in, cst(pre, k));
     }
-    SmallVector<Value> inits = emitSliceLoads(pre, lb, S - 1);
+    SmallVector<Value> inits = emitSliceLoads(pre, lb, ahead0);
     inits.push_back(cst(pre, 0));
 
     IRRewriter rewriter(loop.getContext());
     Value stageArg;
+    Operation *refillBegin = nullptr, *refillEnd = nullptr;
     auto body = [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args)
         -> SmallVector<Value> {
       Block *block = args.front().getOwner();
       OpBuilder top = OpBuilder::atBlockBegin(block);
       stageArg = args.back();
       Value iv = loop.getInductionVar();
+      int64_t perIter = cands.size();
       AsyncWaitOp::create(top, loc,
-                          top.getI32IntegerAttr((S - 2) * cands.size()),
+                          top.getI32IntegerAttr((ahead0 - 1) * perIter),
                           anyNvmma ? top.getUnitAttr() : UnitAttr());
-      // Iteration i + S - 1 goes to stage (stage + S - 1) % S, which
-      // iteration i - 1 read.
-      Value isFirst = arith::CmpIOp::create(top, loc, arith::CmpIPredicate::eq,
-                                            stageArg, cst(top, 0));
-      Value issueStage = arith::SelectOp::create(
-          top, loc, isFirst, cst(top, S - 1),
-          arith::SubIOp::create(top, loc, stageArg, cst(top, 1)));
-      auto [j, in] = ahead(top, iv, S - 1);
+      // By default iteration i + S - 1 goes, after the wait, to stage
+      // (stage + S - 1) % S, which iteration i - 1 read (the wait's barrier
+      // orders those reads first). Eagerly, iteration i + S goes to this
+      // iteration's stage at the end of the body, after a barrier (a wait
+      // that completes nothing: the later iterations' copies stay pending).
+      OpBuilder issue = top;
+      Value issueStage;
+      if (eager) {
+        // Built here, after the wait; moved below the body once the loop
+        // holds it (the original body is merged in after this callback).
+        refillBegin = AsyncWaitOp::create(
+            issue, loc, issue.getI32IntegerAttr((S - 1) * perIter), UnitAttr());
+        issueStage = stageArg;
+      } else {
+        Value isFirst = arith::CmpIOp::create(
+            top, loc, arith::CmpIPredicate::eq, stageArg, cst(top, 0));
+        issueStage = arith::SelectOp::create(
+            top, loc, isFirst, cst(top, S - 1),
+            arith::SubIOp::create(top, loc, stageArg, cst(top, 1)));
+      }
+      auto [j, in] = ahead(issue, iv, ahead0);
       IRMapping map;
       map.map(iv, j);
       for (auto [l, carried] : llvm::zip(sliceLoads, args.drop_back()))
         map.map(l->getResult(0), carried);
-      emitCopies(top, map, in, issueStage);
-      SmallVector<Value> yields = emitSliceLoads(top, iv, S);
-      Value isLast = arith::CmpIOp::create(top, loc, arith::CmpIPredicate::eq,
-                                           stageArg, cst(top, S - 1));
-      yields.push_back(arith::SelectOp::create(
-          top, loc, isLast, cst(top, 0),
-          arith::AddIOp::create(top, loc, stageArg, cst(top, 1))));
+      emitCopies(issue, map, in, issueStage);
+      SmallVector<Value> yields = emitSliceLoads(issue, iv, ahead0 + 1);
+      Value isLast = arith::CmpIOp::create(
+          issue, loc, arith::CmpIPredicate::eq, stageArg, cst(issue, S - 1));
+      auto next = arith::SelectOp::create(
+          issue, loc, isLast, cst(issue, 0),
+          arith::AddIOp::create(issue, loc, stageArg, cst(issue, 1)));
+      refillEnd = next;
+      yields.push_back(next);
       return yields;
     };
     FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
@@ -367,6 +392,15 @@ struct AsyncCopiesPass
     if (failed(grown))
       return;
     auto newLoop = cast<scf::ForOp>(grown->getOperation());
+    if (refillBegin) {
+      // The eager refill (barrier, copies, next slice loads, next stage)
+      // goes after the body's last read of the stage.
+      Operation *yield = newLoop.getBody()->getTerminator();
+      for (Operation *op = refillBegin, *next; op; op = next) {
+        next = op == refillEnd ? nullptr : op->getNextNode();
+        op->moveBefore(yield);
+      }
+    }
     staged.push_back({newLoop, first + int32_t(cands.size())});
     for (auto [c, buffer] : llvm::zip(cands, buffers)) {
       if (c.nvmma)

@@ -2,6 +2,7 @@
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=1 async-stages=3" | FileCheck %s --check-prefix=S3
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=1 async-stages=0" | FileCheck %s --check-prefix=OFF
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=75 num-warps=1" | FileCheck %s --check-prefix=OFF
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=1 async-eager-refill" | FileCheck %s --check-prefix=EAGER
 // The dot operands of a K loop are copied into shared memory with cp.async
 // one iteration ahead (two stages): the first iteration's copies before the
 // loop, then each iteration waits for its own copies (and synchronizes the
@@ -9,6 +10,11 @@
 // its operands from its stage where the layout conversions stood. With
 // three stages two iterations are in flight (wait for all but the newest
 // two copies). Off below sm_80 or with async-stages=0.
+//
+// With eager refill, the prologue issues both stages, each iteration waits
+// for its own copies leaving the next iteration's in flight, reads its
+// stage, and only then (after a barrier: a wait that completes nothing)
+// refills that same stage with iteration i + 2.
 
 // CHECK-LABEL: func.func @dot_loop
 // CHECK:      tile.async_copy %{{.*}} mask %{{.*}} into stage %[[C0:.*]] {buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32}
@@ -30,6 +36,24 @@
 // S3-COUNT-4: tile.async_copy
 // S3:         scf.for
 // S3-NEXT:      tile.async_wait {pending = 2 : i32}
+
+// EAGER-LABEL: func.func @dot_loop
+// EAGER:      tile.async_copy %{{.*}} into stage %[[C0:.*]] {buffer = 0 : i32
+// EAGER:      tile.async_copy %{{.*}} into stage %[[C0]] {buffer = 1 : i32
+// EAGER:      tile.async_copy %{{.*}} into stage %[[C1:.*]] {buffer = 0 : i32
+// EAGER:      tile.async_copy %{{.*}} into stage %[[C1]] {buffer = 1 : i32
+// EAGER:      scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[STAGE:.*]] = %[[C0]])
+// EAGER-NEXT:   tile.async_wait {pending = 2 : i32}
+// EAGER-NOT:    tile.async_copy
+// EAGER:        tile.async_local_load %[[STAGE]] {buffer = 0 : i32
+// EAGER:        tile.async_local_load %[[STAGE]] {buffer = 1 : i32
+// EAGER:        %[[D:.*]] = tile.dot
+// EAGER-NEXT:   tile.async_wait {pending = 2 : i32}
+// EAGER:        tile.async_copy %{{.*}} into stage %[[STAGE]] {buffer = 0 : i32
+// EAGER:        tile.async_copy %{{.*}} into stage %[[STAGE]] {buffer = 1 : i32
+// EAGER:        %[[YS:.*]] = arith.select %{{.*}} : i32
+// EAGER-NEXT:   scf.yield %[[D]], %[[YS]]
+// EAGER:      tile.async_wait {pending = 0 : i32}
 
 // OFF-LABEL: func.func @dot_loop
 // OFF-NOT:   tile.async

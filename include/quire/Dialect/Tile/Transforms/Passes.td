@@ -167,12 +167,24 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     A, when A is staged too) straight from the staging buffers, which are
     then written in the swizzled `nvmma` layout; its `async_wait` fences
     the copies for the async proxy.
+
+    With `eager-refill`, iteration i refills its own stage with the copies
+    of iteration i + stages at the end of its body, after a barrier, and the
+    prologue issues iterations 0 .. stages-1: `stages` iterations' copies
+    are in flight while an iteration waits, not `stages - 1`, for the same
+    shared memory. It pays when a loop is bound by memory latency and the
+    buffers limit occupancy (the paged decode kernel's one-warp programs).
+    Loops staged for wgmma keep the default schedule.
   }];
   let options = [
     Option<"stages", "stages", "unsigned", "2",
            "shared-memory buffers per staged operand (2 or more)">,
     Option<"warpgroup", "warpgroup", "bool", "false",
-           "compute staged dots with wgmma (tile.warpgroup_dot, sm_90)">
+           "compute staged dots with wgmma (tile.warpgroup_dot, sm_90)">,
+    Option<"eagerRefill", "eager-refill", "bool", "false",
+           "refill each stage at the end of the iteration that read it "
+           "(stages iterations in flight instead of stages - 1; one more "
+           "barrier per iteration; not for wgmma-staged loops)">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
