@@ -5,6 +5,9 @@
 // RUN: quirec %quire_src/examples/softmax.mlir --emit=meta | FileCheck %s --check-prefix=META
 // RUN: quirec %quire_src/examples/softmax.mlir --num-warps 8 --emit=meta | FileCheck %s --check-prefix=META8
 // RUN: quirec %quire_src/examples/softmax.mlir --time-passes -o /dev/null 2>&1 | FileCheck %s --check-prefix=TIME
+// Each kernel of a module launches with the shared memory it touches: the
+// decode combine kernel (a reduction slot) not the split kernel's staging.
+// RUN: quirec %quire_src/examples/paged_decode_attention_split.mlir --num-warps 1 --emit=meta | FileCheck %s --check-prefix=SPLIT
 // TILE: module attributes {tile.num_warps = 4 : i32}
 // TILE: tile.reduce max {{.*}}#tile.blocked
 // LLMLIR: llvm.func @softmax({{.*}}) attributes {nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>
@@ -23,3 +26,7 @@
 // META-NEXT: "threads": 128
 // META8: "threads": 256
 // TIME: NVPTX backend (O3 + PTX)
+// SPLIT:      "name": "paged_decode_split",
+// SPLIT-NEXT: "shared_bytes": 20736,
+// SPLIT:      "name": "paged_decode_combine",
+// SPLIT-NEXT: "shared_bytes": 4352,

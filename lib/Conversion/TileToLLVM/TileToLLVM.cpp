@@ -350,6 +350,7 @@ struct ConvertTileToLLVMPass
       kernels.push_back(func.getName().str());
     }
 
+    llvm::StringMap<int64_t> sharedNeed;
     LowerToLLVMOptions options(ctx);
     LLVMTypeConverter converter(ctx, options);
     populateTileToLLVMTypeConversions(converter);
@@ -375,7 +376,7 @@ struct ConvertTileToLLVMPass
       populateTileToLLVMConversionPatterns(converter, patterns, state);
       if (failed(applyPartialConversion(module, target, std::move(patterns))))
         return signalPassFailure();
-      state.sharedBytes = placeSharedBuffers(module, state);
+      sharedNeed = placeSharedBuffers(module, state);
       sinkMatrixLoads(module);
     }
     // (2) structured control flow to branches.
@@ -428,7 +429,7 @@ struct ConvertTileToLLVMPass
     for (const std::string &name : kernels)
       if (auto f = module.lookupSymbol<LLVM::LLVMFuncOp>(name))
         f->setAttr(tile::TileDialect::getSharedBytesAttrName(),
-                   IntegerAttr::get(i64, state.sharedBytes));
+                   IntegerAttr::get(i64, sharedNeed.lookup(name)));
   }
 };
 

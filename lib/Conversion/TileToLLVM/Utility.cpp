@@ -229,8 +229,8 @@ Pending placeBarriers(Block &block, Pending in) {
 }
 } // namespace
 
-int64_t tilellvm::placeSharedBuffers(ModuleOp module,
-                                     const TileToLLVMState &state) {
+llvm::StringMap<int64_t>
+tilellvm::placeSharedBuffers(ModuleOp module, const TileToLLVMState &state) {
   int64_t slotBytes = llvm::alignTo(state.sharedBytes, 128);
   int64_t slotsBytes =
       std::min<int64_t>(state.sharedUses, state.sharedBuffers) * slotBytes;
@@ -251,6 +251,23 @@ int64_t tilellvm::placeSharedBuffers(ModuleOp module,
       global.setAlignment(
           std::max<uint64_t>(global.getAlignment().value_or(16),
                              asyncAlign));
+  // What each kernel touches: its highest slot, its async buffers.
+  llvm::StringMap<int64_t> need;
+  module.walk([&](LLVM::LLVMFuncOp func) {
+    int64_t bytes = 0;
+    func.walk([&](LLVM::ConstantOp c) {
+      if (auto slot = c->getAttrOfType<IntegerAttr>(kSlotBaseAttr))
+        bytes = std::max(bytes, (slot.getInt() + 1) * slotBytes);
+      if (auto buffer = c->getAttrOfType<IntegerAttr>(kAsyncBaseAttr)) {
+        int64_t id = buffer.getInt();
+        bytes = std::max<int64_t>(bytes,
+                         asyncBase + asyncOffsets.lookup(id) +
+                             llvm::alignTo(state.asyncBuffers.lookup(id).first,
+                                           128));
+      }
+    });
+    need[func.getName()] = bytes;
+  });
   module.walk([&](LLVM::ConstantOp c) {
     if (auto slot = c->getAttrOfType<IntegerAttr>(kSlotBaseAttr)) {
       c.setValueAttr(IntegerAttr::get(c.getType(), slot.getInt() * slotBytes));
@@ -274,7 +291,7 @@ int64_t tilellvm::placeSharedBuffers(ModuleOp module,
       placeBarriers(block, {});
   });
   module.walk([&](Operation *op) { op->removeAttr(kSlotAttr); });
-  return asyncBytes ? asyncBase + asyncBytes : slotsBytes;
+  return need;
 }
 
 FailureOr<SmallVector<unsigned>>

@@ -71,8 +71,12 @@ void barrier(OpBuilder &b, Location loc);
 /// inserts one before every shared-memory access that conflicts (read after
 /// write, write after read, by slot) with an access since the last
 /// barrier, through loops (to a fixed point) and branches. Returns the
-/// dynamic shared memory the kernels need.
-int64_t placeSharedBuffers(ModuleOp module, const TileToLLVMState &state);
+/// dynamic shared memory each kernel needs (by name): the end of the last
+/// slot or async buffer it touches, so a kernel that shares a module with a
+/// larger one (the decode combine with the split kernel) launches with only
+/// what it uses.
+llvm::StringMap<int64_t> placeSharedBuffers(ModuleOp module,
+                                            const TileToLLVMState &state);
 
 /// For each register of `dst`, the register of `src` that holds the same
 /// element, where `toSrc` maps a register coordinate of `dst` to one of
