@@ -749,5 +749,5 @@ def _device_sm(device):
 
 
 __all__ = ["paged_decode_attention", "paged_decode_source", "decode_config",
-           "decode_transposed", "num_splits_for", "MAX_SPLITS", "paged_prefill_attention",
-           "paged_prefill_source", "prefill_config"]
+           "decode_transposed", "num_splits_for", "MAX_SPLITS",
+           "paged_prefill_attention", "paged_prefill_source", "prefill_config"]

@@ -251,33 +251,27 @@ tilellvm::placeSharedBuffers(ModuleOp module, const TileToLLVMState &state) {
       global.setAlignment(
           std::max<uint64_t>(global.getAlignment().value_or(16),
                              asyncAlign));
-  // What each kernel touches: its highest slot, its async buffers.
+  // Each placeholder gets its region's base; each kernel needs up to the
+  // end of the last region it touches (its highest slot, its async buffers).
   llvm::StringMap<int64_t> need;
-  module.walk([&](LLVM::LLVMFuncOp func) {
-    int64_t bytes = 0;
-    func.walk([&](LLVM::ConstantOp c) {
-      if (auto slot = c->getAttrOfType<IntegerAttr>(kSlotBaseAttr))
-        bytes = std::max(bytes, (slot.getInt() + 1) * slotBytes);
-      if (auto buffer = c->getAttrOfType<IntegerAttr>(kAsyncBaseAttr)) {
-        int64_t id = buffer.getInt();
-        bytes = std::max<int64_t>(bytes,
-                         asyncBase + asyncOffsets.lookup(id) +
-                             llvm::alignTo(state.asyncBuffers.lookup(id).first,
-                                           128));
-      }
-    });
-    need[func.getName()] = bytes;
-  });
   module.walk([&](LLVM::ConstantOp c) {
+    int64_t base, end;
     if (auto slot = c->getAttrOfType<IntegerAttr>(kSlotBaseAttr)) {
-      c.setValueAttr(IntegerAttr::get(c.getType(), slot.getInt() * slotBytes));
+      base = slot.getInt() * slotBytes;
+      end = base + slotBytes;
       c->removeAttr(kSlotBaseAttr);
-    }
-    if (auto buffer = c->getAttrOfType<IntegerAttr>(kAsyncBaseAttr)) {
-      c.setValueAttr(IntegerAttr::get(
-          c.getType(), asyncBase + asyncOffsets.lookup(buffer.getInt())));
+    } else if (auto buffer = c->getAttrOfType<IntegerAttr>(kAsyncBaseAttr)) {
+      int64_t id = buffer.getInt();
+      base = asyncBase + asyncOffsets.lookup(id);
+      end = base + llvm::alignTo(state.asyncBuffers.lookup(id).first, 128);
       c->removeAttr(kAsyncBaseAttr);
+    } else {
+      return;
     }
+    c.setValueAttr(IntegerAttr::get(c.getType(), base));
+    int64_t &bytes =
+        need[c->getParentOfType<LLVM::LLVMFuncOp>().getName()];
+    bytes = std::max(bytes, end);
   });
   SmallVector<Operation *> requested;
   module.walk([&](NVVM::Barrier0Op bar) {

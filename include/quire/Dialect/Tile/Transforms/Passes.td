@@ -172,9 +172,10 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     of iteration i + stages at the end of its body, after a barrier, and the
     prologue issues iterations 0 .. stages-1: `stages` iterations' copies
     are in flight while an iteration waits, not `stages - 1`, for the same
-    shared memory. It pays when a loop is bound by memory latency and the
-    buffers limit occupancy (the paged decode kernel's one-warp programs).
-    Loops staged for wgmma keep the default schedule.
+    shared memory, at the price of one more barrier per iteration. Off by
+    default: on the paged decode kernels, whose loads were thought latency
+    bound, it measured no gain (docs/performance.md, session 5). Loops
+    staged for wgmma keep the default schedule.
   }];
   let options = [
     Option<"stages", "stages", "unsigned", "2",
