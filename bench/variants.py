@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 
 from common import ROOT
-from quire.jit import Kernel
+from quire import Kernel
 
 QUIREC = os.environ.get("QUIRE_QUIREC", os.path.join(ROOT, "build", "bin", "quirec"))
 

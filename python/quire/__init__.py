@@ -15,7 +15,7 @@ first use; launching a kernel needs the CUDA driver.
 from . import ops, testing
 from ._cuda import CudaError
 from ._lib import LibraryError
-from .jit import (CompilationError, InterpreterError, Kernel, compile,
+from ._kernel import (CompilationError, InterpreterError, Kernel, compile,
                   interpret, signature)
 
 __all__ = ["CompilationError", "CudaError", "InterpreterError", "Kernel",

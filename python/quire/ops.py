@@ -15,7 +15,7 @@ import os
 import string
 import threading
 
-from . import _args, jit
+from . import _args, _kernel as jit
 
 _KERNEL_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                            "kernels")
