@@ -203,10 +203,7 @@ struct AssertOpLowering : public ConvertOpToLLVMPattern<tile::AssertOp> {
 
 } // namespace
 
-namespace mlir::quire::tilellvm {
-// Declared in TileToLLVM.cpp, its only caller.
-void populateAssertPatterns(LLVMTypeConverter &converter,
-                            RewritePatternSet &patterns) {
+void tilellvm::populateAssertPatterns(LLVMTypeConverter &converter,
+                                      RewritePatternSet &patterns) {
   patterns.add<AssertOpLowering>(converter);
 }
-} // namespace mlir::quire::tilellvm

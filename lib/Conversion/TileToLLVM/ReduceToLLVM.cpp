@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Barriers.h"
+#include "SharedMemory.h"
 #include "Utility.h"
 
 #include "quire/Dialect/Tile/IR/Tile.h"

@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Barriers.h"
+#include "SharedMemory.h"
 #include "Utility.h"
 
 #include "quire/Analysis/AxisInfo.h"
@@ -377,6 +379,7 @@ struct ConvertTileToLLVMPass
       if (failed(applyPartialConversion(module, target, std::move(patterns))))
         return signalPassFailure();
       sharedNeed = placeSharedBuffers(module, state);
+      placeBarriers(module);
       sinkMatrixLoads(module);
     }
     // (2) structured control flow to branches.
@@ -435,11 +438,6 @@ struct ConvertTileToLLVMPass
 
 } // namespace
 
-namespace mlir::quire::tilellvm {
-/// tile.assert (AssertToLLVM.cpp).
-void populateAssertPatterns(LLVMTypeConverter &, RewritePatternSet &);
-} // namespace mlir::quire::tilellvm
-
 void mlir::quire::populateTileToLLVMConversionPatterns(
     LLVMTypeConverter &converter, RewritePatternSet &patterns,
     TileToLLVMState &state) {
@@ -459,7 +457,9 @@ void mlir::quire::populateTileToLLVMConversionPatterns(
                                                            /*benefit=*/2);
   populateLoadStorePatterns(converter, patterns, state);
   populateReducePatterns(converter, patterns, state);
-  populateDotPatterns(converter, patterns, state);
+  populateFmaDotPatterns(converter, patterns, state);
+  populateMmaDotPatterns(converter, patterns);
+  populateWgmmaDotPatterns(converter, patterns, state);
   populateConvertLayoutPatterns(converter, patterns, state);
   populateAsyncCopyPatterns(converter, patterns, state);
   populateAssertPatterns(converter, patterns);

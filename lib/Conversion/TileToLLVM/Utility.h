@@ -1,7 +1,9 @@
 //===- Utility.h - Shared helpers of the tile-to-LLVM patterns ----*- C++ -*-===//
 //
-// Thread coordinates of a layout, shared memory, barriers and constants, as
-// the patterns in this folder emit them. Internal to the conversion.
+// Thread coordinates of a layout, constants, shuffles, inline PTX and the
+// reads of staged tiles, as the patterns in this folder emit them; the
+// populate functions of each op family. Shared memory is in SharedMemory.h,
+// barriers in Barriers.h. Internal to the conversion.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,17 +18,6 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::quire::tilellvm {
-
-/// Name of the dynamic shared memory every kernel of a module uses.
-constexpr llvm::StringLiteral kSharedMemoryName = "quire_smem";
-/// Internal markers of the shared-memory placement (removed by it).
-constexpr llvm::StringLiteral kSlotAttr = "quire.smem_slot";
-constexpr llvm::StringLiteral kSlotBaseAttr = "quire.smem_slot_base";
-constexpr llvm::StringLiteral kAutoBarrierAttr = "quire.requested_barrier";
-constexpr llvm::StringLiteral kAsyncBaseAttr = "quire.smem_async_base";
-/// Slot ids (for the barrier analysis) of the async staging buffers: one per
-/// buffer, distinct from the staging slots.
-constexpr int kAsyncSlotBase = 1 << 20;
 
 /// The layout of a laid-out tensor type, or a located error.
 FailureOr<tile::LinearLayout> getLayout(Operation *op, Type type);
@@ -54,29 +45,6 @@ SmallVector<Value> regCoordValues(OpBuilder &b, Location loc,
 /// Row-major linear index of a coordinate over `shape` (i32).
 Value linearize(OpBuilder &b, Location loc, ArrayRef<Value> coord,
                 ArrayRef<int64_t> shape);
-
-/// Pointer to byte `offset` of shared-memory buffer `slot` (from
-/// TileToLLVMState::reserveShared) in the module's dynamic shared memory;
-/// declares the memory on first use. The slot's base is a placeholder that
-/// `placeSharedBuffers` fills in once every buffer's size is known.
-Value sharedPtr(OpBuilder &b, Location loc, Operation *anchor, Value offset,
-                unsigned slot);
-
-/// A barrier a lowering asks for; `placeSharedBuffers` replaces these by
-/// the ones the shared-memory accesses actually need.
-void barrier(OpBuilder &b, Location loc);
-
-/// After the tile ops are lowered: sets the buffer bases (slot x the
-/// largest buffer, 128-byte aligned), then drops the lowerings' barriers and
-/// inserts one before every shared-memory access that conflicts (read after
-/// write, write after read, by slot) with an access since the last
-/// barrier, through loops (to a fixed point) and branches. Returns the
-/// dynamic shared memory each kernel needs (by name): the end of the last
-/// slot or async buffer it touches, so a kernel that shares a module with a
-/// larger one (the decode combine with the split kernel) launches with only
-/// what it uses.
-llvm::StringMap<int64_t> placeSharedBuffers(ModuleOp module,
-                                            const TileToLLVMState &state);
 
 /// For each register of `dst`, the register of `src` that holds the same
 /// element, where `toSrc` maps a register coordinate of `dst` to one of
@@ -109,31 +77,6 @@ SmallVector<Value> inlinePtx(OpBuilder &b, Location loc, TypeRange results,
                              ValueRange operands, StringRef asmString,
                              StringRef constraints, bool sideEffects);
 
-/// A rank-2 tile in shared memory: row-major with dimension `contig`
-/// fastest, rows `stride` elements apart.
-struct SharedTile {
-  unsigned contig;
-  int64_t stride, rows, bytes;
-  /// How layout conversions (and async copies) stage a `shape` tile of
-  /// `bytes`-byte elements: rows along `contig`, padded by 16 bytes so that
-  /// the 8 rows an ldmatrix phase or a column of 4-byte reads touches fall
-  /// in different banks.
-  static SharedTile staging(ArrayRef<int64_t> shape, unsigned contig,
-                            int64_t bytes) {
-    int64_t pad =
-        shape[contig] * bytes >= 32 && shape[1 - contig] > 1 ? 16 / bytes : 0;
-    return SharedTile{contig, shape[contig] + pad, shape[1 - contig], bytes};
-  }
-  int64_t sizeBytes() const { return rows * stride * bytes; }
-  /// Byte offset of coordinate (c0, c1).
-  Value offset(OpBuilder &b, Location loc, ArrayRef<Value> c) const {
-    Value row = c[1 - contig], col = c[contig];
-    Value idx = LLVM::AddOp::create(
-        b, loc, LLVM::MulOp::create(b, loc, row, i32Const(b, loc, stride)), col);
-    return LLVM::MulOp::create(b, loc, idx, i32Const(b, loc, bytes));
-  }
-};
-
 /// Number of a layout's leading registers that are consecutive along `dim`
 /// (registers r..r+run-1 hold elements c, c+1, ...), capped at `cap` (a
 /// power of two).
@@ -161,12 +104,6 @@ SmallVector<Value> loadStagedTile(OpBuilder &b, Location loc,
                                   unsigned contig, ThreadIds ids,
                                   function_ref<Value(ArrayRef<Value>)> ptrAt);
 
-/// Pointer to byte `offset` of async staging buffer `buffer` (see
-/// TileToLLVMState::reserveAsync), placed after the staging slots by
-/// `placeSharedBuffers`.
-Value asyncSharedPtr(OpBuilder &b, Location loc, Operation *anchor,
-                     Value offset, unsigned buffer);
-
 /// Moves each ldmatrix (and the unpacking of its result) down to just
 /// before the first op that uses it, when nothing in between writes memory
 /// or synchronizes: a dot operand converted as a whole is then read from
@@ -178,12 +115,16 @@ void populateLoadStorePatterns(LLVMTypeConverter &, RewritePatternSet &,
                                TileToLLVMState &);
 void populateReducePatterns(LLVMTypeConverter &, RewritePatternSet &,
                             TileToLLVMState &);
-void populateDotPatterns(LLVMTypeConverter &, RewritePatternSet &,
-                         TileToLLVMState &);
+void populateFmaDotPatterns(LLVMTypeConverter &, RewritePatternSet &,
+                            TileToLLVMState &);
+void populateMmaDotPatterns(LLVMTypeConverter &, RewritePatternSet &);
+void populateWgmmaDotPatterns(LLVMTypeConverter &, RewritePatternSet &,
+                              TileToLLVMState &);
 void populateConvertLayoutPatterns(LLVMTypeConverter &, RewritePatternSet &,
                                    TileToLLVMState &);
 void populateAsyncCopyPatterns(LLVMTypeConverter &, RewritePatternSet &,
                                TileToLLVMState &);
+void populateAssertPatterns(LLVMTypeConverter &, RewritePatternSet &);
 
 } // namespace mlir::quire::tilellvm
 

@@ -1,0 +1,33 @@
+//===- Barriers.h - Barriers of the tile-to-LLVM patterns ---------*- C++ -*-===//
+//
+// The lowerings ask for barriers around their shared-memory accesses
+// (`barrier`); once every op is lowered, `placeBarriers` replaces those by
+// the ones the accesses actually need. Internal to the conversion.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef QUIRE_LIB_CONVERSION_TILETOLLVM_BARRIERS_H
+#define QUIRE_LIB_CONVERSION_TILETOLLVM_BARRIERS_H
+
+#include "Utility.h"
+
+namespace mlir::quire::tilellvm {
+
+/// Marks the barriers the lowerings ask for (removed by placeBarriers).
+constexpr llvm::StringLiteral kAutoBarrierAttr = "quire.requested_barrier";
+
+/// A barrier a lowering asks for; `placeBarriers` replaces these by the
+/// ones the shared-memory accesses actually need.
+void barrier(OpBuilder &b, Location loc);
+
+/// After the tile ops are lowered: drops the lowerings' barriers and inserts
+/// one before every shared-memory access that conflicts (read after write,
+/// write after read, by slot) with an access since the last barrier, through
+/// loops (to a fixed point) and branches. Barriers of their own (those of
+/// tile.async_wait) stay and end what is pending. Removes the slot tags of
+/// the shared-memory addresses (kSlotAttr) it reads.
+void placeBarriers(ModuleOp module);
+
+} // namespace mlir::quire::tilellvm
+
+#endif // QUIRE_LIB_CONVERSION_TILETOLLVM_BARRIERS_H

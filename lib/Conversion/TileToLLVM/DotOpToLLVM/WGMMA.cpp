@@ -1,0 +1,266 @@
+//===- WGMMA.cpp - tile.warpgroup_dot on sm_90 tensor cores ---------------===//
+//
+// tile.warpgroup_dot (created by quire-async-copies on sm_90) is
+// `wgmma.mma_async` reading its B operand, and A when A is staged too, from
+// the swizzled shared-memory stages tile.async_copy fills (NvmmaTile,
+// SharedMemory.h) through matrix descriptors: fence, one m64nNk16 per
+// 64-row block and 16-wide K step, commit, wait.
+//
+//===----------------------------------------------------------------------===//
+
+#include "../SharedMemory.h"
+#include "../Utility.h"
+
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tilellvm;
+
+namespace {
+
+/// %d = tile.warpgroup_dot a(%a) | a_stage %sa, b_stage %sb, acc %c
+///   => wgmma.fence
+///      per 64-row block j of the warpgroup, per 16-wide K step k:
+///        wgmma.mma_async.m64nNk16 {d_j}, A(j, k), desc(B, k), 1
+///      wgmma.commit_group; wgmma.wait_group 0 (tied to every d)
+/// A(j, k) is four registers of the dot_op layout (as mma.sync takes them)
+/// or a descriptor of the staged A. Descriptors: start address >> 4, the
+/// leading and stride byte offsets >> 4, the swizzle mode (bits 62-63).
+struct WarpgroupDotOpLowering
+    : public ConvertOpToLLVMPattern<tile::WarpgroupDotOp> {
+  WarpgroupDotOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  /// The 64-bit descriptor of a staged operand `t` at byte `start` (i32),
+  /// read K-major (its lines run along K: the leading offset is unused) or
+  /// M/N-major (the leading offset steps to the next column of lines); the
+  /// stride offset steps 8 lines either way.
+  static Value descriptor(OpBuilder &b, Location loc, Value start,
+                          const NvmmaTile &t, bool kMajor) {
+    int64_t swizzle = t.swizzle, sbo = 8 * swizzle;
+    int64_t lbo = kMajor ? 16 : t.rows * swizzle;
+    uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
+    uint64_t fixed = (uint64_t(lbo >> 4) & 0x3FFF) << 16 |
+                     (uint64_t(sbo >> 4) & 0x3FFF) << 32 | mode << 62;
+    Type i64 = b.getI64Type();
+    Value addr = LLVM::ZExtOp::create(b, loc, i64, start);
+    addr = LLVM::AndOp::create(
+        b, loc, LLVM::LShrOp::create(b, loc, addr, i64Const(b, loc, 4)),
+        i64Const(b, loc, 0x3FFF));
+    return LLVM::OrOp::create(b, loc, addr, i64Const(b, loc, int64_t(fixed)));
+  }
+
+  LogicalResult
+  matchAndRewrite(tile::WarpgroupDotOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (state.sm != 90)
+      return op.emitOpError() << "not supported on sm_" << state.sm
+                              << ": wgmma is sm_90's";
+    RankedTensorType cType = op.getC().getType();
+    auto mma = cast<tile::MmaEncodingAttr>(cType.getEncoding());
+    int64_t wm = mma.getWarpsPerCTA()[0];
+    int64_t M = cType.getDimSize(0), N = cType.getDimSize(1),
+            K = op.getKAttr().getInt();
+    Type elt = op.getOperandType();
+    const int64_t bytes = 2;
+    FailureOr<tile::LinearLayout> lc = getLayout(op, cType);
+    if (failed(lc))
+      return failure();
+    for (auto [shape, contig] :
+         {std::pair(op.getBShape(), op.getBContig()),
+          std::pair(op.getAShape(), op.getAContig().value_or(0))})
+      if (!llvm::isPowerOf2_64(shape[contig]))
+        return op.emitOpError() << "not supported on the GPU: nvmma staging "
+                                   "of "
+                                << shape[contig] << " contiguous elements";
+    using Key = std::pair<int64_t, int64_t>;
+    DenseMap<Key, unsigned> cReg;
+    for (unsigned r = 0; r < lc->getNumRegs(); ++r) {
+      tile::Coord c = lc->regCoord(r);
+      cReg.try_emplace({c[0], c[1]}, r);
+    }
+    Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+    ThreadIds ids = getThreadIds(rewriter, loc);
+    // This warp's warpgroup covers rows 64 g .. of every 16 wm-row block.
+    Value group = LLVM::UDivOp::create(
+        rewriter, loc,
+        LLVM::URemOp::create(rewriter, loc, ids.warp, i32Const(rewriter, loc, wm)),
+        i32Const(rewriter, loc, 4));
+    Value groupRow = LLVM::MulOp::create(rewriter, loc, group,
+                                         i32Const(rewriter, loc, 64));
+    // Shared address (i32) of a stage of a buffer.
+    auto stageBase = [&](Value stage, int64_t buffer, const Staging &st) {
+      Value off = stageOffset(rewriter, loc, stage, st.stageBytes);
+      Value ptr = asyncSharedPtr(rewriter, loc, op, off, buffer);
+      return LLVM::PtrToIntOp::create(rewriter, loc, i32, ptr).getResult();
+    };
+    auto add = [&](Value v, int64_t c) -> Value {
+      return c ? LLVM::AddOp::create(rewriter, loc, v, i32Const(rewriter, loc, c))
+                     .getResult()
+               : v;
+    };
+
+    // B: K x N, staged with b_contig fastest.
+    Staging sb = reserveStaging(state, op.getBShape(), op.getBContig(), bytes,
+                                op.getBBuffer(), op.getStages(), true);
+    NvmmaTile tb = *sb.nvmma;
+    Value baseB = stageBase(adaptor.getBStage().front(), op.getBBuffer(), sb);
+    bool transB = op.getBContig() == 1; // N contiguous: MN-major
+    auto descB = [&](int64_t k) {
+      if (!transB) // K-major: rows are N, lines along K
+        return descriptor(rewriter, loc, add(baseB, tb.columnOffset(k)), tb,
+                          true);
+      return descriptor(rewriter, loc, add(baseB, k * tb.swizzle), tb, false);
+    };
+
+    // A: registers, or K-major / MN-major staged.
+    bool staged = !op.getA();
+    std::optional<NvmmaTile> ta;
+    Value baseA;
+    bool transA = false;
+    DenseMap<Key, unsigned> aReg;
+    ValueRange aVals;
+    if (staged) {
+      Staging sa = reserveStaging(state, op.getAShape(), *op.getAContig(),
+                                  bytes, *op.getABuffer(), op.getStages(), true);
+      ta = sa.nvmma;
+      baseA = stageBase(adaptor.getAStage().front(), *op.getABuffer(), sa);
+      transA = *op.getAContig() == 0; // M contiguous: MN-major
+    } else {
+      FailureOr<tile::LinearLayout> la = getLayout(op, op.getA().getType());
+      if (failed(la))
+        return failure();
+      for (unsigned r = 0; r < la->getNumRegs(); ++r) {
+        tile::Coord c = la->regCoord(r);
+        aReg.try_emplace({c[0], c[1]}, r);
+      }
+      aVals = adaptor.getA();
+    }
+    bool missing = false;
+    auto aPair = [&](int64_t m, int64_t k) -> Value {
+      auto lo = aReg.find({m, k}), hi = aReg.find({m, k + 1});
+      if (lo == aReg.end() || hi == aReg.end()) {
+        missing = true;
+        return i32Const(rewriter, loc, 0);
+      }
+      return packPair(rewriter, loc, aVals[lo->second], aVals[hi->second]);
+    };
+    // Rows m0 of block j (this warpgroup's part added at run time).
+    auto descA = [&](int64_t j, int64_t k) {
+      const NvmmaTile &t = *ta;
+      Value rowBase = add(groupRow, j * 16 * wm);
+      if (!transA) { // K-major: rows are M, lines along K
+        Value start = LLVM::AddOp::create(
+            rewriter, loc, baseA,
+            LLVM::MulOp::create(rewriter, loc, rowBase,
+                                i32Const(rewriter, loc, t.swizzle)));
+        return descriptor(rewriter, loc, add(start, t.columnOffset(k)), t,
+                          true);
+      }
+      // MN-major: rows are K, lines along M (64-row blocks start a line).
+      Value column = LLVM::MulOp::create(
+          rewriter, loc,
+          LLVM::UDivOp::create(rewriter, loc, rowBase,
+                               i32Const(rewriter, loc, t.lineElems())),
+          i32Const(rewriter, loc, t.rows * t.swizzle));
+      Value start = LLVM::AddOp::create(rewriter, loc, baseA, column);
+      return descriptor(rewriter, loc, add(start, k * t.swizzle), t, false);
+    };
+
+    std::string ty = elt.isF16() ? "f16" : "bf16";
+    int64_t n2 = N / 2; // accumulator registers per block
+    std::string regs;
+    for (int64_t i = 0; i < n2; ++i)
+      regs += (i ? ", $" : "$") + std::to_string(i);
+    std::string aOperand = staged
+                               ? "$" + std::to_string(2 * n2)
+                               : "{$" + std::to_string(2 * n2) + ", $" +
+                                     std::to_string(2 * n2 + 1) + ", $" +
+                                     std::to_string(2 * n2 + 2) + ", $" +
+                                     std::to_string(2 * n2 + 3) + "}";
+    int64_t next = 2 * n2 + (staged ? 1 : 4);
+    std::string asmStr =
+        "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(next + 1) +
+        ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(N) +
+        "k16.f32." + ty + "." + ty + " {" + regs + "}, " + aOperand + ", $" +
+        std::to_string(next) + ", p, 1, 1, " +
+        (staged ? std::string(transA ? "1, " : "0, ") : std::string()) +
+        (transB ? "1" : "0") + ";\n}";
+    std::string cons;
+    for (int64_t i = 0; i < n2; ++i)
+      cons += "=f,";
+    for (int64_t i = 0; i < n2; ++i)
+      cons += std::to_string(i) + ",";
+    cons += staged ? "l," : "r,r,r,r,";
+    cons += "l,r";
+
+    SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
+    SmallVector<Type> f32s(n2, f32);
+    int64_t blocks = M / (16 * wm);
+    // Accumulator register of (block j, register q of the wgmma).
+    auto cIndex = [&](int64_t j, int64_t q) -> unsigned {
+      int64_t i = q / 4, r = q % 4;
+      auto it = cReg.find({j * 16 * wm + (r >= 2 ? 8 : 0), 8 * i + (r & 1)});
+      if (it == cReg.end()) {
+        missing = true;
+        return 0;
+      }
+      return it->second;
+    };
+    inlinePtx(rewriter, loc, {}, {}, "wgmma.fence.sync.aligned;", "",
+              /*sideEffects=*/true);
+    Value one = i32Const(rewriter, loc, 1);
+    for (int64_t j = 0; j < blocks; ++j) {
+      SmallVector<Value> d;
+      for (int64_t q = 0; q < n2; ++q)
+        d.push_back(acc[cIndex(j, q)]);
+      for (int64_t k = 0; k < K; k += 16) {
+        SmallVector<Value> operands(d);
+        if (staged) {
+          operands.push_back(descA(j, k));
+        } else {
+          int64_t m = j * 16 * wm;
+          operands.append({aPair(m, k), aPair(m + 8, k), aPair(m, k + 8),
+                           aPair(m + 8, k + 8)});
+        }
+        operands.push_back(descB(k));
+        operands.push_back(one);
+        d = inlinePtx(rewriter, loc, f32s, operands, asmStr, cons,
+                      /*sideEffects=*/true);
+      }
+      for (int64_t q = 0; q < n2; ++q)
+        acc[cIndex(j, q)] = d[q];
+    }
+    if (missing)
+      return op.emitOpError()
+             << "internal error: wgmma fragments not found in the layouts";
+    inlinePtx(rewriter, loc, {}, {}, "wgmma.commit_group.sync.aligned;", "",
+              /*sideEffects=*/true);
+    // The wait, tied to every accumulator register so that nothing reads
+    // one before the wgmmas wrote it.
+    std::string waitCons;
+    for (size_t i = 0; i < acc.size(); ++i)
+      waitCons += "=f,";
+    for (size_t i = 0; i < acc.size(); ++i)
+      waitCons += std::to_string(i) + (i + 1 < acc.size() ? "," : "");
+    SmallVector<Type> accTypes(acc.size(), f32);
+    SmallVector<Value> done =
+        inlinePtx(rewriter, loc, accTypes, acc,
+                  "wgmma.wait_group.sync.aligned 0;", waitCons,
+                  /*sideEffects=*/true);
+    rewriter.replaceOpWithMultiple(op, {done});
+    return success();
+  }
+  TileToLLVMState &state;
+};
+} // namespace
+
+void tilellvm::populateWgmmaDotPatterns(LLVMTypeConverter &converter,
+                                        RewritePatternSet &patterns,
+                                        TileToLLVMState &state) {
+  patterns.add<WarpgroupDotOpLowering>(converter, state);
+}
