@@ -20,7 +20,7 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 &&
    python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   echo "quire: GPU found: running the examples on it"
   PYTHONPATH="$QUIRE_BUILD/python" QUIRE_PYTHONPATH="$QUIRE_BUILD/python" \
-    python3 "$QUIRE_ROOT/bench/gpu_check.py"
+    python3 "$QUIRE_ROOT/bench/run.py" gpu_check
 else
   echo "quire: no GPU (or no torch with CUDA): skipped the GPU run"
 fi

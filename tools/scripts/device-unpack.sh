@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Unpacks .device/*.xz (see device-pack.sh) and prints the environment that
-# points the Python package, bench/ and the tests at them.
+# points the Python package, bench/run.py and the tests at them.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 for f in "$root"/.device/*.xz; do xz -dkf "$f"; done

@@ -1,0 +1,80 @@
+"""Small launches of every kernel for compute-sanitizer memcheck and racecheck.
+
+Ragged lengths, tiles that end mid-page, empty sequences: the examples
+(vector add, softmax, matmul, single-pass paged decode), the decode op in
+both kernel forms with one and several splits, 64-token tiles on 2 warps,
+a padded head dim in bf16, the tensor-core matmul at its benchmark tile
+shape, and the prefill op in every tile configuration with the chunk's K/V
+separate and in the cache.
+
+    compute-sanitizer --tool memcheck python3 bench/run.py sanitize_checks
+    compute-sanitizer --tool racecheck python3 bench/run.py sanitize_checks
+"""
+
+import math
+import os
+import sys
+
+from lib.env import EXAMPLES, parser, require_torch
+
+
+def main(argv=None):
+    parser("sanitize_checks", __doc__).parse_args(argv)
+    torch = require_torch()
+    import quire
+    from quire import ops
+    from lib import prefill
+    from lib.kernels import matmul_mlir
+    from lib.reference import make_paged_kv
+
+    ex = lambda name: os.path.join(EXAMPLES, name)
+    gen = torch.Generator(device="cuda").manual_seed(5)
+    n = 3001
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    quire.compile(ex("vector_add.mlir"))[((n + 1023) // 1024,)](x, y, torch.empty_like(x), n)
+    a = torch.randn(37, 1000, device="cuda")
+    quire.compile(ex("softmax.mlir"))[(37,)](a, torch.empty_like(a), 1000, 1000)
+    A = torch.randn(100, 50, device="cuda").half()
+    B = torch.randn(50, 72, device="cuda").half()
+    C = torch.empty(100, 72, device="cuda").half()
+    quire.compile(ex("matmul.mlir"))[(2, 2)](A, B, C, 100, 72, 50, 50, 72, 72)
+
+    lens = [0, 1, 17, 300, 65, 129]
+    kc, vc, bt = make_paged_kv(6, 2, 128, 16, lens, torch.half, gen)
+    q = torch.randn(6, 8, 128, device="cuda").half()
+    sl = torch.tensor(lens, dtype=torch.int32, device="cuda")
+    scale = 1 / math.sqrt(128)
+    pd = quire.compile(ex("paged_decode_attention.mlir"))
+    pd[(6, 2)](torch.empty_like(q), q, kc, vc, bt, sl, scale, 8, bt.shape[1],
+               kc.stride(0), kc.stride(1), kc.stride(2))
+    # The op: split-KV and one split, in the form it picks for this group
+    # (transposed) and the row form; 64-token tiles on 2 warps.
+    for ns in (3, 1):
+        ops.paged_decode_attention(q, kc, vc, bt, sl, num_splits=ns)
+        ops._paged_decode(q, kc, vc, bt, sl, None, None, None, ns, transposed=False)
+    ops._paged_decode(q, kc, vc, bt, sl, None, None, None, 3, block_n=64, num_warps=2)
+    # A padded head dim, an odd group and small pages, in bf16.
+    lens2 = [0, 1, 41, 200]
+    kc2, vc2, bt2 = make_paged_kv(4, 2, 80, 8, lens2, torch.bfloat16, gen)
+    q2 = torch.randn(4, 6, 80, device="cuda").bfloat16()
+    ops.paged_decode_attention(q2, kc2, vc2, bt2,
+                               torch.tensor(lens2, dtype=torch.int32, device="cuda"))
+
+    # Tensor-core kernels: the matmul at its benchmark tile shape (ragged M)
+    # and the prefill (ragged contexts and chunks, tiles crossing pages).
+    A = torch.randn(200, 96, device="cuda").half()
+    B = torch.randn(96, 160, device="cuda").half()
+    C = torch.empty(200, 160, device="cuda").half()
+    quire.compile(matmul_mlir(128, 128, 32, aligned=True))[(2, 2)](
+        A, B, C, 200, 160, 96, 96, 160, 160)
+    inp = prefill.make_inputs([0, 40, 300], [70, 3, 200], 16, gen, 8, 2)
+    for cfg in [prefill.DEFAULT] + prefill.CONFIGS:
+        for separate in (True, False):
+            prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg, separate)
+    torch.cuda.synchronize()
+    print("sanitize_checks: all launches done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Paged prefill inputs, the float64 reference, and Quire's op with its
+tile configuration open (quire.ops._paged_prefill), shared by the prefill
+check, benchmark, sanitizer run and profile."""
+
+import torch
+
+from quire import ops
+
+D, HQ, HKV = 128, 32, 8  # Llama-3-8B heads
+# (block_m, block_n, num_warps, wgmma): the configurations the check covers
+# and `paged_prefill --tune` times; None, None, None is the op's default.
+CONFIGS = [(64, 64, 4, True), (64, 64, 4, False), (64, 32, 4, True),
+           (128, 32, 8, True), (128, 64, 8, True), (128, 64, 8, False)]
+DEFAULT = (None, None, None, True)
+
+
+def make_inputs(ctx_lens, q_lens, page, gen, hq=HQ, hkv=HKV, dtype=torch.half,
+                d=D):
+    """Caches holding each sequence's context and then its chunk's K/V (so
+    the op can read the chunk from the cache or from k_new/v_new)."""
+    S = len(ctx_lens)
+    max_pages = max(1, max((c + n + page - 1) // page for c, n in zip(ctx_lens, q_lens)))
+    num_blocks = S * max_pages + 3
+    k_cache = torch.randn(num_blocks, page, hkv, d, device="cuda", generator=gen).to(dtype)
+    v_cache = torch.randn(num_blocks, page, hkv, d, device="cuda", generator=gen).to(dtype)
+    perm = torch.randperm(num_blocks, device="cuda", generator=gen)[: S * max_pages]
+    block_tables = perm.view(S, max_pages).to(torch.int32).contiguous()
+    T = sum(q_lens)
+    q = torch.randn(T, hq, d, device="cuda", generator=gen).to(dtype)
+    k_new = torch.randn(T, hkv, d, device="cuda", generator=gen).to(dtype)
+    v_new = torch.randn(T, hkv, d, device="cuda", generator=gen).to(dtype)
+    starts = [0]
+    for n in q_lens:
+        starts.append(starts[-1] + n)
+    for s, (c, n) in enumerate(zip(ctx_lens, q_lens)):
+        t = torch.arange(c, c + n, device="cuda")
+        blocks = block_tables[s, t // page].long()
+        k_cache[blocks, t % page] = k_new[starts[s]:starts[s] + n]
+        v_cache[blocks, t % page] = v_new[starts[s]:starts[s] + n]
+    i32 = dict(dtype=torch.int32, device="cuda")
+    return dict(q=q, k_new=k_new, v_new=v_new, k_cache=k_cache, v_cache=v_cache,
+                block_tables=block_tables, query_start=torch.tensor(starts, **i32),
+                ctx_lens=torch.tensor(ctx_lens, **i32),
+                seq_lens=torch.tensor([c + n for c, n in zip(ctx_lens, q_lens)], **i32),
+                max_q=max(q_lens))
+
+
+def _gather(cache, bt, s, n):
+    P = cache.shape[1]
+    t = torch.arange(n, device="cuda")
+    return cache[bt[s, t // P].long(), t % P]  # [n, hkv, D]
+
+
+def reference(inp, scale):
+    """Each chunk over its context and, causally, itself, in float64."""
+    q, out = inp["q"], torch.zeros_like(inp["q"], dtype=torch.float64)
+    qs = inp["query_start"].tolist()
+    group = q.shape[1] // inp["k_new"].shape[1]
+    for s, c in enumerate(inp["ctx_lens"].tolist()):
+        a, b = qs[s], qs[s + 1]
+        if a == b:
+            continue
+        k = torch.cat([_gather(inp["k_cache"], inp["block_tables"], s, c),
+                       inp["k_new"][a:b]]).double().repeat_interleave(group, 1)
+        v = torch.cat([_gather(inp["v_cache"], inp["block_tables"], s, c),
+                       inp["v_new"][a:b]]).double().repeat_interleave(group, 1)
+        sc = torch.einsum("qhd,khd->hqk", q[a:b].double(), k) * scale
+        n = b - a
+        allowed = torch.ones(n, c + n, dtype=torch.bool, device="cuda")
+        allowed[:, c:] = torch.tril(torch.ones(n, n, dtype=torch.bool, device="cuda"))
+        sc = sc.masked_fill(~allowed, float("-inf"))
+        out[a:b] = torch.einsum("hqk,khd->qhd", torch.softmax(sc, -1), v)
+    return out
+
+
+def flops(ctx, ql, d=D, hq=HQ):
+    """Causal-adjusted FLOPs: the chunk's part counts half."""
+    return sum(4 * d * hq * (n * c + n * (n + 1) / 2) for c, n in zip(ctx, ql))
+
+
+def run_quire(inp, scale, out, cfg=DEFAULT, separate=True):
+    """The op with tile configuration `cfg`; the chunk's K/V from k_new/v_new
+    (`separate`) or from the cache."""
+    kv = (inp["k_new"], inp["v_new"]) if separate else (None, None)
+    ops._paged_prefill(inp["q"], inp["k_cache"], inp["v_cache"],
+                       inp["block_tables"], inp["query_start"], inp["seq_lens"],
+                       scale, out, *kv, inp["max_q"], *cfg)
+
+
+def run_triton(inp, scale, out, **kw):
+    """The Triton peer (peers/triton_paged_prefill.py) on the same inputs."""
+    from peers.triton_paged_prefill import triton_paged_prefill
+    triton_paged_prefill(inp["q"], inp["k_new"], inp["v_new"], inp["k_cache"],
+                         inp["v_cache"], inp["block_tables"], inp["query_start"],
+                         inp["ctx_lens"], scale, inp["max_q"], out, **kw)

@@ -1,0 +1,46 @@
+"""The one timing method of bench/: quire.testing.do_bench, which has
+triton.testing.do_bench's semantics (warmup and rep in ms, the L2 cache
+flushed before each timed call, CUDA events on the launch stream, the median
+in ms by default, `quantiles` and `return_mode` as Triton has them), plus the
+two ways the decode benchmark also times a call: replayed from a CUDA graph,
+and host time per call."""
+
+import time
+
+from quire.testing import do_bench
+
+
+def us(fn, warmup=25, rep=100):
+    """Median time of one call of `fn` in microseconds."""
+    return do_bench(fn, warmup=warmup, rep=rep) * 1e3
+
+
+def graph_us(fn):
+    """Median time of `fn` replayed from a CUDA graph (how serving engines
+    run decode: no Python or launch overhead between kernels), in us."""
+    import torch
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn()  # loads the modules outside the capture
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return us(graph.replay)
+
+
+def host_us(fn, n=50):
+    """Host time per call in us (launches are asynchronous, so this is the
+    Python and launch overhead while the GPU keeps up)."""
+    import torch
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fn()
+    t1 = time.perf_counter()
+    torch.cuda.synchronize()
+    return (t1 - t0) / n * 1e6
+
+
+__all__ = ["do_bench", "graph_us", "host_us", "us"]

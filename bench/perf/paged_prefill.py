@@ -1,0 +1,112 @@
+"""Paged prefill (prefix / chunked prefill): Quire vs Triton vs SDPA.
+
+quire.ops.paged_prefill_attention against a Triton kernel written as vLLM's
+prefix_prefill is (best of 12 configurations per row) and torch SDPA
+(flash, lower-right causal) on the same K/V stored contiguously, for
+Llama-3-8B heads (32 q / 8 kv, head dim 128, f16). Runs prefill_check
+first. Prints median time and TFLOP/s (causal-adjusted: the chunk's part
+counts half) per row, writes paged_prefill.png into the output folder.
+
+    bench/run.py paged_prefill [--tune] [--out DIR]
+"""
+
+import math
+import sys
+
+from lib.env import parser, print_header, require_torch
+
+ROWS = [  # label, page, contexts, chunks (None: ragged, drawn from a seed)
+    ("8 x ctx 1024 + 512", 16, [1024] * 8, [512] * 8),
+    ("4 x ctx 4096 + 512", 16, [4096] * 4, [512] * 4),
+    ("2 x ctx 8192 + 1024", 16, [8192] * 2, [1024] * 2),
+    ("1 x ctx 16384 + 2048", 16, [16384], [2048]),
+    ("16 x ctx 2048 + 128", 16, [2048] * 16, [128] * 16),
+    ("ragged 8, ctx<=8192, +<=1024", 16, None, None),
+    ("page 128: 4 x ctx 4096 + 512", 128, [4096] * 4, [512] * 4),
+]
+
+
+def sdpa_us(torch, ctx, ql, gen, d, hq):
+    """SDPA with lower-right causal masking on the same amount of K/V stored
+    contiguously, one call per distinct (context, chunk) shape, summed."""
+    import torch.nn.functional as F
+    from torch.nn.attention.bias import causal_lower_right
+    from lib.timing import us
+    total = 0.0
+    shapes = {}
+    for c, n in zip(ctx, ql):
+        shapes[(c, n)] = shapes.get((c, n), 0) + 1
+    for (c, n), b in shapes.items():
+        q = torch.randn(b, hq, n, d, device="cuda", generator=gen).half()
+        k = torch.randn(b, hq, c + n, d, device="cuda", generator=gen).half()
+        v = torch.randn(b, hq, c + n, d, device="cuda", generator=gen).half()
+        mask = causal_lower_right(n, c + n)
+        total += us(lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=mask))
+    return total
+
+
+def main(argv=None):
+    p = parser("paged_prefill", __doc__)
+    p.add_argument("--tune", action="store_true",
+                   help="also time every tile configuration of lib/prefill.CONFIGS")
+    p.add_argument("--out", help="folder for the plot (default $BENCH_OUT or bench/out)")
+    args = p.parse_args(argv)
+    torch = require_torch()
+    from quire import ops
+    from checks.prefill_check import check
+    from lib import prefill
+    from lib.plot import bars
+    from lib.timing import us
+
+    print_header("paged_prefill")
+    print(f"default (block_m, block_n, warps) {ops.prefill_config(prefill.D)}")
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    ok = check(torch, gen)
+    scale = 1.0 / math.sqrt(prefill.D)
+    hdr = (f"{'case':>30} {'quire us':>9} {'TFLOP/s':>8} {'triton us':>9} {'TFLOP/s':>8} "
+           f"{'x triton':>8} {'sdpa us':>8} {'TFLOP/s':>8}")
+    if args.tune:
+        hdr += "".join(f" {'%dx%dx%dw%s' % (*c[:3], '' if c[3] else '-mma'):>12}"
+                       for c in prefill.CONFIGS)
+    print(hdr)
+    table = []
+    for label, page, ctx, ql in ROWS:
+        if ctx is None:
+            g = torch.Generator().manual_seed(5)
+            ctx = torch.randint(0, 8193, (8,), generator=g).tolist()
+            ql = torch.randint(1, 1025, (8,), generator=g).tolist()
+        inp = prefill.make_inputs(ctx, ql, page, gen)
+        out = torch.empty_like(inp["q"])
+        tq = us(lambda: prefill.run_quire(inp, scale, out))
+        tunes = [us(lambda: prefill.run_quire(inp, scale, out, c))
+                 for c in prefill.CONFIGS] if args.tune else []
+        best = None
+        for bn in (32, 64):
+            for nw in (4, 8):
+                for st in (1, 2, 3):
+                    try:
+                        t = us(lambda: prefill.run_triton(inp, scale, out, block_n=bn,
+                                                          num_warps=nw, num_stages=st))
+                    except Exception:  # a config Triton cannot build
+                        continue
+                    if best is None or t < best[0]:
+                        best = (t, bn, nw, st)
+        ts = sdpa_us(torch, ctx, ql, gen, prefill.D, prefill.HQ)
+        fl = prefill.flops(ctx, ql)
+        tf = lambda t: fl / t / 1e6
+        table.append((label, tf(tq), tf(best[0]), tf(ts)))
+        print(f"{label:>30} {tq:>9.0f} {tf(tq):>8.1f} {best[0]:>9.0f} {tf(best[0]):>8.1f} "
+              f"{best[0] / tq:>8.2f} {ts:>8.0f} {tf(ts):>8.1f}"
+              + "".join(f" {tf(t):>12.1f}" for t in tunes)
+              + f"  (triton BN,warps,stages={best[1:]})", flush=True)
+    bars("paged_prefill.png",
+         f"Paged prefill, Llama-3-8B heads, f16, {torch.cuda.get_device_name()}",
+         "TFLOP/s (causal-adjusted)", [r[0] for r in table],
+         [("Quire", [r[1] for r in table]),
+          ("Triton (prefix_prefill style)", [r[2] for r in table]),
+          ("SDPA, contiguous KV", [r[3] for r in table])], out=args.out)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

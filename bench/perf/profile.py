@@ -1,0 +1,64 @@
+"""One launch of Quire's and the Triton peer's kernels, for Nsight Compute.
+
+decode: quire.ops.paged_decode_attention (split and combine kernels) and
+the Triton peer at its best configuration (4 warps, 32 tokens, 2 stages)
+on the Llama-3-8B 64 x 4096 row (fp16, page 16). prefill: the prefill op
+(default tiles) and the Triton peer on the 4 x ctx 4096 + 512 row. Each
+runs twice (the first launches compile and load). For example:
+
+    ncu --clock-control none --kernel-name regex:'decode|combine' --launch-skip 3 \\
+        --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \\
+        python3 bench/run.py profile decode
+    ncu --kernel-name regex:decode_split --launch-skip 2 --launch-count 1 \\
+        --section SourceCounters --page source --csv --print-source sass \\
+        python3 bench/run.py profile decode          # per SASS instruction
+    ncu --kernel-name regex:'paged_prefill|_prefill_kernel' --launch-skip 2 \\
+        python3 bench/run.py profile prefill
+"""
+
+import math
+import sys
+
+from lib.env import parser, require_torch
+
+
+def decode(torch):
+    import quire
+    from lib.reference import make_paged_kv
+    from peers.triton_paged_decode import triton_paged_decode
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    S, Hq, Hkv, L, P = 64, 32, 8, 4096, 16
+    kc, vc, bt = make_paged_kv(S, Hkv, 128, P, [L] * S, torch.half, gen)
+    q = torch.randn(S, Hq, 128, device="cuda", generator=gen).half()
+    sl = torch.full((S,), L, dtype=torch.int32, device="cuda")
+    out = torch.empty_like(q)
+    for _ in range(2):
+        quire.ops.paged_decode_attention(q, kc, vc, bt, sl, out=out, max_seq_len=L)
+        triton_paged_decode(q, kc, vc, bt, sl, 1 / math.sqrt(128), L, block_n=32,
+                            num_warps=4, num_stages=2, out=out)
+
+
+def prefill(torch):
+    from lib import prefill as pf
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    inp = pf.make_inputs([4096] * 4, [512] * 4, 16, gen)
+    out = torch.empty_like(inp["q"])
+    scale = 1 / math.sqrt(pf.D)
+    for _ in range(2):
+        pf.run_quire(inp, scale, out)
+        pf.run_triton(inp, scale, out, block_n=64, num_warps=4, num_stages=2)
+
+
+def main(argv=None):
+    p = parser("profile", __doc__)
+    p.add_argument("kernels", choices=("decode", "prefill"))
+    args = p.parse_args(argv)
+    torch = require_torch()
+    (decode if args.kernels == "decode" else prefill)(torch)
+    torch.cuda.synchronize()
+    print(f"profile {args.kernels}: done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
