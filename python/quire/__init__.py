@@ -1,6 +1,15 @@
 """Quire: a tile-language compiler for NVIDIA GPUs with first-class paged loads.
 
     import quire
+    import quire.language as tl
+
+    @quire.jit                                           # Triton's @triton.jit
+    def add(x, y, out, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out + offs, tl.load(x + offs, mask=offs < n) +
+                 tl.load(y + offs, mask=offs < n), mask=offs < n)
+    add[(quire.cdiv(n, 1024),)](x, y, out, n, BLOCK=1024)
+
     kernel = quire.compile("examples/vector_add.mlir")   # PTX + metadata
     kernel[(blocks,)](x, y, out, n)                      # launch (torch/cupy)
     quire.interpret(kernel, (blocks,), xh, yh, oh, n)    # CPU reference run
@@ -12,15 +21,19 @@ compiler (libquire.so, see quire/_lib.py for where it is looked for) only on
 first use; launching a kernel needs the CUDA driver.
 """
 
-from . import ops, testing
+from . import language, ops, testing
 from ._cuda import CudaError
 from ._lib import LibraryError
 from ._kernel import (CompilationError, InterpreterError, Kernel, compile,
-                  interpret, signature)
+                      interpret, signature)
+from .runtime import (CompiledKernel, Config, JITFunction, autotune,
+                      heuristics, jit)
 
-__all__ = ["CompilationError", "CudaError", "InterpreterError", "Kernel",
-           "LibraryError", "cache_info", "compile", "compiler_version",
-           "interpret", "ops", "signature", "testing"]
+__all__ = ["CompilationError", "CompiledKernel", "Config", "CudaError",
+           "InterpreterError", "JITFunction", "Kernel", "LibraryError",
+           "autotune", "cache_info", "cdiv", "compile", "compiler_version",
+           "heuristics", "interpret", "jit", "language", "next_power_of_2",
+           "ops", "signature", "testing"]
 __version__ = "0.1.0"
 
 
@@ -40,3 +53,14 @@ def cache_info():
     info["dir"] = _cache.cache_dir()
     info["enabled"] = _cache.enabled()
     return info
+
+
+def cdiv(x, y):
+    """ceil(x / y) for ints (triton.cdiv)."""
+    return (x + y - 1) // y
+
+
+def next_power_of_2(n):
+    """The smallest power of two >= n (triton.next_power_of_2)."""
+    n = int(n)
+    return 1 if n <= 1 else 1 << (n - 1).bit_length()

@@ -286,7 +286,7 @@ _kernels_lock = threading.Lock()
 
 
 def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
-            num_stages=2, wgmma=True, max_registers=0):
+            num_stages=2, wgmma=True, max_registers=0, source_name=None):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -302,9 +302,11 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     warpgroup tensor cores (quirec --wgmma); False keeps mma.sync.
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
-    for resident warps. Raises CompilationError with the located
-    diagnostics."""
+    for resident warps. `source_name` names MLIR text in diagnostics.
+    Raises CompilationError with the located diagnostics."""
     source, name = _read_source(src)
+    if source_name is not None:
+        name = str(source_name)
     num_warps = _check_num_warps(num_warps)
     kernel = _check_kernel_name(kernel)
     if not isinstance(checked, bool):

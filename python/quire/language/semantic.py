@@ -1,0 +1,1115 @@
+"""The semantics of quire.language: type promotion, broadcasting and the ops
+each builtin emits (Triton's `language/semantic.py` rules, docs/language.md).
+
+Every function takes its operands as tensors or Python numbers (constexprs)
+and the builder `b` (compiler/ir.py), emits tile-dialect MLIR and returns
+tensors. User mistakes raise core.CompileTimeError; the code generator adds
+the Python location.
+"""
+
+import math
+import struct
+
+from . import core as tl
+
+def _err(msg):
+    return tl.CompileTimeError(msg)
+
+
+def is_num(x):
+    return isinstance(x, (bool, int, float)) and not isinstance(x, tl.tensor)
+
+
+# ---------------------------------------------------------------------------
+# Constants
+# ---------------------------------------------------------------------------
+
+def number_dtype(v):
+    """The dtype Triton gives a Python number."""
+    if isinstance(v, bool):
+        return tl.int1
+    if isinstance(v, int):
+        if -2**31 <= v < 2**31:
+            return tl.int32
+        if 2**31 <= v < 2**32:
+            return tl.uint32
+        if -2**63 <= v < 2**63:
+            return tl.int64
+        if 2**63 <= v < 2**64:
+            return tl.uint64
+        raise _err(f"integer {v} does not fit in 64 bits")
+    if isinstance(v, float):
+        a = abs(v)
+        if a == math.inf or a == 0.0 or v != v or \
+                2.0**-126 <= a <= (2 - 2.0**-23) * 2.0**127:
+            return tl.float32
+        return tl.float64
+    raise _err(f"{type(v).__name__} is not a number")
+
+
+def _float_bits(value, dt):
+    value = float(value)
+    if dt.is_fp64():
+        return struct.unpack("<Q", struct.pack("<d", value))[0], 16
+    if dt.is_fp16():
+        try:
+            return struct.unpack("<H", struct.pack("<e", value))[0], 4
+        except OverflowError:
+            return (0xFC00 if value < 0 else 0x7C00), 4
+    try:
+        bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    except OverflowError:
+        bits = 0xFF800000 if value < 0 else 0x7F800000
+    if dt.is_fp32():
+        return bits, 8
+    if dt.is_bf16():
+        if value != value:
+            return 0x7FC0, 4
+        bits += 0x7FFF + ((bits >> 16) & 1)
+        return (bits >> 16) & 0xFFFF, 4
+    raise _err(f"constants of type {dt!r} are not supported")
+
+
+def const_text(value, dt):
+    """The MLIR literal of `value` as `dt` (ints wrap to the width's
+    two's complement; floats as exact bit patterns)."""
+    if dt.is_bool():
+        if not isinstance(value, bool) and value not in (0, 1):
+            raise _err(f"{value} is not a valid int1 value")
+        return "true" if value else "false"
+    if dt.is_int():
+        if isinstance(value, float):
+            if value != value or value in (math.inf, -math.inf):
+                raise _err(f"cannot convert {value} to {dt!r}")
+            value = int(value)
+        n = dt.int_bitwidth
+        v = int(value)
+        if not -(1 << (n - 1)) <= v < (1 << n):
+            raise _err(f"integer {v} does not fit in {dt!r}")
+        v &= (1 << n) - 1
+        if v >= 1 << (n - 1):
+            v -= 1 << n
+        return str(v)
+    if dt.is_floating():
+        bits, width = _float_bits(value, dt)
+        return f"0x{bits:0{width}X}"
+    raise _err(f"cannot make a constant of type {dt!r}")
+
+
+def const(b, value, dt, shape=None):
+    if shape:
+        ty = tl.block_type(dt, shape)
+        h = b.op(f"arith.constant dense<{const_text(value, dt)}> : {ty.mlir}",
+                 [], ty.mlir)
+        return tl.tensor(h, ty)
+    if dt.is_bool():
+        h = b.op(f"arith.constant {const_text(value, dt)}", [], "i1")
+    else:
+        h = b.op(f"arith.constant {const_text(value, dt)} : {dt.mlir}", [],
+                 dt.mlir)
+    return tl.tensor(h, dt)
+
+
+def to_tensor(x, b, dt=None, shape=None):
+    """`x` (a tensor or number) as a tensor; numbers become constants of
+    `dt` (default: their own dtype) and `shape`."""
+    if isinstance(x, tl.tensor):
+        return x
+    if isinstance(x, tl.constexpr):
+        x = x.value
+    if not is_num(x):
+        raise _err(f"expected a tensor or a number, got "
+                   f"{type(x).__name__}")
+    return const(b, x, dt or number_dtype(x), shape)
+
+
+def shape_of(shape):
+    """A block shape from constexprs: a list of positive ints."""
+    shape = tl._unwrap(shape)
+    if isinstance(shape, (int,)) and not isinstance(shape, bool):
+        shape = [shape]
+    if not isinstance(shape, (list, tuple)):
+        raise _err(f"a shape must be a list of constexpr ints, got "
+                   f"{type(shape).__name__}")
+    out = []
+    for s in shape:
+        s = tl._unwrap(s)
+        if isinstance(s, tl.tensor):
+            raise _err("shape dimensions must be constexprs (compile-time "
+                       "ints), got a run-time value")
+        if not isinstance(s, int) or isinstance(s, bool) or s < 1:
+            raise _err(f"shape dimensions must be positive ints, got {s!r}")
+        out.append(s)
+    return out
+
+
+def _check_pow2_shape(shape, what):
+    for s in shape:
+        if s & (s - 1):
+            raise _err(f"{what}: shape {list(shape)} has a dimension that is "
+                       "not a power of two")
+
+
+# ---------------------------------------------------------------------------
+# Shapes
+# ---------------------------------------------------------------------------
+
+def splat(x, shape, b):
+    ty = tl.block_type(x.dtype, shape)
+    h = b.op(f"tile.splat {{0}} : {x.type.mlir} -> {ty.mlir}", [x.handle],
+             ty.mlir)
+    return tl.tensor(h, ty)
+
+
+def expand_dims(x, axis, b):
+    if not x.type.is_block():
+        return splat(x, [1], b)
+    rank = len(x.shape)
+    if not -rank - 1 <= axis <= rank:
+        raise _err(f"expand_dims axis {axis} is out of range for a rank-"
+                   f"{rank} tensor")
+    if axis < 0:
+        axis += rank + 1
+    shape = list(x.shape)
+    shape.insert(axis, 1)
+    ty = tl.block_type(x.dtype, shape)
+    h = b.op(f"tile.expand_dims {{0}} {{{{axis = {axis} : i32}}}} : "
+             f"{x.type.mlir} -> {ty.mlir}", [x.handle], ty.mlir)
+    return tl.tensor(h, ty)
+
+
+def expand_dims_n(x, axis, b):
+    x = to_tensor(x, b)
+    axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    for a in axes:
+        if not isinstance(a, int):
+            raise _err("expand_dims axis must be a constexpr int")
+    rank = len(x.shape) + len(axes)
+    axes = sorted(a + rank if a < 0 else a for a in axes)
+    for a in axes:
+        x = expand_dims(x, a, b)
+    return x
+
+
+def broadcast_to(x, shape, b):
+    """`x` broadcast to `shape` (missing leading dimensions added)."""
+    if is_num(x):
+        return const(b, x, number_dtype(x), shape)
+    shape = list(shape)
+    if not x.type.is_block():
+        return splat(x, shape, b) if shape else x
+    if list(x.shape) == shape:
+        return x
+    if len(x.shape) > len(shape):
+        raise _err(f"cannot broadcast shape {x.shape} to {shape}")
+    while len(x.shape) < len(shape):
+        x = expand_dims(x, 0, b)
+    for have, want in zip(x.shape, shape):
+        if have != want and have != 1:
+            raise _err(f"cannot broadcast shape {x.shape} to {shape}")
+    if list(x.shape) == shape:
+        return x
+    ty = tl.block_type(x.dtype, shape)
+    h = b.op(f"tile.broadcast {{0}} : {x.type.mlir} -> {ty.mlir}", [x.handle],
+             ty.mlir)
+    return tl.tensor(h, ty)
+
+
+def broadcast_shapes(a, b_):
+    a, b_ = list(a), list(b_)
+    if not a:
+        return b_
+    if not b_:
+        return a
+    n = max(len(a), len(b_))
+    a = [1] * (n - len(a)) + a
+    b_ = [1] * (n - len(b_)) + b_
+    out = []
+    for x, y in zip(a, b_):
+        if x == y or y == 1:
+            out.append(x)
+        elif x == 1:
+            out.append(y)
+        else:
+            raise _err(f"incompatible shapes for broadcasting: "
+                       f"{a} and {b_}")
+    return out
+
+
+def broadcast_values(x, y, b):
+    shape = broadcast_shapes(getattr(x, "shape", []), getattr(y, "shape", []))
+    return broadcast_to(x, shape, b), broadcast_to(y, shape, b)
+
+
+# ---------------------------------------------------------------------------
+# Type promotion (Triton's computation_type_impl)
+# ---------------------------------------------------------------------------
+
+def integer_promote(a, c):
+    if a.int_signedness == c.int_signedness:
+        return a if a.int_bitwidth > c.int_bitwidth else c
+    if a.is_int_unsigned():
+        return a if a.int_bitwidth >= c.int_bitwidth else c
+    return c if c.int_bitwidth >= a.int_bitwidth else a
+
+
+def computation_type(a, a_num, c, c_num, div_or_mod):
+    if a_num != c_num:
+        scalar, tensor_ty = (a, c) if a_num else (c, a)
+        if scalar.kind() <= tensor_ty.kind():
+            if div_or_mod and (tensor_ty.is_fp16() or tensor_ty.is_bf16()):
+                return tl.float32
+            return tensor_ty
+    if a.is_fp8() or c.is_fp8():
+        raise _err("fp8 arithmetic is not supported by Quire's backend yet")
+    if a.is_fp64() or c.is_fp64():
+        return tl.float64
+    if a.is_fp32() or c.is_fp32():
+        return tl.float32
+    if a.is_fp16() or c.is_fp16():
+        return tl.float32 if div_or_mod else tl.float16
+    if a.is_bf16() or c.is_bf16():
+        if div_or_mod:
+            return tl.float32
+        return tl.bfloat16 if a.is_bf16() and c.is_bf16() else tl.float32
+    if not a.is_int() or not c.is_int():
+        raise _err(f"unexpected operand types {a!r} and {c!r}")
+    if div_or_mod and a.int_signedness != c.int_signedness:
+        raise _err(f"cannot use /, // or % with {a!r} and {c!r}: they have "
+                   "different signedness; cast them to the same signedness")
+    return integer_promote(a, c)
+
+
+def _scalar_ty(x):
+    return number_dtype(x) if is_num(x) else x.dtype
+
+
+def _shape(x):
+    return [] if is_num(x) else list(x.shape)
+
+
+def _materialize(x, dt, shape, b):
+    """Number or tensor `x` as a tensor of `dt` with `shape`."""
+    if is_num(x):
+        if dt.is_int() and not dt.is_bool() and isinstance(x, float):
+            raise _err(f"cannot use the float {x} as {dt!r}")
+        return const(b, x, dt, shape)
+    return broadcast_to(cast(x, dt, b), shape, b)
+
+
+def binary_operands(x, y, b, op, allow_lhs_ptr=False, allow_rhs_ptr=False,
+                    arithmetic=True, div_or_mod=False):
+    """The two operands converted to their common type and shape."""
+    x, y = tl._unwrap(x), tl._unwrap(y)
+    for v in (x, y):
+        if not (is_num(v) or isinstance(v, tl.tensor)):
+            raise _err(f"unsupported operand type for {op}: "
+                       f"{type(v).__name__}")
+    xt, yt = _scalar_ty(x), _scalar_ty(y)
+    shape = broadcast_shapes(_shape(x), _shape(y))
+    if xt.is_ptr() and not allow_lhs_ptr or yt.is_ptr() and not allow_rhs_ptr:
+        raise _err(f"unsupported operand types for {op}: {xt!r} and {yt!r}")
+    if xt.is_ptr() or yt.is_ptr():
+        if xt.is_ptr() and yt.is_ptr():
+            raise _err(f"unsupported operand types for {op}: two pointers")
+        ptr, off = (x, y) if xt.is_ptr() else (y, x)
+        if is_num(off):
+            if not isinstance(off, int):
+                raise _err(f"cannot offset a pointer by {off!r}")
+            off = const(b, off, number_dtype(off) if not isinstance(off, bool)
+                        else tl.int32, shape)
+        else:
+            if not off.dtype.is_int():
+                raise _err(f"pointer offsets must be integers, got "
+                           f"{off.dtype!r}")
+            off = broadcast_to(off, shape, b)
+        ptr = broadcast_to(ptr, shape, b)
+        return (ptr, off) if xt.is_ptr() else (off, ptr)
+    if arithmetic:
+        ret = computation_type(xt, is_num(x), yt, is_num(y), div_or_mod)
+        for v, n in ((x, is_num(x)), (y, is_num(y))):
+            if n and isinstance(v, int) and v < 0 and ret.is_int_unsigned():
+                raise _err(f"cannot perform {op} between an unsigned tensor "
+                           f"and the negative scalar {v}")
+    else:
+        ret = None
+    xs = _materialize(x, ret or xt, shape, b)
+    ys = _materialize(y, ret or yt, shape, b)
+    return xs, ys
+
+
+def _binary(name, x, y, b, ty=None):
+    ty = ty or x.type
+    h = b.op(f"{name} {{0}}, {{1}} : {x.type.mlir}", [x.handle, y.handle],
+             ty.mlir)
+    return tl.tensor(h, ty)
+
+
+def _with_scalar(ty, dt):
+    return tl.block_type(dt, ty.shape) if ty.is_block() else dt
+
+
+# ---------------------------------------------------------------------------
+# Arithmetic
+# ---------------------------------------------------------------------------
+
+def addptr(ptr, off, b):
+    if not off.dtype.is_int():
+        raise _err(f"pointer offsets must be integers, got {off.dtype!r}")
+    bits = off.dtype.int_bitwidth
+    if bits < 32:
+        off = cast(off, tl.int32, b)
+    elif bits == 32 and off.dtype.is_int_unsigned():
+        off = cast(off, tl.int64, b)
+    elif off.dtype.is_int_unsigned():
+        off = cast(off, tl.int64, b)
+    h = b.op(f"tile.addptr {{0}}, {{1}} : {ptr.type.mlir}, {off.type.mlir}",
+             [ptr.handle, off.handle], ptr.type.mlir)
+    return tl.tensor(h, ptr.type)
+
+
+def add(x, y, b):
+    x, y = binary_operands(x, y, b, "+", True, True)
+    if y.dtype.is_ptr():
+        x, y = y, x
+    if x.dtype.is_ptr():
+        return addptr(x, y, b)
+    return _binary("arith.addf" if x.dtype.is_floating() else "arith.addi",
+                   x, y, b)
+
+
+def sub(x, y, b):
+    x, y = binary_operands(x, y, b, "-", True, False)
+    if x.dtype.is_ptr():
+        return addptr(x, minus(y, b), b)
+    return _binary("arith.subf" if x.dtype.is_floating() else "arith.subi",
+                   x, y, b)
+
+
+def mul(x, y, b):
+    x, y = binary_operands(x, y, b, "*")
+    return _binary("arith.mulf" if x.dtype.is_floating() else "arith.muli",
+                   x, y, b)
+
+
+def truediv(x, y, b):
+    x, y = binary_operands(x, y, b, "/", div_or_mod=True)
+    if x.dtype.is_int():
+        x, y = cast(x, tl.float32, b), cast(y, tl.float32, b)
+    return _binary("arith.divf", x, y, b)
+
+
+def floordiv(x, y, b):
+    x, y = binary_operands(x, y, b, "//", div_or_mod=True)
+    if not x.dtype.is_int():
+        raise _err(f"// needs integer operands, got {x.dtype!r} (use / for "
+                   "floats)")
+    return _binary("arith.divui" if x.dtype.is_int_unsigned() else
+                   "arith.divsi", x, y, b)
+
+
+def mod(x, y, b):
+    x, y = binary_operands(x, y, b, "%", div_or_mod=True)
+    if x.dtype.is_floating():
+        return _binary("arith.remf", x, y, b)
+    return _binary("arith.remui" if x.dtype.is_int_unsigned() else
+                   "arith.remsi", x, y, b)
+
+
+def cdiv(x, div, b):
+    return floordiv(sub(add(x, div, b), 1, b), div, b)
+
+
+def _int_operands(x, y, b, op):
+    x, y = tl._unwrap(x), tl._unwrap(y)
+    for v in (x, y):
+        t = _scalar_ty(v) if (is_num(v) or isinstance(v, tl.tensor)) else None
+        if t is None or not t.is_int():
+            got = repr(t) if t is not None else type(v).__name__
+            raise _err(f"{op} needs integer operands, got {got}")
+    return binary_operands(x, y, b, op)
+
+
+def and_(x, y, b):
+    x, y = _int_operands(x, y, b, "&")
+    return _binary("arith.andi", x, y, b)
+
+
+def or_(x, y, b):
+    x, y = _int_operands(x, y, b, "|")
+    return _binary("arith.ori", x, y, b)
+
+
+def xor_(x, y, b):
+    x, y = _int_operands(x, y, b, "^")
+    return _binary("arith.xori", x, y, b)
+
+
+def shl(x, y, b):
+    x, y = _int_operands(x, y, b, "<<")
+    return _binary("arith.shli", x, y, b)
+
+
+def shr(x, y, b):
+    x, y = _int_operands(x, y, b, ">>")
+    return _binary("arith.shrui" if x.dtype.is_int_unsigned() else
+                   "arith.shrsi", x, y, b)
+
+
+def minus(x, b):
+    x = to_tensor(tl._unwrap(x), b)
+    if x.dtype.is_ptr():
+        raise _err("cannot negate a pointer")
+    if x.dtype.is_floating():
+        h = b.op(f"arith.negf {{0}} : {x.type.mlir}", [x.handle], x.type.mlir)
+        return tl.tensor(h, x.type)
+    return _binary("arith.subi", const(b, 0, x.dtype, x.shape), x, b)
+
+
+def invert(x, b):
+    x = to_tensor(tl._unwrap(x), b)
+    if not x.dtype.is_int():
+        raise _err(f"~ needs an integer operand, got {x.dtype!r}")
+    ones = const(b, True if x.dtype.is_bool() else -1, x.dtype, x.shape) \
+        if not x.dtype.is_int_unsigned() or x.dtype.is_bool() else \
+        const(b, (1 << x.dtype.int_bitwidth) - 1, x.dtype, x.shape)
+    return _binary("arith.xori", x, ones, b)
+
+
+def to_bool(x, b):
+    x = to_tensor(tl._unwrap(x), b)
+    if x.dtype.is_bool():
+        return x
+    return cast(x, tl.int1, b)
+
+
+def not_(x, b):
+    x = to_bool(x, b)
+    return _binary("arith.xori", x, const(b, True, tl.int1, x.shape), b)
+
+
+def logical_and(x, y, b):
+    x, y = broadcast_values(to_bool(x, b), to_bool(y, b), b)
+    return _binary("arith.andi", x, y, b)
+
+
+def logical_or(x, y, b):
+    x, y = broadcast_values(to_bool(x, b), to_bool(y, b), b)
+    return _binary("arith.ori", x, y, b)
+
+
+_CMP = {  # op: (float predicate, signed, unsigned)
+    "<": ("olt", "slt", "ult"), ">": ("ogt", "sgt", "ugt"),
+    "<=": ("ole", "sle", "ule"), ">=": ("oge", "sge", "uge"),
+    "==": ("oeq", "eq", "eq"), "!=": ("une", "ne", "ne"),
+}
+
+
+def compare(op, x, y, b):
+    x, y = binary_operands(x, y, b, op)
+    f, s, u = _CMP[op]
+    ty = _with_scalar(x.type, tl.int1)
+    if x.dtype.is_floating():
+        name, pred = "arith.cmpf", f
+    else:
+        name, pred = "arith.cmpi", u if x.dtype.is_int_unsigned() else s
+    h = b.op(f"{name} {pred}, {{0}}, {{1}} : {x.type.mlir}",
+             [x.handle, y.handle], ty.mlir)
+    return tl.tensor(h, ty)
+
+
+def pow(x, y, b):
+    x, y = tl._unwrap(x), tl._unwrap(y)
+    if isinstance(y, int) and not isinstance(y, bool) and 0 <= y <= 64:
+        x = to_tensor(x, b)
+        result, base, n = None, x, y
+        if n == 0:
+            return const(b, 1, x.dtype, x.shape)
+        while n:
+            if n & 1:
+                result = base if result is None else mul(result, base, b)
+            n >>= 1
+            if n:
+                base = mul(base, base, b)
+        return result
+    x, y = binary_operands(x, y, b, "**")
+    if not x.dtype.is_floating():
+        raise _err("** with a run-time or negative exponent needs floats")
+    # x ** y = exp2(y * log2(x)), for x > 0 (as an approximate pow).
+    return math_unary("exp2", mul(y, math_unary("log2", x, b), b), b)
+
+
+# ---------------------------------------------------------------------------
+# Conversions
+# ---------------------------------------------------------------------------
+
+def cast(x, dst, b, bitcast=False):
+    x, dst = tl._unwrap(x), tl._unwrap(dst)
+    if not isinstance(dst, tl.dtype) or isinstance(dst, tl.block_type):
+        raise _err(f"expected a dtype to convert to, got {dst!r}")
+    if is_num(x):
+        return const(b, x, dst)
+    src = x.dtype
+    if src == dst:
+        return x
+    dst_ty = _with_scalar(x.type, dst)
+    if dst.is_fp8() or src.is_fp8():
+        raise _err("fp8 conversions are not supported by Quire's backend yet")
+    if src.is_ptr() or dst.is_ptr():
+        raise _err(f"cannot convert {src!r} to {dst!r}: pointer casts are "
+                   "not supported")
+
+    def conv(name, v, to):
+        h = b.op(f"{name} {{0}} : {v.type.mlir} to {to.mlir}", [v.handle],
+                 to.mlir)
+        return tl.tensor(h, to)
+
+    if bitcast:
+        if src.primitive_bitwidth != dst.primitive_bitwidth:
+            raise _err(f"cannot bitcast {src!r} to {dst!r}: widths differ")
+        if src.mlir == dst.mlir:
+            return tl.tensor(x.handle, dst_ty)
+        return conv("arith.bitcast", x, dst_ty)
+    if src.is_floating() and dst.is_floating():
+        if src.is_fp16() and dst.is_bf16() or src.is_bf16() and dst.is_fp16():
+            x = conv("arith.extf", x, _with_scalar(x.type, tl.float32))
+            return conv("arith.truncf", x, dst_ty)
+        return conv("arith.extf" if dst.primitive_bitwidth >
+                    src.primitive_bitwidth else "arith.truncf", x, dst_ty)
+    if src.is_int() and dst.is_int():
+        if dst.is_bool():
+            return compare("!=", x, 0, b)
+        if src.mlir == dst.mlir:
+            return tl.tensor(x.handle, dst_ty)  # signedness only
+        if dst.int_bitwidth < src.int_bitwidth:
+            return conv("arith.trunci", x, dst_ty)
+        return conv("arith.extsi" if src.is_int_signed() else "arith.extui",
+                    x, dst_ty)
+    if src.is_floating() and dst.is_int():
+        if dst.is_bool():
+            return compare("!=", x, 0.0, b)
+        return conv("arith.fptoui" if dst.is_int_unsigned() else
+                    "arith.fptosi", x, dst_ty)
+    if src.is_int() and dst.is_floating():
+        return conv("arith.sitofp" if src.is_int_signed() else "arith.uitofp",
+                    x, dst_ty)
+    raise _err(f"cannot convert {src!r} to {dst!r}")
+
+
+# ---------------------------------------------------------------------------
+# Elementwise builtins
+# ---------------------------------------------------------------------------
+
+def where(cond, x, y, b):
+    cond = to_bool(cond, b)
+    xt, yt = _scalar_ty(x), _scalar_ty(y)
+    if xt.is_ptr() or yt.is_ptr():
+        if xt != yt:
+            raise _err(f"tl.where of {xt!r} and {yt!r}")
+        shape = broadcast_shapes(broadcast_shapes(cond.shape, x.shape),
+                                 y.shape)
+        x, y = broadcast_to(x, shape, b), broadcast_to(y, shape, b)
+    else:
+        x, y = binary_operands(x, y, b, "tl.where")
+        shape = broadcast_shapes(cond.shape, x.shape)
+        x, y = broadcast_to(x, shape, b), broadcast_to(y, shape, b)
+    cond = broadcast_to(cond, shape, b)
+    if cond.type.is_block():
+        text = f"arith.select {{0}}, {{1}}, {{2}} : {cond.type.mlir}, " \
+               f"{x.type.mlir}"
+    else:
+        text = f"arith.select {{0}}, {{1}}, {{2}} : {x.type.mlir}"
+    h = b.op(text, [cond.handle, x.handle, y.handle], x.type.mlir)
+    return tl.tensor(h, x.type)
+
+
+def _minmax(kind, x, y, propagate_nan, b):
+    x, y = binary_operands(x, y, b, f"tl.{kind}imum")
+    if x.dtype.is_floating():
+        nan_all = propagate_nan is not None and str(propagate_nan) in (
+            "ALL", "PropagateNan.ALL", "1")
+        name = f"arith.{kind}imumf" if nan_all else f"arith.{kind}numf"
+    else:
+        name = f"arith.{kind}{'ui' if x.dtype.is_int_unsigned() else 'si'}"
+    return _binary(name, x, y, b)
+
+
+def maximum(x, y, propagate_nan, b):
+    return _minmax("max", x, y, propagate_nan, b)
+
+
+def minimum(x, y, propagate_nan, b):
+    return _minmax("min", x, y, propagate_nan, b)
+
+
+def clamp(x, lo, hi, propagate_nan, b):
+    return minimum(maximum(x, lo, propagate_nan, b), hi, propagate_nan, b)
+
+
+def _float_input(name, x, b):
+    x = tl._unwrap(x)
+    if is_num(x):
+        x = const(b, float(x), tl.float32)
+    if not isinstance(x, tl.tensor):
+        raise _err(f"tl.{name} needs a tensor, got {type(x).__name__}")
+    if not x.dtype.is_floating():
+        raise _err(f"tl.{name} needs a floating-point tensor, got "
+                   f"{x.dtype!r}")
+    return x
+
+
+_MATH = {"exp": "math.exp", "exp2": "math.exp2", "log": "math.log",
+         "log2": "math.log2", "sqrt": "math.sqrt", "sqrt_rn": "math.sqrt",
+         "rsqrt": "math.rsqrt", "sin": "math.sin", "cos": "math.cos",
+         "tanh": "math.tanh", "floor": "math.floor", "ceil": "math.ceil",
+         "erf": "math.erf"}
+
+
+def math_unary(name, x, b):
+    if name == "abs":
+        x = to_tensor(tl._unwrap(x), b)
+        if x.dtype.is_int_unsigned():
+            return x
+        op = "math.absf" if x.dtype.is_floating() else "math.absi"
+        h = b.op(f"{op} {{0}} : {x.type.mlir}", [x.handle], x.type.mlir)
+        return tl.tensor(h, x.type)
+    x = _float_input(name, x, b)
+    if name == "sigmoid":
+        one = 1.0
+        return truediv(one, add(one, math_unary("exp", minus(x, b), b), b), b)
+    src = x.dtype
+    if src.is_fp16() or src.is_bf16():
+        x = cast(x, tl.float32, b)
+    h = b.op(f"{_MATH[name]} {{0}} : {x.type.mlir}", [x.handle], x.type.mlir)
+    y = tl.tensor(h, x.type)
+    return cast(y, src, b)
+
+
+def fma(x, y, z, b):
+    x, y = binary_operands(x, y, b, "tl.fma")
+    x, z = binary_operands(x, z, b, "tl.fma")
+    x, y = broadcast_values(x, cast(y, x.dtype, b), b)
+    if not x.dtype.is_floating():
+        raise _err("tl.fma needs floating-point operands")
+    h = b.op(f"math.fma {{0}}, {{1}}, {{2}} : {x.type.mlir}",
+             [x.handle, y.handle, z.handle], x.type.mlir)
+    return tl.tensor(h, x.type)
+
+
+def umulhi(x, y, b):
+    x, y = _int_operands(x, y, b, "tl.umulhi")
+    if x.dtype.int_bitwidth != 32:
+        raise _err("tl.umulhi needs 32-bit integers")
+    wide = _with_scalar(x.type, tl.uint64)
+    p = mul(cast(tl.tensor(x.handle, _with_scalar(x.type, tl.uint32)),
+                 tl.uint64, b),
+            cast(tl.tensor(y.handle, _with_scalar(y.type, tl.uint32)),
+                 tl.uint64, b), b)
+    hi = shr(p, const(b, 32, tl.uint64, p.shape), b)
+    assert hi.type == wide
+    return cast(cast(hi, tl.uint32, b), x.dtype, b)
+
+
+# ---------------------------------------------------------------------------
+# Program, ranges, constants
+# ---------------------------------------------------------------------------
+
+def _axis(axis, what):
+    if not isinstance(axis, int) or isinstance(axis, bool) or \
+            axis not in (0, 1, 2):
+        raise _err(f"{what} axis must be 0, 1 or 2, got {axis!r}")
+    return "xyz"[axis]
+
+
+def program_id(axis, b):
+    return tl.tensor(b.op(f"tile.program_id {_axis(axis, 'program_id')}", [],
+                          "i32"), tl.int32)
+
+
+def num_programs(axis, b):
+    return tl.tensor(b.op(f"tile.num_programs {_axis(axis, 'num_programs')}",
+                          [], "i32"), tl.int32)
+
+
+def arange(start, end, b):
+    for v in (start, end):
+        if isinstance(v, tl.tensor):
+            raise _err("tl.arange needs constexpr bounds, got a run-time "
+                       "value")
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise _err(f"tl.arange bounds must be ints, got {v!r}")
+    if end <= start:
+        raise _err(f"tl.arange({start}, {end}): end must be greater than "
+                   "start")
+    n = end - start
+    if n & (n - 1):
+        raise _err(f"tl.arange({start}, {end}): the length {n} must be a "
+                   "power of two")
+    if not (-2**31 <= start and end <= 2**31):
+        raise _err(f"tl.arange({start}, {end}) exceeds int32")
+    ty = tl.block_type(tl.int32, [n])
+    return tl.tensor(b.op(f"tile.range {start}, {end} : {ty.mlir}", [],
+                          ty.mlir), ty)
+
+
+def full(shape, value, dt, b):
+    if not isinstance(dt, tl.dtype) or isinstance(dt, tl.block_type):
+        raise _err(f"expected a dtype, got {dt!r}")
+    _check_pow2_shape(shape, "tl.full")
+    value = tl._unwrap(value)
+    if is_num(value):
+        return const(b, value, dt, shape or None)
+    if not isinstance(value, tl.tensor) or value.type.is_block():
+        raise _err("tl.full needs a constant or a scalar value")
+    return broadcast_to(cast(value, dt, b), shape, b)
+
+
+# ---------------------------------------------------------------------------
+# Memory
+# ---------------------------------------------------------------------------
+
+def _check_ptr(ptr, what):
+    ptr = tl._unwrap(ptr)
+    if isinstance(ptr, tuple):
+        raise _err(f"{what}: block pointers are not supported")
+    if not isinstance(ptr, tl.tensor) or not ptr.dtype.is_ptr():
+        t = ptr.dtype if isinstance(ptr, tl.tensor) else type(ptr).__name__
+        raise _err(f"{what} needs a pointer (or a tensor of pointers), got "
+                   f"{t!r}")
+    return ptr
+
+
+def _mask(mask, ptr, what, b):
+    mask = tl._unwrap(mask)
+    if isinstance(mask, bool):
+        mask = const(b, mask, tl.int1)
+    if not isinstance(mask, tl.tensor) or not mask.dtype.is_bool():
+        t = mask.dtype if isinstance(mask, tl.tensor) else type(mask).__name__
+        raise _err(f"{what}: mask must be a boolean tensor, got {t!r}")
+    if mask.type.is_block() and not ptr.type.is_block():
+        raise _err(f"{what}: the mask is a block but the pointer is a "
+                   "scalar")
+    return mask
+
+
+def load(ptr, mask, other, b):
+    ptr = _check_ptr(ptr, "tl.load")
+    elt = ptr.dtype.element_ty
+    if mask is not None:
+        mask = _mask(mask, ptr, "tl.load", b)
+        shape = broadcast_shapes(ptr.shape, mask.shape)
+        ptr, mask = broadcast_to(ptr, shape, b), broadcast_to(mask, shape, b)
+    operands = [ptr.handle]
+    text = "tile.load {0}"
+    if mask is not None:
+        operands.append(mask.handle)
+        text += ", {1}"
+        if other is not None:
+            other = _materialize(other, elt, ptr.shape, b)
+            operands.append(other.handle)
+            text += ", {2}"
+    ty = _with_scalar(ptr.type, elt)
+    h = b.op(text + f" : {ptr.type.mlir}", operands, ty.mlir)
+    return tl.tensor(h, ty)
+
+
+def store(ptr, value, mask, b):
+    ptr = _check_ptr(ptr, "tl.store")
+    elt = ptr.dtype.element_ty
+    shape = broadcast_shapes(ptr.shape, _shape(value))
+    if shape != ptr.shape and not ptr.type.is_block():
+        ptr = broadcast_to(ptr, shape, b)
+    if mask is not None:
+        mask = _mask(mask, ptr, "tl.store", b)
+        shape = broadcast_shapes(shape, mask.shape)
+        mask = broadcast_to(mask, shape, b)
+    ptr = broadcast_to(ptr, shape, b)
+    value = _materialize(value, elt, shape, b)
+    operands = [ptr.handle, value.handle]
+    text = "tile.store {0}, {1}"
+    if mask is not None:
+        operands.append(mask.handle)
+        text += ", {2}"
+    b.op(text + f" : {ptr.type.mlir}", operands)
+    return None
+
+
+def paged_load(cache, block_table, first_token, head, shape, page_size,
+               strides, bound, cols, num_blocks, b):
+    cache = _check_ptr(cache, "tl.paged_load cache")
+    bt = _check_ptr(block_table, "tl.paged_load block_table")
+    if cache.type.is_block() or bt.type.is_block():
+        raise _err("tl.paged_load takes scalar pointers to the cache and to "
+                   "the block-table row")
+    if bt.dtype.element_ty.mlir != "i32":
+        raise _err(f"tl.paged_load: block-table entries must be int32, got "
+                   f"{bt.dtype.element_ty!r}")
+    if len(shape) != 2:
+        raise _err(f"tl.paged_load: block_shape must be (BLOCK_N, D), got "
+                   f"{shape}")
+    _check_pow2_shape(shape, "tl.paged_load")
+    if not isinstance(page_size, int) or isinstance(page_size, bool) or \
+            page_size < 1:
+        raise _err(f"tl.paged_load: page_size must be a positive constexpr "
+                   f"int, got {page_size!r}")
+    if not isinstance(strides, (tuple, list)) or len(strides) != 3:
+        raise _err("tl.paged_load: strides must be (page_stride, "
+                   "token_stride, head_stride)")
+
+    def scalar(v, dt, what):
+        v = tl._unwrap(v)
+        if isinstance(v, tl.tensor):
+            if v.type.is_block():
+                raise _err(f"tl.paged_load: {what} must be a scalar")
+            if not v.dtype.is_int():
+                raise _err(f"tl.paged_load: {what} must be an integer")
+            return cast(v, dt, b)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise _err(f"tl.paged_load: {what} must be an integer, got "
+                       f"{v!r}")
+        return const(b, v, dt)
+
+    ft = scalar(first_token, tl.int32, "first_token")
+    hd = scalar(head, tl.int32, "head")
+    st = [scalar(s, tl.int64, n) for s, n in
+          zip(strides, ("page_stride", "token_stride", "head_stride"))]
+    bd = scalar(bound, tl.int32, "bound")
+    nb = None if num_blocks is None else scalar(num_blocks, tl.int32,
+                                                "num_blocks")
+    attrs = {"page_size": f"{page_size} : i32"}
+    if cols is not None:
+        if not isinstance(cols, int) or not 1 <= cols <= shape[1]:
+            raise _err(f"tl.paged_load: cols must be an int in [1, "
+                       f"{shape[1]}], got {cols!r}")
+        attrs["cols"] = f"{cols} : i32"
+    ty = tl.block_type(cache.dtype.element_ty, shape)
+    tail = f" strides({st[0].handle}, {st[1].handle}, {st[2].handle}) " \
+           f"bound {bd.handle}"
+    if nb is not None:
+        tail += f" num_blocks {nb.handle}"
+    h = b.op_parts([f"tile.paged_load {cache.handle}[{bt.handle}, "
+                    f"{ft.handle}, {hd.handle}]", tail + f" : {ty.mlir}"],
+                   ty.mlir, attr_pos=1)
+    h.owner.attrs.update(attrs)
+    return tl.tensor(h, ty)
+
+
+# ---------------------------------------------------------------------------
+# Dot, transpose, reductions
+# ---------------------------------------------------------------------------
+
+def dot(x, y, acc, out_dtype, b):
+    for v, n in ((x, "first"), (y, "second")):
+        if not isinstance(v, tl.tensor) or len(v.shape) != 2:
+            raise _err(f"tl.dot: the {n} operand must be a 2-D tensor, got "
+                       f"{getattr(v, 'shape', type(v).__name__)}")
+    if x.dtype != y.dtype:
+        raise _err(f"tl.dot: operands must have the same dtype, got "
+                   f"{x.dtype!r} and {y.dtype!r}")
+    if x.dtype.name not in ("fp16", "bf16", "fp32"):
+        raise _err(f"tl.dot: operands must be float16, bfloat16 or float32, "
+                   f"got {x.dtype!r}")
+    if x.shape[1] != y.shape[0]:
+        raise _err(f"tl.dot: inner dimensions differ: {x.shape} @ {y.shape}")
+    if out_dtype not in (tl.float32, tl.float16, tl.bfloat16):
+        raise _err(f"tl.dot: out_dtype must be float32, float16 or bfloat16, "
+                   f"got {out_dtype!r}")
+    shape = [x.shape[0], y.shape[1]]
+    f32 = tl.block_type(tl.float32, shape)
+    if acc is None:
+        c = const(b, 0.0, tl.float32, shape)
+    else:
+        if not isinstance(acc, tl.tensor) or acc.shape != shape:
+            raise _err(f"tl.dot: acc must be a {shape} tensor, got "
+                       f"{getattr(acc, 'shape', type(acc).__name__)}")
+        if not acc.dtype.is_floating():
+            raise _err(f"tl.dot: acc must be floating point, got "
+                       f"{acc.dtype!r}")
+        c = cast(acc, tl.float32, b)
+    h = b.op(f"tile.dot {{0}}, {{1}}, {{2}} : {x.type.mlir} * {y.type.mlir} "
+             f"-> {f32.mlir}", [x.handle, y.handle, c.handle], f32.mlir)
+    d = tl.tensor(h, f32)
+    result_dt = acc.dtype if acc is not None and out_dtype == tl.float32 \
+        else out_dtype
+    return cast(d, result_dt, b)
+
+
+def trans(x, dims, b):
+    x = tl._unwrap(x)
+    if not isinstance(x, tl.tensor) or len(x.shape) < 2:
+        raise _err("tl.trans needs a tensor of rank 2 or more")
+    rank = len(x.shape)
+    perm = list(range(rank))[::-1] if dims is None else list(dims)
+    if sorted(perm) != list(range(rank)):
+        raise _err(f"tl.trans: {perm} is not a permutation of "
+                   f"{list(range(rank))}")
+    shape = [x.shape[p] for p in perm]
+    ty = tl.block_type(x.dtype, shape)
+    order = "" if dims is None or perm == list(range(rank))[::-1] else \
+        f" {{{{order = array<i32: {', '.join(map(str, perm))}>}}}}"
+    if perm == list(range(rank)):
+        return x
+    h = b.op(f"tile.trans {{0}}{order} : {x.type.mlir} -> {ty.mlir}",
+             [x.handle], ty.mlir)
+    return tl.tensor(h, ty)
+
+
+def _norm_axis(axis, rank, what):
+    if not isinstance(axis, int) or isinstance(axis, bool):
+        raise _err(f"{what}: axis must be a constexpr int, got {axis!r}")
+    if not -rank <= axis < rank:
+        raise _err(f"{what}: axis {axis} is out of range for a rank-{rank} "
+                   "tensor")
+    return axis + rank if axis < 0 else axis
+
+
+def reduce(kind, x, axis, b):
+    """tile.reduce of one axis; unsigned max/min through the signed ones."""
+    dt = x.dtype
+    if dt.is_bool():
+        r = reduce(kind, cast(x, tl.int32, b), axis, b)
+        return r if kind == "sum" else cast(r, tl.int1, b)
+    flip = dt.is_int_unsigned() and kind in ("max", "min")
+    if flip:
+        sign = const(b, 1 << (dt.int_bitwidth - 1), dt, x.shape)
+        x = _binary("arith.xori", x, sign, b)
+    shape = list(x.shape)
+    del shape[axis]
+    ty = tl.block_type(dt, shape) if shape else dt
+    h = b.op(f"tile.reduce {kind} {{0}} {{{{axis = {axis} : i32}}}} : "
+             f"{x.type.mlir} -> {ty.mlir}", [x.handle], ty.mlir)
+    r = tl.tensor(h, ty)
+    if flip:
+        r = _binary("arith.xori", r, const(b, 1 << (dt.int_bitwidth - 1), dt,
+                                           r.shape or None), b)
+    return r
+
+
+def _reduce_input(x, what):
+    x = tl._unwrap(x)
+    if not isinstance(x, tl.tensor) or not x.type.is_block():
+        raise _err(f"{what} needs a block tensor, got "
+                   f"{getattr(x, 'type', type(x).__name__)!r}")
+    if x.dtype.is_ptr():
+        raise _err(f"{what} of pointers")
+    return x
+
+
+def reduce_named(kind, x, axis, keep_dims, dt, return_indices, b):
+    what = f"tl.{kind}"
+    x = _reduce_input(x, what)
+    if kind == "sum":
+        if dt is not None:
+            x = cast(x, dt, b)
+        elif x.dtype.is_int() and x.dtype.int_bitwidth < 32:
+            x = cast(x, tl.uint32 if x.dtype.is_int_unsigned() and
+                     not x.dtype.is_bool() else tl.int32, b)
+    if return_indices:
+        if kind == "sum":
+            raise _err("tl.sum has no return_indices")
+        return (reduce_named(kind, x, axis, keep_dims, None, False, b),
+                argminmax(kind, x, axis, keep_dims, b))
+    rank = len(x.shape)
+    if axis is None:
+        axes = list(range(rank))
+    else:
+        axes = [_norm_axis(axis, rank, what)]
+    for a in sorted(axes, reverse=True):
+        x = reduce(kind, x, a, b)
+    if keep_dims:
+        for a in sorted(axes):
+            x = expand_dims(x, a, b)
+    return x
+
+
+def argminmax(kind, x, axis, keep_dims, b):
+    what = f"tl.arg{kind}"
+    x = _reduce_input(x, what)
+    rank = len(x.shape)
+    m = reduce_named(kind, x, axis, True, None, False, b)
+    hit = compare("==", x, m, b)
+    if axis is None:
+        idx = None
+        stride = 1
+        for d in reversed(range(rank)):
+            r = arange(0, x.shape[d], b)
+            for _ in range(rank - 1 - d):
+                r = expand_dims(r, 1, b)
+            r = mul(r, stride, b) if stride != 1 else r
+            idx = r if idx is None else add(idx, r, b)
+            stride *= x.shape[d]
+    else:
+        a = _norm_axis(axis, rank, what)
+        idx = arange(0, x.shape[a], b)
+        for _ in range(rank - 1 - a):
+            idx = expand_dims(idx, 1, b)
+    idx = broadcast_to(idx, x.shape, b)
+    cand = where(hit, idx, 2**31 - 1, b)
+    return reduce_named("min", cand, axis, keep_dims, None, False, b)
+
+
+def softmax(x, dim, keep_dims, b):
+    x = _reduce_input(x, "tl.softmax")
+    dim = len(x.shape) - 1 if dim is None else dim
+    z = sub(x, reduce_named("max", x, dim, True, None, False, b), b)
+    num = math_unary("exp", z, b)
+    den = reduce_named("sum", num, dim, True, None, False, b)
+    return truediv(num, den, b)
+
+
+# ---------------------------------------------------------------------------
+# Checks, hints, barriers
+# ---------------------------------------------------------------------------
+
+def device_assert(cond, msg, b):
+    if not b.debug:
+        return None
+    if is_num(cond):
+        if cond:
+            return None
+        cond = const(b, False, tl.int1)
+    cond = to_bool(cond, b)
+    where = b.where()
+    text = (f"{where}: " if where else "") + "Assertion failed" + \
+        (f": {msg}" if msg else "")
+    text = text.replace("%", "%%")
+    b.op(f"tile.assert {{0}}, {_quote(text)} : {cond.type.mlir}",
+         [cond.handle])
+    return None
+
+
+def _quote(s):
+    from ..compiler import ir
+    return ir.quote(s)
+
+
+def hint(x, attr, values, b):
+    x = tl._unwrap(x)
+    if not isinstance(x, tl.tensor):
+        raise _err(f"{'tl.multiple_of' if 'div' in attr else 'tl.max_contiguous'}"
+                   " needs a tensor")
+    rank = len(x.shape)
+    vals = list(values) if isinstance(values, (list, tuple)) else [values]
+    for v in vals:
+        v = tl._unwrap(v)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise _err(f"hint values must be positive constexpr ints, got "
+                       f"{v!r}")
+    vals = [tl._unwrap(v) for v in vals]
+    if len(vals) != 1 and len(vals) != max(rank, 1):
+        raise _err(f"{len(vals)} hint values for a rank-{rank} tensor")
+    owner = x.handle.owner
+    if isinstance(owner, tuple) and owner[0] == "arg":
+        if attr == "tile.divisibility" and not x.dtype.is_floating():
+            b.args[owner[1]][1][attr] = f"{max(vals)} : i32"
+        return x
+    if owner is None or len(owner.results) != 1:
+        return x  # a block argument or a multi-result op: no place for it
+    owner.attrs[attr] = f"{vals[0]} : i32" if len(vals) == 1 else \
+        f"array<i32: {', '.join(map(str, vals))}>"
+    return x
+
+
+def debug_barrier(b):
+    b.op("tile.barrier")
+    return None
