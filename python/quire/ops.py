@@ -8,6 +8,16 @@ GPU; numpy arrays run the same kernel in the reference interpreter, which is
 how the op is tested without a GPU. Every argument is validated before
 anything is compiled or launched; a shape the GPU backend cannot handle yet
 raises NotImplementedError with the reason rather than running a wrong kernel.
+
+What is validated where: on the host (numpy, the interpreter) the ops read
+the lengths and start locations and reject any the block table cannot hold;
+on the GPU they check shapes, dtypes, strides and devices only, because
+reading a device tensor's values would synchronize the device on every call.
+There the block table and lengths are trusted as vLLM trusts them, unless
+the op is called with `checked=True`: its kernels are then compiled in
+checked mode (quire.compile(..., checked=True)) with the cache's block count
+as every paged load's `num_blocks`, so a block-table entry outside the cache
+is reported and never read through (the launch traps).
 """
 
 import math
@@ -79,25 +89,31 @@ def _select(text, flags):
 
 def paged_decode_source(dtype="f16", group=4, head_dim=128, page_size=16,
                         block_n=64, aligned_pointers=True,
-                        aligned_strides=True, partials=True, transposed=False):
+                        aligned_strides=True, partials=True, transposed=False,
+                        checked=False):
     """The MLIR of one specialization of the paged decode kernels, from
     kernels/paged_decode_split.mlir.in: with `partials`, split-KV
     (@paged_decode_split writing partials, @paged_decode_combine merging
     them); without, one split (@paged_decode_attention writes `out`). With
-    `transposed`, the dots run transposed (the GQA group is their N)."""
+    `transposed`, the dots run transposed (the GQA group is their N). With
+    `checked`, the kernels take `num_blocks` after `scale` and bound every
+    paged load by it (for quire.compile(..., checked=True))."""
     return _specialize("paged_decode_split.mlir.in",
                        {"PARTIALS": partials, "TRANSPOSED": transposed},
                        dtype, head_dim, aligned_pointers, aligned_strides,
+                       checked,
                        GROUP=group, GP=_tile_rows(group),
                        GN=max(8, _next_pow2(group)), PAGE_SIZE=page_size,
                        BLOCK_N=block_n, SPLITS_PAD=MAX_SPLITS)
 
 
 def _specialize(template, flags, dtype, head_dim, aligned_pointers,
-                aligned_strides, **subs):
-    """`template` with `flags` selected and its placeholders filled: DTYPE,
-    D, DP and COLS from the head dim, PTR_DIV and STRIDE_DIV from the
-    alignment, the rest from `subs`. Cached per distinct specialization."""
+                aligned_strides, checked, **subs):
+    """`template` with `flags` and CHECKED selected and its placeholders
+    filled: DTYPE, D, DP and COLS from the head dim, PTR_DIV and STRIDE_DIV
+    from the alignment, NUM_BLOCKS from `checked`, the rest from `subs`.
+    Cached per distinct specialization."""
+    flags = dict(flags, CHECKED=checked)
     key = (template, tuple(sorted(flags.items())), dtype, head_dim,
            aligned_pointers, aligned_strides, tuple(sorted(subs.items())))
     src = _sources.get(key)
@@ -108,20 +124,21 @@ def _specialize(template, flags, dtype, head_dim, aligned_pointers,
             DTYPE=dtype, D=head_dim, DP=dp,
             COLS=f"cols = {head_dim} : i32, " if dp > head_dim else "",
             PTR_DIV=_DIV if aligned_pointers else "",
-            STRIDE_DIV=_DIV if aligned_strides else "", **subs)
+            STRIDE_DIV=_DIV if aligned_strides else "",
+            NUM_BLOCKS=" num_blocks %num_blocks" if checked else "", **subs)
         src = _sources.setdefault(key, src)
     return src
 
 
 def decode_config(head_dim, group):
     """(block_n, num_warps) of the split kernel for a head dimension and GQA
-    group. Measured on an H200 (docs/performance.md, bench/decode_tune.py,
-    bench/decode_variants.py): one warp on 16-token tiles, staged through
-    shared memory with cp.async two tiles deep, was within 3% of the best
-    configuration on every decode shape (no cross-warp reductions, small
-    register footprint, many CTAs per SM); wider heads (256) take 4 warps on
-    32-token tiles, whose accumulator would not fit one warp's registers.
-    Groups padded past 16 rows get a warp per 16 rows."""
+    group: one warp on 16-token tiles, staged through shared memory with
+    cp.async two tiles deep (no cross-warp reductions, a small register
+    footprint, many CTAs per SM), the fastest or close to it on every decode
+    shape benchmarked (docs/performance.md, "Decode: split-KV over one-warp
+    programs"); wider heads (256) take 4 warps on 32-token tiles, whose
+    accumulator would not fit one warp's registers. Groups padded past 16
+    rows get a warp per 16 rows."""
     dp = _tile_width(head_dim)
     rows = _tile_rows(group)
     return (16, rows // 16) if dp <= 128 else (32, max(4, rows // 16))
@@ -131,8 +148,8 @@ def decode_transposed(head_dim, group):
     """Whether the split kernel runs its dots transposed (the GQA group as
     the N of the MMAs, padded to 8 instead of 16 rows): for GQA groups of 2
     to 8 on one-warp programs, where it halves the accumulator and the MMAs
-    (Llama-3-8B 64 x 4096 on an H200: 265 us against 287 untransposed,
-    docs/performance.md). MHA keeps the row form, which measured faster."""
+    and is the faster form; MHA and larger groups keep the row form
+    (docs/performance.md, "Decode: the transposed form")."""
     return 2 <= group <= 8 and _tile_width(head_dim) <= 128
 
 
@@ -260,15 +277,15 @@ def _check_scale(scale, head_dim):
 
 
 def _compiled(what, src, names, num_warps, device, key, describe,
-              wgmma=True):
+              wgmma=True, checked=False):
     """The kernels `names` of `src` for `device`, compiled once per `key`
-    (`num_warps[name]` each)."""
+    (`num_warps[name]` each; in checked mode with `checked`)."""
     kernels = _kernels.get(key)
     if kernels is None:
         sm = jit.resolve_sm(None) if device is None else _device_sm(device)
         try:
             kernels = [jit.compile(src, sm=sm, num_warps=num_warps[name],
-                                   kernel=name, wgmma=wgmma)
+                                   kernel=name, wgmma=wgmma, checked=checked)
                        for name in names]
         except jit.CompilationError as e:
             raise NotImplementedError(
@@ -281,7 +298,7 @@ def _compiled(what, src, names, num_warps, device, key, describe,
 
 def paged_decode_attention(query, key_cache, value_cache, block_table,
                            seq_lens, scale=None, out=None, *,
-                           max_seq_len=None, num_splits=None):
+                           max_seq_len=None, num_splits=None, checked=False):
     """Decode attention (one query token per sequence) over a paged KV cache,
     with vLLM's layout:
 
@@ -301,25 +318,35 @@ def paged_decode_attention(query, key_cache, value_cache, block_table,
       num_splits   how many programs share each sequence (split-KV, merged
                    by a log-sum-exp combine kernel); default from the shapes
                    and the SM count, at most MAX_SPLITS
+      checked      compile the kernels in checked mode with the cache's
+                   num_blocks: a block-table entry outside [0, num_blocks)
+                   that a sequence reaches is never read through; on the GPU
+                   the kernel prints it and traps (the launch fails and the
+                   CUDA context with it), in the interpreter it raises
+                   InterpreterError
 
     num_heads must be a multiple of num_kv_heads (grouped-query attention:
     query head h reads KV head h // (num_heads // num_kv_heads)); the group
     may be 1..64 and head_dim 1..256 (padded to a power of two inside the
     kernel; the padding is never read). Returns `out`. Launches two kernels on
     the current stream; nothing synchronizes and the grids depend on shapes
-    only, so the call can be captured in a CUDA graph. The block table and
-    lengths are trusted as vLLM trusts them (no device-side bounds check on
-    the GPU; the interpreter checks every access).
+    only, so the call can be captured in a CUDA graph. On the host (numpy)
+    seq_lens is checked against the block table (ValueError naming the
+    sequence) and the interpreter checks every access; on the GPU the block
+    table and lengths are not read by the host and are trusted as vLLM
+    trusts them (a seq_len beyond its row reads the next row's entries),
+    except that checked=True catches entries outside the cache.
     """
     return _paged_decode(query, key_cache, value_cache, block_table,
-                         seq_lens, scale, out, max_seq_len, num_splits)
+                         seq_lens, scale, out, max_seq_len, num_splits,
+                         checked=checked)
 
 
 def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                   scale, out, max_seq_len, num_splits, block_n=None,
-                  num_warps=None, transposed=None):
+                  num_warps=None, transposed=None, checked=False):
     """paged_decode_attention, with the tile height, warps and form of the
-    split kernel open for benchmarks (bench/quire_decode.py)."""
+    split kernel open for benchmarks and tests."""
     items = [("query", query, ("num_seqs", "num_heads", "head_dim")),
              ("key_cache", key_cache,
               ("num_blocks", "block_size", "num_kv_heads", "head_dim")),
@@ -355,6 +382,9 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                          f"{lens.strides[0]}")
 
     scale = _check_scale(scale, head_dim)
+    checked = _check_checked(checked, num_blocks)
+    if host:
+        _check_seq_lens(lens, bt.shape[1], page_size)
 
     group = num_heads // num_kv_heads if num_heads else 1
     # What the generated kernels can do (see the template's header).
@@ -432,9 +462,9 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                           enumerate(strides + out_strides) if i != 2)
     partials = num_splits > 1
     spec = (q.dtype, group, head_dim, page_size, block_n, aligned_pointers,
-            aligned_strides, partials, bool(transposed))
+            aligned_strides, partials, bool(transposed), checked)
     common = (query, key_cache, value_cache, block_table, seq_lens, scale,
-              tps, *strides)
+              *((num_blocks,) if checked else ()), tps, *strides)
     grid = (num_seqs, num_kv_heads, num_splits)
     partial_views = []  # views of the partials, for the launches
     if partials:
@@ -461,7 +491,7 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                         [name for name, _, _ in launches], warps, device,
                         ("decode", spec, num_warps, device),
                         f"dtype={q.dtype} group={group} head_dim={head_dim} "
-                        f"block_size={page_size}")
+                        f"block_size={page_size}", checked=checked)
     for kernel, (_, g, a) in zip(kernels, launches):
         _launch(kernel, g, a, list(v.values()) + [o] + partial_views, device)
     return out
@@ -469,31 +499,32 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
 
 def paged_prefill_source(dtype="f16", group=4, head_dim=128, page_size=16,
                          block_m=64, block_n=64, aligned_pointers=True,
-                         aligned_strides=True, separate=True):
+                         aligned_strides=True, separate=True, checked=False):
     """The MLIR of one specialization of the paged prefill kernel
     (@paged_prefill_attention), from kernels/paged_prefill.mlir.in: with
     `separate`, the chunk's own keys/values come from k_new/v_new tensors;
-    without, from the cache after the context."""
+    without, from the cache after the context. With `checked`, the kernel
+    takes `num_blocks` after `scale` and bounds every paged load by it."""
     return _specialize("paged_prefill.mlir.in", {"SEPARATE": separate},
                        dtype, head_dim, aligned_pointers, aligned_strides,
+                       checked,
                        GROUP=group, PAGE_SIZE=page_size, BLOCK_M=block_m,
                        BLOCK_N=block_n)
 
 
 def prefill_config(head_dim):
     """(block_m, block_n, num_warps) of the prefill kernel for a head
-    dimension. Measured on an H200 (docs/performance.md,
-    bench/paged_prefill.py --tune): 128 query rows on 8 warps (two wgmma
-    warpgroups) and 64 keys per step was the fastest of six configurations
-    on 6 of the 7 benchmark rows at head dim 128 (and within 1% on the
-    seventh); head dim 256 takes 32 keys per step, the largest tile that
-    does not spill."""
+    dimension: 128 query rows on 8 warps (two wgmma warpgroups) and 64 keys
+    per step, the fastest tile shape benchmarked at head dim 128
+    (docs/performance.md, "Prefill tiles"); head dim 256 takes 32 keys per
+    step, the largest tile that does not spill."""
     return (128, 64, 8) if _tile_width(head_dim) <= 128 else (128, 32, 8)
 
 
 def paged_prefill_attention(query, key_cache, value_cache, block_table,
                             query_start_loc, seq_lens, scale=None, out=None,
-                            *, key=None, value=None, max_query_len=None):
+                            *, key=None, value=None, max_query_len=None,
+                            checked=False):
     """Prefill / chunked-prefill attention over a paged KV cache, with vLLM's
     layout: each sequence's chunk of new query tokens attends over the
     sequence's cached context and, causally, over the chunk itself.
@@ -520,23 +551,28 @@ def paged_prefill_attention(query, key_cache, value_cache, block_table,
                        trusted on the GPU: a smaller value than the longest
                        chunk leaves that chunk's later rows unwritten (the
                        interpreter checks it)
+      checked          compile the kernel in checked mode with the cache's
+                       num_blocks (as for paged_decode_attention)
 
     Query head h reads KV head h // (num_heads // num_kv_heads). head_dim may
     be 1..256 (padded to a power of two inside the kernel; the padding is
     never read). Returns `out`. One launch on the current stream whose grid
     depends on shapes and max_query_len only, so it can be graph-captured.
-    The block table and lengths are trusted as vLLM trusts them on the GPU;
-    the interpreter checks every access.
+    On the host (numpy) the start locations and lengths are checked against
+    each other and the block table (ValueError naming the sequence) and the
+    interpreter checks every access; on the GPU they are not read by the
+    host and are trusted as vLLM trusts them, except that checked=True
+    catches block-table entries outside the cache.
     """
     return _paged_prefill(query, key_cache, value_cache, block_table,
                           query_start_loc, seq_lens, scale, out, key, value,
-                          max_query_len)
+                          max_query_len, checked=checked)
 
 
 def _paged_prefill(query, key_cache, value_cache, block_table,
                    query_start_loc, seq_lens, scale, out, key, value,
                    max_query_len, block_m=None, block_n=None,
-                   num_warps=None, wgmma=True):
+                   num_warps=None, wgmma=True, checked=False):
     """paged_prefill_attention with the tile shape (and wgmma, on sm_90)
     open for benchmarks."""
     what = "paged_prefill_attention"
@@ -564,7 +600,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     _check_dtypes(v, ("key_cache", "value_cache", "out", "key", "value"),
                   ("block_table", "query_start_loc", "seq_lens"))
     num_tokens, num_heads, head_dim = q.shape
-    _, page_size, num_kv_heads, _ = kc.shape
+    num_blocks, page_size, num_kv_heads, _ = kc.shape
     _check_cache(v)
     num_seqs = bt.shape[0]
     if v["seq_lens"].shape[0] != num_seqs:
@@ -589,6 +625,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                 f" (query's tokens, the cache's heads), got "
                 f"{list(v[name].shape)}")
     scale = _check_scale(scale, head_dim)
+    checked = _check_checked(checked, num_blocks, what)
     group = num_heads // num_kv_heads if num_heads else 1
 
     if max_query_len is None:
@@ -648,11 +685,11 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     aligned_strides = all(x % 16 == 0 for x in strides[1:])
     separate = key is not None
     spec = (q.dtype, group, head_dim, page_size, block_m, block_n,
-            aligned_pointers, aligned_strides, separate)
+            aligned_pointers, aligned_strides, separate, checked)
     src = paged_prefill_source(*spec)
     args = ([out, query] + ([key, value] if separate else []) +
             [key_cache, value_cache, block_table, query_start_loc, seq_lens,
-             scale] + strides)
+             scale] + ([num_blocks] if checked else []) + strides)
     grid = (num_seqs, num_heads, max(1, -(-max_q // block_m)))
     if host:
         jit.interpret(src, grid, *args, kernel=what)
@@ -661,7 +698,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     (kernel,) = _compiled(what, src, [what], {what: num_warps}, device,
                           ("prefill", spec, num_warps, wgmma, device),
                           f"dtype={q.dtype} head_dim={head_dim} "
-                          f"block_size={page_size}", wgmma)
+                          f"block_size={page_size}", wgmma, checked)
     _launch(kernel, grid, args, list(v.values()) + [o], device)
     return out
 
@@ -696,6 +733,8 @@ def _check_chunks(v, max_q, capacity, separate):
                              f"({qs[s]} -> {qs[s + 1]})")
     for s, n in enumerate(lens):
         chunk = qs[s + 1] - qs[s]
+        if n < 0:
+            raise ValueError(f"seq_lens[{s}]: {n}, must be >= 0")
         if chunk > max_q:
             raise ValueError(f"max_query_len: {max_q}, but sequence {s}'s "
                              f"chunk has {chunk} tokens")
@@ -705,6 +744,31 @@ def _check_chunks(v, max_q, capacity, separate):
         if (n if not separate else n - chunk) > capacity:
             raise ValueError(f"seq_lens[{s}]: {n} tokens, more than its "
                              f"block_table row holds ({capacity})")
+
+
+def _check_seq_lens(lens, max_blocks, block_size):
+    """The interpreter's check of what the GPU trusts: every length in
+    [0, max_blocks * block_size], the tokens its block-table row can name
+    (a longer one would read the next row's entries)."""
+    capacity = max_blocks * block_size
+    for s, n in enumerate(int(x) for x in lens.obj.reshape(-1)):
+        if n < 0:
+            raise ValueError(f"seq_lens[{s}]: {n}, must be >= 0")
+        if n > capacity:
+            raise ValueError(
+                f"seq_lens[{s}]: {n} tokens, more than its block_table row "
+                f"holds ({capacity} = {max_blocks} blocks of {block_size})")
+
+
+def _check_checked(checked, num_blocks, what="paged_decode_attention"):
+    """`checked` as a bool; checked mode passes num_blocks as an i32."""
+    if not isinstance(checked, bool):
+        raise TypeError(f"checked: expected True or False, got "
+                        f"{_args.describe(checked)}")
+    if checked and num_blocks > _I32_MAX:
+        _unsupported(f"checked=True with {num_blocks} cache blocks (num_blocks "
+                     "is 32-bit)", what)
+    return checked
 
 def _allocate_scratch(query, shape):
     """f32 scratch for the split partials, from the query's framework (torch:

@@ -2,7 +2,9 @@
 reaches the compiler and the cache key, a kernel without num_blocks is a
 located CompilationError, the interpreter reports a bad block-table entry,
 and on the GPU a bad entry fails the launch with the entry printed (in a
-child process: a trap leaves the CUDA context unusable)."""
+child process: a trap leaves the CUDA context unusable). The ops reach it
+with `checked=True`: their kernels then bound every paged load by the
+cache's block count."""
 
 import ctypes
 import os
@@ -13,6 +15,7 @@ import sys
 import pytest
 
 import quire
+from helpers import make_paged_kv, paged_attention_ref, rel_err
 
 # A 64x128 f16 tile of a [num_blocks, 16, 128] cache through a 4-page block
 # table (@spans, one entry per row), and a 16-token tile that lies in one
@@ -170,9 +173,36 @@ def test_interpreter_reports_a_bad_entry():
         "entry 9 out of range [0, 4) at page 2 (token 32) in program (0, 0, 0)")
 
 
+# The end of a child process's script: after a launch with a bad entry,
+# prints LAUNCH FAILED and exits 3 when the launch fails.
+EXPECT_FAILURE = r"""
+try:
+    torch.cuda.synchronize()
+except Exception as e:
+    print("LAUNCH FAILED:", e, flush=True)
+    sys.exit(3)
+print("LAUNCH SUCCEEDED", flush=True)
+"""
+
+
+def _run_failing_child(script, *args):
+    """Runs `script` + EXPECT_FAILURE in a child process (a trap leaves the
+    CUDA context unusable) that prints GOOD OK before its bad launch;
+    checks it did and that the launch failed. Returns its stdout."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [os.path.dirname(os.path.dirname(quire.__file__))] +
+        [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    proc = subprocess.run([sys.executable, "-c", script + EXPECT_FAILURE, *args],
+                          capture_output=True, text=True, env=env, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert "GOOD OK" in proc.stdout, out
+    assert proc.returncode == 3 and "LAUNCH FAILED" in proc.stdout, out
+    return proc.stdout
+
+
 # Launches a checked kernel, first with a good block table (and checks the
-# tile), then with `argv[2]` as the table: prints LAUNCH FAILED and exits 3
-# when the launch fails.
+# tile), then with `argv[3]` as the table.
 CHILD = r"""
 import sys
 import torch
@@ -190,12 +220,6 @@ assert torch.equal(out, ref if rows == 64 else ref[32:48]), "wrong tile"
 print("GOOD OK", flush=True)
 table = torch.tensor(bad, dtype=torch.int32, device="cuda")
 k[(1,)](out, cache, table, 64, 4)
-try:
-    torch.cuda.synchronize()
-except Exception as e:
-    print("LAUNCH FAILED:", e, flush=True)
-    sys.exit(3)
-print("LAUNCH SUCCEEDED", flush=True)
 """
 
 
@@ -209,17 +233,152 @@ def test_bad_entry_fails_the_launch(tmp_path, kernel, table, entry, page,
                                     token, line):
     src = tmp_path / "gather.mlir"
     src.write_text(GATHER)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(
-        [os.path.dirname(os.path.dirname(quire.__file__))] +
-        [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-    proc = subprocess.run([sys.executable, "-c", CHILD, str(src), kernel, table],
-                          capture_output=True, text=True, env=env, timeout=300)
-    out = proc.stdout + proc.stderr
-    assert "GOOD OK" in proc.stdout, out
-    assert proc.returncode == 3 and "LAUNCH FAILED" in proc.stdout, out
+    stdout = _run_failing_child(CHILD, str(src), kernel, table)
     # vprintf's line, from the one thread that holds the first bad row.
     report = (f"quire: block table entry {entry} out of range [0, 4) at page "
               f"{page} (token {token}) of tile.paged_load at {src}:{line}:8 "
               "in program (0, 0, 0)")
-    assert proc.stdout.count(report) == 1, out
+    assert stdout.count(report) == 1, stdout
+
+
+# The ops in checked mode (checked=True): their kernels take the cache's
+# block count as every paged load's num_blocks and compile checked; on numpy
+# inputs the interpreter reports a bad entry by name.
+
+def _decode_case(np, rng, lens=(0, 21, 70), page=8):
+    k, v, bt = make_paged_kv(np, rng, len(lens), 2, 32, page, list(lens), np.float16)
+    q = rng.standard_normal((len(lens), 8, 32)).astype(np.float16)
+    return q, k, v, bt, np.array(lens, np.int32)
+
+
+def _prefill_case(np, rng, ctx=(40, 0, 17), chunks=(5, 3, 1), page=8):
+    lens = [c + n for c, n in zip(ctx, chunks)]
+    k, v, bt = make_paged_kv(np, rng, len(lens), 2, 32, page, lens, np.float16)
+    T = sum(chunks)
+    q = rng.standard_normal((T, 4, 32)).astype(np.float16)
+    kn = rng.standard_normal((T, 2, 32)).astype(np.float16)
+    vn = rng.standard_normal((T, 2, 32)).astype(np.float16)
+    qs = np.cumsum([0] + list(chunks)).astype(np.int32)
+    return (q, k, v, bt, qs, np.array(lens, np.int32)), dict(key=kn, value=vn)
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("partials", [False, True])
+def test_checked_decode_source_bounds_every_paged_load(transposed, partials):
+    src = quire.ops.paged_decode_source("f16", 4, 128, 16, 16, True, True,
+                                        partials, transposed, checked=True)
+    assert src.count("%num_blocks: i32") == 1
+    assert src.count(" num_blocks %num_blocks :") == src.count("= tile.paged_load ") == 2
+    plain = quire.ops.paged_decode_source("f16", 4, 128, 16, 16, True, True,
+                                          partials, transposed)
+    assert "%num_blocks" not in plain
+    name = "paged_decode_split" if partials else "paged_decode_attention"
+    k = quire.compile(src, sm=90, num_warps=1, kernel=name, checked=True)
+    assert "vprintf" in k.ptx and "trap;" in k.ptx
+    assert [a["type"] for a in k.args].count("i32") >= 2  # num_blocks, tokens_per_split
+
+
+@pytest.mark.parametrize("separate", [True, False])
+def test_checked_prefill_source_bounds_every_paged_load(separate):
+    src = quire.ops.paged_prefill_source("f16", 4, 128, 16, 64, 64, True, True,
+                                         separate, checked=True)
+    assert src.count(" num_blocks %num_blocks :") == src.count("= tile.paged_load ")
+    assert "%num_blocks" not in quire.ops.paged_prefill_source(
+        "f16", 4, 128, 16, 64, 64, True, True, separate)
+    k = quire.compile(src, sm=90, num_warps=8, checked=True)
+    assert "vprintf" in k.ptx and "trap;" in k.ptx
+
+
+def test_checked_decode_matches_unchecked():
+    np = pytest.importorskip("numpy")
+    q, k, v, bt, sl = _decode_case(np, np.random.default_rng(4))
+    for splits in (1, 3):
+        a = quire.ops.paged_decode_attention(q, k, v, bt, sl, num_splits=splits)
+        b = quire.ops.paged_decode_attention(q, k, v, bt, sl, num_splits=splits,
+                                             checked=True)
+        np.testing.assert_array_equal(a, b)
+    assert rel_err(np, b, paged_attention_ref(np, q, k, v, bt, sl)) < 2e-3
+
+
+@pytest.mark.parametrize("entry", [-1, "num_blocks"])
+def test_checked_decode_reports_a_bad_entry(entry):
+    np = pytest.importorskip("numpy")
+    q, k, v, bt, sl = _decode_case(np, np.random.default_rng(4))
+    num_blocks = k.shape[0]
+    bad = -1 if entry == -1 else num_blocks + 5
+    bt[2, 3] = bad  # tokens 24..31 of the third sequence
+    with pytest.raises(quire.InterpreterError,
+                       match=rf"block table entry {bad} out of range \[0, "
+                             rf"{num_blocks}\) at page 3 \(token 24\)"):
+        quire.ops.paged_decode_attention(q, k, v, bt, sl, checked=True)
+    # Unchecked, the interpreter still refuses the access, as an
+    # out-of-bounds read of the cache rather than by the entry.
+    with pytest.raises(quire.InterpreterError, match="out-of-bounds access"):
+        quire.ops.paged_decode_attention(q, k, v, bt, sl)
+
+
+def test_checked_prefill_matches_unchecked_and_reports_a_bad_entry():
+    np = pytest.importorskip("numpy")
+    args, kv = _prefill_case(np, np.random.default_rng(5))
+    a = quire.ops.paged_prefill_attention(*args, **kv)
+    b = quire.ops.paged_prefill_attention(*args, **kv, checked=True)
+    np.testing.assert_array_equal(a, b)
+    bt = args[3]
+    bt[0, 2] = k_blocks = args[1].shape[0]  # tokens 16..23 of the first context
+    with pytest.raises(quire.InterpreterError,
+                       match=rf"block table entry {k_blocks} out of range "
+                             rf"\[0, {k_blocks}\) at page 2 \(token 16\)"):
+        quire.ops.paged_prefill_attention(*args, **kv, checked=True)
+
+
+def test_prefill_rejects_a_negative_seq_len():
+    np = pytest.importorskip("numpy")
+    args, kv = _prefill_case(np, np.random.default_rng(5), ctx=(0, 0, 0),
+                             chunks=(0, 2, 1))
+    args[5][0] = -1
+    with pytest.raises(ValueError, match=r"seq_lens\[0\]: -1, must be >= 0"):
+        quire.ops.paged_prefill_attention(*args, **kv)
+
+
+@pytest.mark.parametrize("op", ["decode", "prefill"])
+def test_ops_checked_must_be_a_bool(op):
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(6)
+    with pytest.raises(TypeError, match="checked: expected True or False, got int"):
+        if op == "decode":
+            quire.ops.paged_decode_attention(*_decode_case(np, rng), checked=1)
+        else:
+            args, kv = _prefill_case(np, rng)
+            quire.ops.paged_prefill_attention(*args, **kv, checked=1)
+
+
+# The decode op with checked=True on the GPU: a good table gives the
+# unchecked result; a bad entry fails the launch with its report.
+OP_CHILD = r"""
+import sys
+import torch
+import quire
+gen = torch.Generator(device="cuda").manual_seed(0)
+S, Hkv, G, D, P, L = 3, 2, 4, 64, 16, 100
+blocks = S * -(-L // P)
+k = torch.randn(blocks, P, Hkv, D, device="cuda", generator=gen).half()
+v = torch.randn(blocks, P, Hkv, D, device="cuda", generator=gen).half()
+q = torch.randn(S, Hkv * G, D, device="cuda", generator=gen).half()
+bt = torch.randperm(blocks, device="cuda", generator=gen).int().view(S, -1).contiguous()
+sl = torch.full((S,), L, dtype=torch.int32, device="cuda")
+pda = quire.ops.paged_decode_attention
+a = pda(q, k, v, bt, sl, num_splits=2)
+b = pda(q, k, v, bt, sl, num_splits=2, checked=True)
+torch.cuda.synchronize()
+assert torch.equal(a, b), "checked result differs"
+print("GOOD OK", flush=True)
+bt[1, 2] = blocks + 3
+pda(q, k, v, bt, sl, num_splits=2, checked=True)
+"""
+
+
+@pytest.mark.gpu
+def test_checked_decode_op_fails_the_launch_on_a_bad_entry():
+    stdout = _run_failing_child(OP_CHILD)
+    assert ("quire: block table entry 24 out of range [0, 21) at page 2 "
+            "(token 32)") in stdout, stdout

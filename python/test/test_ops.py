@@ -256,6 +256,36 @@ def test_unsupported_shapes(rng, num_kv_heads, group, head_dim, page, message):
         pda(*args)
 
 
+def test_seq_len_past_the_block_table_row_is_rejected(rng):
+    # 3 sequences, 8-token pages, rows of 9 blocks: 72 tokens per row. A
+    # longer sequence would read the next row's entries as its own.
+    q, k, v, bt, sl = _case(rng)
+    assert bt.shape[1] * k.shape[1] == 72
+    sl[1] = 73
+    with pytest.raises(ValueError, match=r"seq_lens\[1\]: 73 tokens, more than "
+                       r"its block_table row holds \(72 = 9 blocks of 8\)"):
+        pda(q, k, v, bt, sl)
+    sl[1] = 72  # a full row is fine
+    out = pda(q, k, v, bt, sl)
+    assert rel_err(np, out, paged_attention_ref(np, q, k, v, bt, sl)) < 2e-3
+
+
+def test_negative_seq_len_is_rejected(rng):
+    q, k, v, bt, sl = _case(rng)
+    sl[2] = -1
+    with pytest.raises(ValueError, match=r"seq_lens\[2\]: -1, must be >= 0"):
+        pda(q, k, v, bt, sl)
+
+
+def test_seq_lens_are_checked_before_max_seq_len_trims_them(rng):
+    # max_seq_len only sizes the split partition; it does not hide a
+    # sequence the row cannot hold.
+    q, k, v, bt, sl = _case(rng)
+    sl[0] = 100
+    with pytest.raises(ValueError, match=r"seq_lens\[0\]: 100 tokens"):
+        pda(q, k, v, bt, sl, max_seq_len=8, num_splits=1)
+
+
 def _fake_gpu_args(S=2, Hkv=2, G=4, D=128, P=16, NB=10, MB=4, dtype="<f2"):
     e = 2  # bytes per f16
     return dict(
@@ -289,6 +319,17 @@ def test_valid_fake_arrays_reach_the_driver():
     args, _ = _fake_gpu_args()
     with pytest.raises(quire.CudaError):
         pda(**args)
+
+
+@pytest.mark.skipif(has_gpu(), reason="checks the no-GPU path")
+@pytest.mark.parametrize("checked", [False, True])
+def test_gpu_path_reads_no_device_values(checked):
+    # On the GPU the op never reads seq_lens or the block table (that would
+    # synchronize the device on every call): arrays with no memory behind
+    # them pass validation and reach the driver, checked or not.
+    args, _ = _fake_gpu_args()
+    with pytest.raises(quire.CudaError):
+        pda(**args, checked=checked)
 
 
 def test_default_scale(rng):
