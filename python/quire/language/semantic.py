@@ -280,6 +280,14 @@ def computation_type(a, a_num, c, c_num, div_or_mod):
     return integer_promote(a, c)
 
 
+def _int_overflows(v, tensor_ty):
+    if isinstance(v, bool) or not isinstance(v, int) or \
+            not tensor_ty.is_int() or tensor_ty.is_bool():
+        return False
+    n = tensor_ty.int_bitwidth
+    return not -(1 << (n - 1)) <= v < (1 << n)
+
+
 def _scalar_ty(x):
     return number_dtype(x) if is_num(x) else x.dtype
 
@@ -307,6 +315,13 @@ def binary_operands(x, y, b, op, allow_lhs_ptr=False, allow_rhs_ptr=False,
                        f"{type(v).__name__}")
     xt, yt = _scalar_ty(x), _scalar_ty(y)
     shape = broadcast_shapes(_shape(x), _shape(y))
+    x_num, y_num = is_num(x), is_num(y)
+    # A Python int that the tensor's integer type cannot hold (as signed or
+    # unsigned bits) takes part in the promotion: x_i32 + 2**40 is int64.
+    if x_num and not y_num and _int_overflows(x, yt):
+        x_num = False
+    if y_num and not x_num and _int_overflows(y, xt):
+        y_num = False
     if xt.is_ptr() and not allow_lhs_ptr or yt.is_ptr() and not allow_rhs_ptr:
         raise _err(f"unsupported operand types for {op}: {xt!r} and {yt!r}")
     if xt.is_ptr() or yt.is_ptr():
@@ -326,7 +341,7 @@ def binary_operands(x, y, b, op, allow_lhs_ptr=False, allow_rhs_ptr=False,
         ptr = broadcast_to(ptr, shape, b)
         return (ptr, off) if xt.is_ptr() else (off, ptr)
     if arithmetic:
-        ret = computation_type(xt, is_num(x), yt, is_num(y), div_or_mod)
+        ret = computation_type(xt, x_num, yt, y_num, div_or_mod)
         for v, n in ((x, is_num(x)), (y, is_num(y))):
             if n and isinstance(v, int) and v < 0 and ret.is_int_unsigned():
                 raise _err(f"cannot perform {op} between an unsigned tensor "

@@ -643,7 +643,7 @@ class JITFunction:
                             f"argument '{p.name}' of '{self.__name__}' is in "
                             "host memory; launches need CUDA arrays")
                     runtime.append(view.ptr)
-            elif tag == "f":
+            elif _is_float_tag(k):
                 runtime.append(float(v))
             else:
                 runtime.append(int(v))
@@ -659,6 +659,10 @@ class JITFunction:
         """Compiles the specialization these arguments select and returns
         the CompiledKernel, launching nothing."""
         return self.run(*args, grid=grid or (1,), warmup=True, **kwargs)
+
+
+def _is_float_tag(k):
+    return k[0] == "f" or (k[0] == "s" and k[1].is_floating())
 
 
 def _grid(grid):
@@ -734,7 +738,7 @@ class _InterpretedKernel:
                     copies.append((v, h))
                     v = h
                 host.append(v)
-            elif k[0] == "f":
+            elif _is_float_tag(k):
                 host.append(float(v))
             else:
                 host.append(int(v))
