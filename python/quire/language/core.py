@@ -127,7 +127,7 @@ class dtype:
         return self.name
 
     def __repr__(self):
-        return f"quire.language.{self._REPR.get(self.name, self.name)}"
+        return f"tl.{self._REPR.get(self.name, self.name)}"
 
     @property
     def cache_key_part(self):
@@ -211,7 +211,8 @@ class block_type(dtype):
         return hash(("block", self.shape, self.element_ty))
 
     def __repr__(self):
-        return f"<{list(self.shape)}, {self.element_ty!r}>"
+        return f"<{list(self.shape)}, {self.element_ty!r}>" if self.shape \
+            else repr(self.element_ty)
 
 
 int1 = dtype("int1")

@@ -1,0 +1,276 @@
+"""Every class of frontend error is a quire.CompilationError located at the
+Python file, line and column of the expression (the line carries a
+`# ERR:<name>` marker here); errors of the C++ side (passes, verifier) point
+at Python lines through the MLIR locations the frontend emits."""
+
+import os
+
+import pytest
+
+import quire
+import quire.language as tl
+from conftest import FakeCudaArray
+
+np = pytest.importorskip("numpy")
+
+HERE = os.path.abspath(__file__)
+
+
+def marker_line(name):
+    with open(HERE) as f:
+        for i, line in enumerate(f, 1):
+            if line.rstrip().endswith(f"# ERR:{name}"):
+                return i
+    raise AssertionError(f"no marker {name}")
+
+
+def ptr(typestr="<f4"):
+    return FakeCudaArray((1024,), typestr)
+
+
+def compile_error(kernel, *args, **kwargs):
+    with pytest.raises(quire.CompilationError) as info:
+        kernel.warmup(*args, sm=90, **kwargs)
+    return info.value
+
+
+def check(err, name, message, col=None):
+    assert err.location is not None, str(err)
+    file, line, column = err.location
+    assert os.path.abspath(file) == HERE, str(err)
+    assert line == marker_line(name), str(err)
+    if col is not None:
+        assert column == col, str(err)
+    assert message in str(err), str(err)
+    assert f"test_frontend_errors.py:{line}:" in str(err)
+
+
+@quire.jit
+def unsupported_kernel(x_ptr):
+    for i in range(4):
+        break  # ERR:break
+
+
+def test_unsupported_construct():
+    check(compile_error(unsupported_kernel, ptr()), "break", "break is not "
+          "supported", col=9)
+
+
+@quire.jit
+def lambda_kernel(x_ptr):
+    f = lambda v: v  # ERR:lambda
+
+
+def test_unsupported_expression():
+    check(compile_error(lambda_kernel, ptr()), "lambda",
+          "Lambda is not supported")
+
+
+@quire.jit
+def shape_kernel(x_ptr):
+    a = tl.arange(0, 16)
+    b = tl.arange(0, 32)
+    tl.store(x_ptr + a, a + b)  # ERR:shape
+
+
+def test_shape_mismatch():
+    err = compile_error(shape_kernel, ptr("<i4"))
+    check(err, "shape", "incompatible shapes")
+    # The column is the one of the `a + b` expression.
+    assert err.location[2] == 25
+
+
+@quire.jit
+def type_kernel(x_ptr):
+    v = tl.load(x_ptr + tl.arange(0, 16))
+    w = v // 2  # ERR:floordiv
+
+
+def test_type_mismatch():
+    check(compile_error(type_kernel, ptr()), "floordiv",
+          "// needs integer operands")
+
+
+@quire.jit
+def dot_type_kernel(x_ptr):
+    r = tl.arange(0, 16)
+    v = tl.load(x_ptr + r[:, None] * 16 + r[None, :])
+    d = tl.dot(v, v)  # ERR:dot
+
+
+def test_builtin_type_error():
+    check(compile_error(dot_type_kernel, ptr("<i4")), "dot",
+          "tl.dot: operands must be float16, bfloat16 or float32")
+
+
+@quire.jit
+def constexpr_kernel(x_ptr, n):
+    r = tl.arange(0, n)  # ERR:constexpr
+
+
+def test_constexpr_needed():
+    check(compile_error(constexpr_kernel, ptr(), 16), "constexpr",
+          "tl.arange needs constexpr bounds")
+
+
+@quire.jit
+def _two_args(a, b):
+    return a + b
+
+
+@quire.jit
+def argcount_kernel(x_ptr):
+    y = _two_args(x_ptr)  # ERR:argcount
+
+
+def test_wrong_argument_count_in_a_call():
+    check(compile_error(argcount_kernel, ptr()), "argcount",
+          "_two_args(): missing a required argument: 'b'")
+
+
+def test_wrong_argument_count_at_launch():
+    with pytest.raises(TypeError, match=r"argcount_kernel\(\)"):
+        argcount_kernel[(1,)]()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'Q'"):
+        argcount_kernel[(1,)](ptr(), Q=3)
+
+
+@quire.jit
+def name_kernel(x_ptr):
+    tl.store(x_ptr, undefined_name)  # noqa: F821  # ERR:name
+
+
+def test_undefined_name():
+    check(compile_error(name_kernel, ptr()), "name",
+          "name 'undefined_name' is not defined")
+
+
+@quire.jit
+def _bad_helper(x):
+    return x + tl.arange(0, 8) + tl.arange(0, 4)  # ERR:callee
+
+
+@quire.jit
+def caller_kernel(x_ptr):
+    y = _bad_helper(1)  # ERR:caller
+
+
+def test_errors_in_inlined_calls_name_both_lines():
+    err = compile_error(caller_kernel, ptr())
+    check(err, "callee", "incompatible shapes")
+    assert f"{marker_line('caller')}:" in str(err)
+    assert "note: called from" in str(err)
+
+
+@quire.jit
+def loop_type_kernel(x_ptr):
+    acc = tl.zeros((16,), tl.float32)
+    for i in range(4):
+        acc = tl.zeros((16,), tl.int32)  # noqa
+    tl.store(x_ptr + tl.arange(0, 16), acc)  # ERR:loop
+
+
+def test_loop_carried_type_change():
+    err = compile_error(loop_type_kernel, ptr())
+    assert "loop-carried variable 'acc'" in str(err)
+    assert err.location[1] == marker_line("loop") - 2  # the for statement
+
+
+@quire.jit
+def branch_kernel(x_ptr, n):
+    if n > 0:
+        y = 1.0
+    tl.store(x_ptr, y)  # ERR:branch
+
+
+def test_value_defined_in_one_branch():
+    check(compile_error(branch_kernel, ptr(), 3), "branch",
+          "'y' is assigned in only one branch")
+
+
+@quire.jit
+def return_value_kernel(x_ptr):
+    return 3  # ERR:return
+
+
+def test_kernel_returning_a_value():
+    check(compile_error(return_value_kernel, ptr()), "return",
+          "a kernel cannot return a value")
+
+
+@quire.jit
+def static_assert_kernel(x_ptr, B: tl.constexpr):
+    tl.static_assert(B % 16 == 0, "B must be a multiple of 16")  # ERR:static
+
+
+def test_static_assert():
+    check(compile_error(static_assert_kernel, ptr(), B=8), "static",
+          "static_assert failed: B must be a multiple of 16")
+
+
+def _python_helper(x):
+    return x
+
+
+@quire.jit
+def python_call_kernel(x_ptr):
+    v = tl.load(x_ptr)
+    w = _python_helper(v)  # ERR:pycall
+
+
+def test_calling_python_with_tensors():
+    check(compile_error(python_call_kernel, ptr()), "pycall",
+          "'_python_helper' is not a @quire.jit function")
+
+
+@quire.jit
+def fp8_kernel(x_ptr):
+    v = tl.load(x_ptr).to(tl.float8e4nv)  # ERR:fp8
+
+
+def test_fp8_names_are_accepted_and_reported_unsupported():
+    check(compile_error(fp8_kernel, ptr()), "fp8", "not supported")
+
+
+@quire.jit
+def reshape_kernel(x_ptr):
+    v = tl.reshape(tl.arange(0, 16), (4, 4))  # ERR:reshape
+
+
+def test_unimplemented_triton_builtin():
+    check(compile_error(reshape_kernel, ptr()), "reshape",
+          "tl.reshape is not supported by Quire")
+
+
+@quire.jit
+def paged_kernel(cache_ptr, bt_ptr, out_ptr, seq_len):
+    tile = tl.paged_load(cache_ptr, bt_ptr, 0, 0, (16, 64), 16,  # ERR:paged
+                         (1024, 64, 0), seq_len)
+    r = tl.arange(0, 16)
+    c = tl.arange(0, 64)
+    tl.store(out_ptr + r[:, None] * 64 + c[None, :], tile)
+
+
+def test_pass_errors_point_at_python_lines():
+    # Checked mode needs num_blocks on every paged load: an error of the
+    # C++ lowering pass, located through the frontend's MLIR locations.
+    err = compile_error(paged_kernel, ptr("<f2"), ptr("<i4"), ptr("<f2"), 100,
+                        checked=True)
+    check(err, "paged", "num_blocks")
+
+
+def test_errors_in_interpreter_mode_too(monkeypatch):
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+    with pytest.raises(quire.CompilationError) as info:
+        shape_kernel[(1,)](np.zeros(16, np.int32))
+    assert info.value.location[1] == marker_line("shape")
+
+
+def test_calling_a_kernel_directly_is_an_error():
+    with pytest.raises(RuntimeError, match=r"launch it with"):
+        shape_kernel(ptr())
+
+
+def test_launch_argument_errors_name_the_argument():
+    with pytest.raises(TypeError, match="argument 'x_ptr' of 'shape_kernel'"):
+        shape_kernel.warmup("not a tensor", sm=90)
