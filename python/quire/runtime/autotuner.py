@@ -11,8 +11,8 @@ dtypes of the tensor arguments) times every config with
 quire.testing.do_bench and keeps the fastest, in memory and on disk
 ($QUIRE_CACHE_DIR/autotune), so a new process does not tune again. A
 progress line goes to stderr while it tunes; QUIRE_PRINT_AUTOTUNING=1
-prints the choice. Under the interpreter nothing is timed: the first config
-runs.
+prints the choice. Under the interpreter nothing is timed (the first config
+runs) unless a `do_bench` is given.
 """
 
 import hashlib
@@ -167,11 +167,11 @@ class Autotuner(KernelInterface):
         named.update(kwargs)
         saved = {}
         for name in self.restore_value:
-            saved[name] = named[name].clone()
+            saved[name] = _clone(named[name])
 
         def call():
             for name in self.reset_to_zero:
-                named[name].zero_()
+                _zero(named[name])
             if config.pre_hook:
                 config.pre_hook({**named, **config.all_kwargs()})
             if self.pre_hook:
@@ -191,7 +191,7 @@ class Autotuner(KernelInterface):
                       f"{str(e).splitlines()[0]}", file=sys.stderr)
         finally:
             for name, value in saved.items():
-                named[name].copy_(value)
+                _copy_into(named[name], value)
         return t[0] if isinstance(t, (list, tuple)) else t
 
     def run(self, *args, grid, **kwargs):
@@ -211,7 +211,8 @@ class Autotuner(KernelInterface):
             None else _env_flag("QUIRE_INTERPRET")
         config = self.cache.get(key)
         if config is None:
-            if len(self.configs) == 1 or interpret:
+            if len(self.configs) == 1 or (interpret and
+                                          self.do_bench is None):
                 config = self.configs[0]
             else:
                 key_text = repr(key) + "@" + _device_name()
@@ -257,6 +258,24 @@ class Autotuner(KernelInterface):
     def warmup(self, *args, **kwargs):
         return [self.fn.warmup(*args, **kwargs, **c.all_kwargs())
                 for c in self.configs]
+
+
+def _zero(t):
+    if hasattr(t, "zero_"):
+        t.zero_()
+    else:
+        t[...] = 0  # numpy, under the interpreter
+
+
+def _clone(t):
+    return t.clone() if hasattr(t, "clone") else t.copy()
+
+
+def _copy_into(dst, src):
+    if hasattr(dst, "copy_"):
+        dst.copy_(src)
+    else:
+        dst[...] = src
 
 
 def _device_name():
