@@ -323,7 +323,7 @@ struct ConvertTileToLLVMPass
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     if (sm < 80) {
-      module.emitError() << "not supported: sm_" << sm
+      module.emitError() << "not supported: sm_" << static_cast<unsigned>(sm)
                          << " (Quire targets sm_80 and newer)";
       return signalPassFailure();
     }
