@@ -10,6 +10,9 @@
 // CHECK:       .maxnreg 168
 // CHECK-LABEL: .entry paged_decode_combine(
 // CHECK:       .maxnreg 168
+// NONE-LABEL:  .entry paged_decode_split(
+// NONE-NOT:    .maxnreg
+// NONE-LABEL:  .entry paged_decode_combine(
 // NONE-NOT:    .maxnreg
 // LOW:  error: --max-registers must be 0 (no cap) or in [24, 255], got 16
 // HIGH: error: --max-registers must be 0 (no cap) or in [24, 255], got 256

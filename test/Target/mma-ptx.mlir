@@ -10,7 +10,7 @@
 // RUN: sed 's/f16/bf16/g' %quire_src/examples/matmul.mlir | quirec - --sm 80 | FileCheck %s --check-prefix=BF16
 // The LLVM dialect form: NVVM ldmatrix and inline-PTX mma.
 // RUN: quire-opt %quire_src/examples/matmul.mlir "--quire-llvm-pipeline=sm=80" | FileCheck %s --check-prefix=LLVM
-// CHECK: .entry matmul
+// CHECK-LABEL: .entry matmul(
 // CHECK: ld.global
 // CHECK: $L__BB0_[[LOOP:[0-9]+]]:
 // CHECK: ld.global
@@ -21,6 +21,8 @@
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // CHECK-NOT: fma.rn.f32
 // CHECK: bra {{.*}}$L__BB0_[[LOOP]];
+// BF16-LABEL: .entry matmul(
 // BF16: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// LLVM-LABEL: llvm.func @matmul(
 // LLVM: nvvm.ldmatrix
 // LLVM: llvm.inline_asm {{.*}}mma.sync.aligned.m16n8k16

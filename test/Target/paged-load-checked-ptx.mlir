@@ -10,24 +10,28 @@
 // RUN: quirec --help | FileCheck %s --check-prefix=HELP
 
 // CHECK:     .extern .func  (.param .b32 func_retval0) vprintf
-// CHECK:     .entry gather(
+// CHECK-LABEL: .entry gather(
 // CHECK:     ld.global.v4.b32
 // CHECK:     call.uni (retval0), vprintf,
 // CHECK:     trap;
-// CHECK:     .entry one_page(
+// CHECK-LABEL: .entry one_page(
 // CHECK:     call.uni (retval0), vprintf,
 // CHECK:     trap;
 
 // The message names the paged_load; the lowering appends the program id.
-// LLVM-DAG: c"quire: block table entry %d out of range [0, %d) at page %d (token %d) of tile.paged_load at [[FILE]]:[[@LINE+23]]:8 in program (%d, %d, %d)\0A\00"
-// LLVM-DAG: c"quire: block table entry %d out of range [0, %d) at page %d (token %d) of tile.paged_load at [[FILE]]:[[@LINE+52]]:10 in program (%d, %d, %d)\0A\00"
+// LLVM-DAG: c"quire: block table entry %d out of range [0, %d) at page %d (token %d) of tile.paged_load at [[FILE]]:[[@LINE+27]]:8 in program (%d, %d, %d)\0A\00"
+// LLVM-DAG: c"quire: block table entry %d out of range [0, %d) at page %d (token %d) of tile.paged_load at [[FILE]]:[[@LINE+56]]:10 in program (%d, %d, %d)\0A\00"
 // LLVM: declare i32 @vprintf(ptr, ptr)
 // LLVM: call i32 @vprintf(
 // LLVM: call void @llvm.trap()
 
-// UNCHECKED:     .entry gather(
-// UNCHECKED-NOT: vprintf
-// UNCHECKED-NOT: trap;
+// UNCHECKED-NOT:   vprintf
+// UNCHECKED-LABEL: .entry gather(
+// UNCHECKED-NOT:   vprintf
+// UNCHECKED-NOT:   trap;
+// UNCHECKED-LABEL: .entry one_page(
+// UNCHECKED-NOT:   vprintf
+// UNCHECKED-NOT:   trap;
 
 // MISSING: paged_decode_attention.mlir:{{[0-9]+}}:10: error: checked mode needs num_blocks on tile.paged_load
 

@@ -2,7 +2,7 @@
 // RUN: quire-opt %s --quire-assign-layouts | FileCheck %s --check-prefix=IR
 // Regression (found by quire-fuzz): a scalar tile.load through a !tile.ptr
 // made quire-assign-layouts cast a pointer to a tensor type.
-// CHECK: .entry k(
+// CHECK-LABEL: .entry k(
 // IR: tile.load %{{.*}} : !tile.ptr<i32>
 func.func @k(%p: !tile.ptr<i32>, %q: !tile.ptr<i32>) attributes {tile.kernel} {
   %x = tile.load %p : !tile.ptr<i32>

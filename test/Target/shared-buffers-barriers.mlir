@@ -6,6 +6,7 @@
 // RUN: quirec %quire_src/examples/matmul.mlir --sm 90 | FileCheck %s --check-prefix=ONE
 // RUN: quirec %quire_src/examples/matmul.mlir --sm 90 --shared-buffers=2 | FileCheck %s --check-prefix=TWO
 // RUN: not quirec %quire_src/examples/matmul.mlir --shared-buffers=3 2>&1 | FileCheck %s --check-prefix=BAD
+// ONE-LABEL: .entry matmul(
 // ONE: $L__BB0_[[L:[0-9]+]]:
 // ONE: bar.sync 0
 // ONE: st.shared.v4.b32
@@ -16,6 +17,7 @@
 // ONE: bar.sync 0
 // ONE: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // ONE: bra {{.*}}$L__BB0_[[L]];
+// TWO-LABEL: .entry matmul(
 // TWO: $L__BB0_[[L:[0-9]+]]:
 // TWO-NOT: bar.sync
 // TWO: st.shared.v4.b32

@@ -27,9 +27,12 @@
 // CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{].*[}]}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
 
 // PREFILL:     .target sm_90a
+// PREFILL-LABEL: .entry paged_prefill_attention(
 // PREFILL:     wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;
 // PREFILL:     wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p, 1, 1, 1;
 // PREFILL-NOT: mma.sync.aligned.m16n8k16
 
+// OFF-NOT:     sm_90a
+// OFF-LABEL:   .entry paged_prefill_attention(
 // OFF-NOT:     wgmma
 // OFF:         mma.sync.aligned.m16n8k16

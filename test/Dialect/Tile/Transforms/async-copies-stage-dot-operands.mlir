@@ -3,6 +3,10 @@
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=1 async-stages=0" | FileCheck %s --check-prefix=OFF
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=75 num-warps=1" | FileCheck %s --check-prefix=OFF
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=1 async-eager-refill" | FileCheck %s --check-prefix=EAGER
+// The pass alone, on laid-out IR:
+// RUN: quire-opt %s "--quire-assign-layouts=num-warps=1" --quire-async-copies --canonicalize --cse | FileCheck %s
+// RUN: quire-opt %s "--quire-assign-layouts=num-warps=1" "--quire-async-copies=stages=3" --canonicalize --cse | FileCheck %s --check-prefix=S3
+// RUN: quire-opt %s "--quire-assign-layouts=num-warps=1" "--quire-async-copies=eager-refill" --canonicalize --cse | FileCheck %s --check-prefix=EAGER
 // The dot operands of a K loop are copied into shared memory with cp.async
 // one iteration ahead (two stages): the first iteration's copies before the
 // loop, then each iteration waits for its own copies (and synchronizes the

@@ -3,6 +3,9 @@
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=80 num-warps=4" | FileCheck %s --check-prefix=OFF
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=2" | FileCheck %s --check-prefix=OFF
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4" | FileCheck %s --check-prefix=PREFILL
+// The pass alone, on laid-out IR (warpgroup layouts for the dots):
+// RUN: quire-opt %s "--quire-assign-layouts=num-warps=4 warpgroup=true" "--quire-async-copies=warpgroup=true" | FileCheck %s
+// RUN: quire-opt %s "--quire-assign-layouts=num-warps=4" --quire-async-copies | FileCheck %s --check-prefix=OFF
 // On sm_90 a dot whose B operand the cp.async staging holds becomes a
 // tile.warpgroup_dot (wgmma): the accumulator gets a warpgroup layout (all
 // warps along M), the staged operands are copied in the swizzled `nvmma`

@@ -30,7 +30,7 @@
 // CHECK:     %[[REPORT:.*]] = arith.andi %[[VALID]], %[[LEAD]] : tensor<64xi1>
 // CHECK:     %[[SILENT:.*]] = arith.xori %[[REPORT]], %[[TRUE]] : tensor<64xi1>
 // CHECK:     %[[OK:.*]] = arith.ori %[[SILENT]], %[[INRANGE]] : tensor<64xi1>
-// CHECK:     tile.assert %[[OK]], "quire: block table entry %d out of range [0, %d) at page %d (token %d) of tile.paged_load at {{.*}}paged-load-checked-masks-and-reports-bad-entries.mlir:[[@LINE+17]]:8", %[[ENTRY]], %[[NBS]], %[[PAGE]], %[[TOK]] : tensor<64xi1>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>
+// CHECK:     tile.assert %[[OK]], "quire: block table entry %d out of range [0, %d) at page %d (token %d) of tile.paged_load at {{.*}}lower-paged-loads-checked-masks-and-reports-bad-entries.mlir:[[@LINE+17]]:8", %[[ENTRY]], %[[NBS]], %[[PAGE]], %[[TOK]] : tensor<64xi1>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>, tensor<64xi32>
 // CHECK:     %[[ROWS:.*]] = arith.andi %[[VALID]], %[[INRANGE]] : tensor<64xi1>
 // CHECK:     %[[M2:.*]] = tile.expand_dims %[[ROWS]] {axis = 1 : i32} : tensor<64xi1> -> tensor<64x1xi1>
 // CHECK:     %[[MASK:.*]] = tile.broadcast %[[M2]] : tensor<64x1xi1> -> tensor<64x128xi1>

@@ -1,0 +1,105 @@
+// RUN: quire-opt %s --quire-convert-tile-to-llvm --canonicalize --cse | FileCheck %s
+// tile.load / tile.store (LoadStoreToLLVM.cpp): a thread's run of
+// consecutive registers becomes one access of up to 16 bytes when AxisInfo
+// proves the addresses contiguous and aligned and the mask uniform over the
+// run. Masked accesses are predicated inline PTX (masked lanes read `other`,
+// zero by default, and issue no transaction); unmasked ones are plain LLVM
+// loads and stores.
+
+#blocked = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#blocked8 = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+module attributes {tile.num_warps = 4 : i32} {
+
+// A 16-divisible bound keeps the mask uniform over each run of 4: one
+// predicated 16-byte load and store per run.
+// CHECK-LABEL: llvm.func @masked_vector_load_store
+// CHECK-SAME:    nvvm.kernel, nvvm.maxntid = array<i32: 128, 1, 1>, tile.shared_bytes = 0 : i64
+// CHECK:         llvm.inline_asm has_side_effects {{.*}}"mov.b32 $0, $6;{{.*}}@$5 ld.global.v4.b32 {$0, $1, $2, $3}, [ $4 + 0 ];"
+// CHECK-NOT:     ld.global.b32
+// CHECK:         llvm.inline_asm has_side_effects {{.*}}"@$1 st.global.v4.b32 [ $0 + 0 ], {$2, $3, $4, $5};"
+// CHECK:         llvm.return
+func.func @masked_vector_load_store(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                                    %out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                                    %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.range 0, 512 : tensor<512xi32, #blocked>
+  %ns = tile.splat %n : i32 -> tensor<512xi32, #blocked>
+  %m = arith.cmpi slt, %r, %ns : tensor<512xi32, #blocked>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #blocked>
+  %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #blocked>, tensor<512xi32, #blocked>
+  %a = tile.load %xp, %m : tensor<512x!tile.ptr<f32>, #blocked>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #blocked>
+  %op = tile.addptr %os, %r : tensor<512x!tile.ptr<f32>, #blocked>, tensor<512xi32, #blocked>
+  tile.store %op, %a, %m : tensor<512x!tile.ptr<f32>, #blocked>
+  return
+}
+
+// Without the divisibility fact the mask may change inside a run: four
+// predicated 4-byte loads per run, each starting from `other` (1.0). The
+// unmasked store stays one 16-byte llvm.store.
+// CHECK-LABEL: llvm.func @masked_scalar_load_other
+// CHECK:         %[[ONE:.*]] = llvm.mlir.constant(1.000000e+00 : f32) : f32
+// CHECK:         %[[OTHER:.*]] = llvm.bitcast %[[ONE]] : f32 to i32
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}}"mov.b32 $0, $3;{{.*}}@$2 ld.global.b32 $0, [ $1 + 0 ];", "=r,l,b,r" %{{.*}}, %{{.*}}, %[[OTHER]]
+// CHECK-NOT:     ld.global
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+func.func @masked_scalar_load_other(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                                    %out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                                    %n: i32) attributes {tile.kernel} {
+  %r = tile.range 0, 512 : tensor<512xi32, #blocked>
+  %ns = tile.splat %n : i32 -> tensor<512xi32, #blocked>
+  %m = arith.cmpi slt, %r, %ns : tensor<512xi32, #blocked>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #blocked>
+  %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #blocked>, tensor<512xi32, #blocked>
+  %one = arith.constant dense<1.0> : tensor<512xf32, #blocked>
+  %a = tile.load %xp, %m, %one : tensor<512x!tile.ptr<f32>, #blocked>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #blocked>
+  %op = tile.addptr %os, %r : tensor<512x!tile.ptr<f32>, #blocked>, tensor<512xi32, #blocked>
+  tile.store %op, %a : tensor<512x!tile.ptr<f32>, #blocked>
+  return
+}
+
+// Eight f16 per thread: one 16-byte vector load and store.
+// CHECK-LABEL: llvm.func @f16_vector_load_store
+// CHECK:         llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<1> -> vector<8xf16>
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<8xf16>, !llvm.ptr<1>
+func.func @f16_vector_load_store(%x: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                                 %out: !tile.ptr<f16> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.range 0, 1024 : tensor<1024xi32, #blocked8>
+  %xs = tile.splat %x : !tile.ptr<f16> -> tensor<1024x!tile.ptr<f16>, #blocked8>
+  %xp = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f16>, #blocked8>, tensor<1024xi32, #blocked8>
+  %a = tile.load %xp : tensor<1024x!tile.ptr<f16>, #blocked8>
+  %os = tile.splat %out : !tile.ptr<f16> -> tensor<1024x!tile.ptr<f16>, #blocked8>
+  %op = tile.addptr %os, %r : tensor<1024x!tile.ptr<f16>, #blocked8>, tensor<1024xi32, #blocked8>
+  tile.store %op, %a : tensor<1024x!tile.ptr<f16>, #blocked8>
+  return
+}
+
+// A base pointer of unknown alignment: element loads.
+// CHECK-LABEL: llvm.func @unaligned_load
+// CHECK-COUNT-4: llvm.load %{{.*}} {alignment = 4 : i64} : !llvm.ptr<1> -> f32
+// CHECK-NOT:     llvm.load
+// CHECK:         llvm.store %{{.*}}, %{{.*}} {alignment = 16 : i64} : vector<4xf32>
+func.func @unaligned_load(%x: !tile.ptr<f32>,
+                          %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.range 0, 512 : tensor<512xi32, #blocked>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #blocked>
+  %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #blocked>, tensor<512xi32, #blocked>
+  %a = tile.load %xp : tensor<512x!tile.ptr<f32>, #blocked>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #blocked>
+  %op = tile.addptr %os, %r : tensor<512x!tile.ptr<f32>, #blocked>, tensor<512xi32, #blocked>
+  tile.store %op, %a : tensor<512x!tile.ptr<f32>, #blocked>
+  return
+}
+
+// Scalars through a !tile.ptr.
+// CHECK-LABEL: llvm.func @scalar_load_store
+// CHECK:         %[[V:.*]] = llvm.load %arg0 {alignment = 4 : i64} : !llvm.ptr<1> -> i32
+// CHECK:         llvm.store %[[V]], %arg1 {alignment = 4 : i64} : i32, !llvm.ptr<1>
+func.func @scalar_load_store(%x: !tile.ptr<i32>, %out: !tile.ptr<i32>) attributes {tile.kernel} {
+  %v = tile.load %x : !tile.ptr<i32>
+  tile.store %out, %v : !tile.ptr<i32>
+  return
+}
+
+}

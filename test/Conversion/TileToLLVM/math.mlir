@@ -1,0 +1,51 @@
+// RUN: quire-opt %s --quire-convert-tile-to-llvm | FileCheck %s
+// math ops (MathToLLVM.cpp): exp, exp2, log, log2, rsqrt, tanh, sin and cos
+// of f32 run on the SFU's approximate instructions (inline PTX), f16 and
+// bf16 through f32; exp(x) = ex2(x * log2(e)), log(x) = lg2(x) * ln(2).
+// Other math ops take upstream's LLVM lowering (sqrt: llvm.intr.sqrt); the
+// rest are located errors (unsupported.mlir).
+
+#b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+
+module attributes {tile.num_warps = 4 : i32} {
+
+// CHECK-LABEL: llvm.func @fast_math_f32
+// CHECK:         %[[LOG2E:.*]] = llvm.mlir.constant(1.44269502 : f32) : f32
+// CHECK:         %[[S:.*]] = llvm.fmul %{{.*}}, %[[LOG2E]] : f32
+// CHECK:         llvm.inline_asm asm_dialect = att "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[S]] : (f32) -> f32
+// CHECK:         %[[LG:.*]] = llvm.inline_asm asm_dialect = att "lg2.approx.ftz.f32 $0, $1;", "=f,f"
+// CHECK:         %[[LN2:.*]] = llvm.mlir.constant(0.693147182 : f32) : f32
+// CHECK:         llvm.fmul %[[LG]], %[[LN2]] : f32
+// CHECK:         "tanh.approx.f32 $0, $1;"
+// CHECK:         "rsqrt.approx.ftz.f32 $0, $1;"
+// CHECK:         "sin.approx.ftz.f32 $0, $1;"
+// CHECK:         "cos.approx.ftz.f32 $0, $1;"
+// CHECK:         llvm.intr.sqrt(%{{.*}}) : (f32) -> f32
+func.func @fast_math_f32(%p: !tile.ptr<f32>) attributes {tile.kernel} {
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>, #b>
+  %x = tile.load %ps : tensor<128x!tile.ptr<f32>, #b>
+  %e = math.exp %x : tensor<128xf32, #b>
+  %l = math.log %e : tensor<128xf32, #b>
+  %t = math.tanh %l : tensor<128xf32, #b>
+  %r = math.rsqrt %t : tensor<128xf32, #b>
+  %s = math.sin %r : tensor<128xf32, #b>
+  %c = math.cos %s : tensor<128xf32, #b>
+  %q = math.sqrt %c : tensor<128xf32, #b>
+  tile.store %ps, %q : tensor<128x!tile.ptr<f32>, #b>
+  return
+}
+
+// CHECK-LABEL: llvm.func @fast_math_f16
+// CHECK:         %[[X:.*]] = llvm.fpext %{{.*}} : f16 to f32
+// CHECK:         %[[E:.*]] = llvm.inline_asm asm_dialect = att "ex2.approx.ftz.f32 $0, $1;", "=f,f" %[[X]] : (f32) -> f32
+// CHECK:         llvm.fptrunc %[[E]] : f32 to f16
+func.func @fast_math_f16(%p: !tile.ptr<f16>) attributes {tile.kernel} {
+  %ps = tile.splat %p : !tile.ptr<f16> -> tensor<128x!tile.ptr<f16>, #b>
+  %x = tile.load %ps : tensor<128x!tile.ptr<f16>, #b>
+  %e = math.exp2 %x : tensor<128xf16, #b>
+  tile.store %ps, %e : tensor<128x!tile.ptr<f16>, #b>
+  return
+}
+
+}
+
