@@ -10,7 +10,7 @@ import triton.language as tl
 @triton.jit
 def _stream_read(x_ptr, part_ptr, n, per_program, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
-    start = pid * per_program
+    start = pid.to(tl.int64) * per_program
     acc = tl.zeros([BLOCK], tl.int64)
     offs = tl.arange(0, BLOCK)
     for i in range(start, start + per_program, BLOCK):
