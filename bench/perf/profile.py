@@ -6,7 +6,7 @@ on the Llama-3-8B 64 x 4096 row (fp16, page 16). prefill: the prefill op
 (default tiles) and the Triton peer on the 4 x ctx 4096 + 512 row. Each
 runs twice (the first launches compile and load). For example:
 
-    ncu --clock-control none --kernel-name regex:'decode|combine' --launch-skip 3 \\
+    ncu --clock-control none --kernel-name regex:'decode|combine' --launch-skip 4 \\
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \\
         python3 bench/run.py profile decode
     ncu --kernel-name regex:decode_split --launch-skip 2 --launch-count 1 \\
