@@ -123,7 +123,13 @@ class Builder:
         if isinstance(result_types, str):
             result_types = [result_types]
         body = text.format(*[v.name for v in operands]) if operands else text
-        op = Op([body], self.loc)
+        # The attr-dict of the custom forms emitted here precedes the type
+        # signature (`arith.addi %a, %b {attrs} : i32`), or ends the op.
+        colon = body.find(" : ")
+        if colon < 0:
+            op = Op([body], self.loc)
+        else:
+            op = Op([body[:colon], body[colon:]], self.loc, attr_pos=1)
         if attrs:
             op.attrs.update(attrs)
         return self._finish(op, result_types)

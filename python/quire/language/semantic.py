@@ -173,8 +173,8 @@ def expand_dims(x, axis, b):
     shape = list(x.shape)
     shape.insert(axis, 1)
     ty = tl.block_type(x.dtype, shape)
-    h = b.op(f"tile.expand_dims {{0}} {{{{axis = {axis} : i32}}}} : "
-             f"{x.type.mlir} -> {ty.mlir}", [x.handle], ty.mlir)
+    h = b.op(f"tile.expand_dims {{0}} : {x.type.mlir} -> {ty.mlir}",
+             [x.handle], ty.mlir, attrs={"axis": f"{axis} : i32"})
     return tl.tensor(h, ty)
 
 
@@ -960,12 +960,12 @@ def trans(x, dims, b):
                    f"{list(range(rank))}")
     shape = [x.shape[p] for p in perm]
     ty = tl.block_type(x.dtype, shape)
-    order = "" if dims is None or perm == list(range(rank))[::-1] else \
-        f" {{{{order = array<i32: {', '.join(map(str, perm))}>}}}}"
     if perm == list(range(rank)):
         return x
-    h = b.op(f"tile.trans {{0}}{order} : {x.type.mlir} -> {ty.mlir}",
-             [x.handle], ty.mlir)
+    attrs = None if perm == list(range(rank))[::-1] else \
+        {"order": f"array<i32: {', '.join(map(str, perm))}>"}
+    h = b.op(f"tile.trans {{0}} : {x.type.mlir} -> {ty.mlir}", [x.handle],
+             ty.mlir, attrs=attrs)
     return tl.tensor(h, ty)
 
 
@@ -991,8 +991,8 @@ def reduce(kind, x, axis, b):
     shape = list(x.shape)
     del shape[axis]
     ty = tl.block_type(dt, shape) if shape else dt
-    h = b.op(f"tile.reduce {kind} {{0}} {{{{axis = {axis} : i32}}}} : "
-             f"{x.type.mlir} -> {ty.mlir}", [x.handle], ty.mlir)
+    h = b.op(f"tile.reduce {kind} {{0}} : {x.type.mlir} -> {ty.mlir}",
+             [x.handle], ty.mlir, attrs={"axis": f"{axis} : i32"})
     r = tl.tensor(h, ty)
     if flip:
         r = _binary("arith.xori", r, const(b, 1 << (dt.int_bitwidth - 1), dt,
@@ -1118,8 +1118,11 @@ def hint(x, attr, values, b):
         if attr == "tile.divisibility" and not x.dtype.is_floating():
             b.args[owner[1]][1][attr] = f"{max(vals)} : i32"
         return x
-    if owner is None or len(owner.results) != 1:
-        return x  # a block argument or a multi-result op: no place for it
+    if owner is None or len(owner.results) != 1 or \
+            owner.parts[0].startswith("arith.constant"):
+        # A block argument or a multi-result op has no place for it; a
+        # constant's facts are known.
+        return x
     owner.attrs[attr] = f"{vals[0]} : i32" if len(vals) == 1 else \
         f"array<i32: {', '.join(map(str, vals))}>"
     return x

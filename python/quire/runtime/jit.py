@@ -341,6 +341,8 @@ class JITFunction:
                 raise TypeError(f"@quire.jit function '{fn.__name__}' "
                                 "cannot take *args or **kwargs")
         self.arg_names = [p.name for p in self.params]
+        self._option_params = [n for n in ("num_warps", "num_stages")
+                               if n in self.arg_names]
         self._parsed_src = None
         self._cache = {}       # device -> {key: CompiledKernel}
         self._hash = None
@@ -587,6 +589,10 @@ class JITFunction:
 
     def run(self, *args, grid, warmup=False, **kwargs):
         values, extra = self._bind(args, kwargs)
+        for name in self._option_params:
+            # A constexpr named like a launch option (Triton's tutorials
+            # declare `num_stages: tl.constexpr`) sets both.
+            extra.setdefault(name, values[self.arg_names.index(name)])
         launch = self._launch_options(extra)
         debug_kw = {"debug": extra.pop("debug", None)}
         if extra:

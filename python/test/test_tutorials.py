@@ -1,0 +1,105 @@
+"""The tutorials (python/tutorials) under QUIRE_INTERPRET=1 against float64
+numpy references: Triton's 01, 02, 03 and 06 and the paged decode kernel,
+each written as a Triton user writes it, with Quire's imports."""
+
+import importlib.util
+import os
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+TUTORIALS = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "tutorials")
+
+
+def load(name):
+    path = os.path.join(TUTORIALS, name + ".py")
+    spec = importlib.util.spec_from_file_location(
+        "tutorial_" + name.replace("-", "_"), path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(autouse=True)
+def interpret(monkeypatch):
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(2024)
+
+
+def test_sources_differ_from_triton_only_in_imports():
+    for f in os.listdir(TUTORIALS):
+        if f.endswith(".py"):
+            with open(os.path.join(TUTORIALS, f)) as fh:
+                text = fh.read()
+            assert "import quire as triton\n" in text
+            assert "import quire.language as tl\n" in text
+
+
+@pytest.mark.parametrize("n", [1, 1000, 4096, 9999])
+def test_vector_add(rng, n):
+    m = load("01-vector-add")
+    x, y = rng.standard_normal((2, n)).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    m.add(x, y, out)
+    np.testing.assert_array_equal(out, x + y)
+
+
+@pytest.mark.parametrize("rows, cols", [(1, 1), (7, 781), (40, 128)])
+def test_fused_softmax(rng, rows, cols):
+    m = load("02-fused-softmax")
+    x = (rng.standard_normal((rows, cols)) * 4).astype(np.float32)
+    y = np.full_like(x, np.nan)
+    m.softmax(x, y, num_programs=3)
+    ref = np.exp(x.astype(np.float64) - x.max(1, keepdims=True))
+    ref /= ref.sum(1, keepdims=True)
+    assert np.abs(y - ref).max() < 1e-5
+
+
+@pytest.mark.parametrize("M, N, K, act", [(70, 50, 90, ""), (64, 64, 32, ""),
+                                          (33, 65, 17, "leaky_relu")])
+def test_matmul(rng, M, N, K, act):
+    m = load("03-matrix-multiplication")
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float16)
+    m.matmul(a, b, c, activation=act,
+             config=dict(BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=16,
+                         GROUP_SIZE_M=4))
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    if act:
+        ref = np.where(ref >= 0, ref, 0.01 * ref)
+    assert np.abs(c - ref).max() / np.abs(ref).max() < 2e-3
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("head_dim", [32, 64])
+def test_fused_attention(rng, causal, head_dim):
+    m = load("06-fused-attention")
+    Z, H, N = 1, 2, 128
+    q, k, v = (rng.standard_normal((Z, H, N, head_dim)).astype(np.float16)
+               for _ in range(3))
+    o = np.full_like(q, np.nan)
+    lse = np.full((Z, H, N), np.nan, np.float32)
+    m.attention(q, k, v, causal, 0.3, o, lse, BLOCK_M=64, BLOCK_N=32,
+                num_warps=4)
+    ref = m.reference(np, q, k, v, causal, 0.3)
+    assert np.abs(o - ref).max() / np.abs(ref).max() < 5e-3
+    assert np.isfinite(lse).all()
+
+
+@pytest.mark.parametrize("heads, kv_heads, page", [(32, 8, 16), (8, 8, 32),
+                                                   (16, 1, 8)])
+def test_paged_attention_decode(rng, heads, kv_heads, page):
+    m = load("paged-attention")
+    q, kc, vc, bt, lens = m.make_inputs(np, rng, 5, heads, kv_heads, 64, page,
+                                        150, np.float16)
+    out = np.full_like(q, np.nan)
+    m.paged_attention(q, kc, vc, bt, lens, 0.125, out, BLOCK_N=32)
+    ref = m.reference(np, q, kc, vc, bt, lens, 0.125)
+    assert np.abs(out - ref).max() < 3e-3
