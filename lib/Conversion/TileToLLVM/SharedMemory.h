@@ -129,8 +129,9 @@ struct NvmmaTile {
 /// (one chunk of 8 rows) free of bank conflicts without padding. Padded
 /// rows (a 16-byte pad per row) shift each row's bytes against the banks,
 /// and a warp's cp.async then takes several shared-memory wavefronts, each
-/// fetching its own global sectors: on the paged decode kernel 1.5x the
-/// L2 sectors of the tile (Nsight Compute, docs/performance.md).
+/// fetching its own global sectors, so the copies read more L2 sectors
+/// than the tile holds (docs/performance.md, "Decode: the L2-sector finding
+/// and swizzled staging").
 struct Staging {
   SharedTile tile;
   std::optional<NvmmaTile> nvmma;

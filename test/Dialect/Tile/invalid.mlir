@@ -32,7 +32,7 @@ func.func @kernel_tensor_arg(%p: !tile.ptr<f32>, %t: tensor<4xf32>) attributes {
 
 // -----
 
-// Found by quire-fuzz (session 3): an i0 argument made NVPTX abort.
+// An i0 argument would make the NVPTX backend abort (a quire-fuzz finding).
 // expected-error @+1 {{kernel argument #0 must be a !tile.ptr, i1/i8/i16/i32/i64 or f16/bf16/f32/f64, got 'i0'}}
 func.func @kernel_i0_arg(%a: i0) attributes {tile.kernel} { return }
 

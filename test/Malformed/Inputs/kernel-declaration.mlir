@@ -1,4 +1,4 @@
-// A tile.kernel declaration without a body (once compiled to PTX with
-// no .entry while --emit=meta listed kernel "a", so a launch failed with
-// "named symbol not found"). Now a located error.
+// A tile.kernel declaration without a body is a located error: it has no
+// PTX .entry, so a launch of the kernel --emit=meta would list fails with
+// "named symbol not found".
 func.func private @a(%x: i32) attributes {tile.kernel}

@@ -1,5 +1,6 @@
-// Found by quire-fuzz (session 3): an i0 kernel argument made NVPTX abort
-// ("Empty parameter types are not supported"); now a verifier error.
+// An i0 kernel argument would make the NVPTX backend abort ("Empty
+// parameter types are not supported"; a quire-fuzz finding): the verifier
+// rejects it.
 func.func @k(%a: i0) attributes {tile.kernel} {
   return
 }

@@ -3,8 +3,8 @@
 
 Each input nests one construct N levels deep. MLIR's recursive-descent parser
 (and the tile dialect's !tile.ptr parser) recurse once or more per level, so
-they overflowed the stack (SIGSEGV) or took minutes; the tools now reject
-nesting beyond quire::kMaxNestingDepth with a located error first.
+deep enough nesting would overflow the stack or take minutes; the tools
+reject nesting beyond quire::kMaxNestingDepth with a located error first.
 usage: make_deep_nesting.py [OUT_DIR]
 """
 import os

@@ -173,9 +173,10 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     prologue issues iterations 0 .. stages-1: `stages` iterations' copies
     are in flight while an iteration waits, not `stages - 1`, for the same
     shared memory, at the price of one more barrier per iteration. Off by
-    default: on the paged decode kernels, whose loads were thought latency
-    bound, it measured no gain (docs/performance.md, session 5). Loops
-    staged for wgmma keep the default schedule.
+    default: based on benchmarking, more copies in flight do not pay for
+    the barrier on the paged decode kernels (docs/performance.md, "Decode:
+    the L2-sector finding and swizzled staging"). Loops staged for wgmma
+    keep the default schedule.
   }];
   let options = [
     Option<"stages", "stages", "unsigned", "2",
