@@ -470,14 +470,11 @@ class CodeGenerator(ast.NodeVisitor):
             self.loop_depth -= 1
 
     def _carried(self, stmts, exclude=()):
-        out = []
-        for n in _assigned_names(stmts):
-            if n in exclude:
-                continue
-            v = self.scope.get(n, _MISSING)
-            if isinstance(v, core.tensor) or semantic.is_num(v):
-                out.append(n)
-        return out
+        """Names the loop body assigns that live before it, in the order
+        they were defined (so iter_args follow the source's order)."""
+        assigned = set(_assigned_names(stmts)) - set(exclude)
+        return [n for n, v in self.scope.items() if n in assigned and
+                (isinstance(v, core.tensor) or semantic.is_num(v))]
 
     def _iv_type(self, values):
         dt = tl.int32

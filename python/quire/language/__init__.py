@@ -16,7 +16,7 @@ from .core import (
     float8e5, float8e5b16, float8e4nv, floor, fma, full, full_like, int1,
     int8, int16, int32, int64, load, log, log2, max, max_constancy,
     max_contiguous, maximum, min, minimum, multiple_of, num_programs,
-    paged_load, permute, pi32_t, pointer_type, program_id, range, rsqrt,
+    PropagateNan, paged_load, permute, pi32_t, pointer_type, program_id, range, rsqrt,
     sigmoid, sin, softmax, sqrt, sqrt_rn, static_assert, static_print,
     static_range, store, sum, tanh, tensor, trans, uint8, uint16, uint32,
     uint64, umulhi, where, zeros, zeros_like)

@@ -449,6 +449,13 @@ def where(condition, x, y, _builder=None):
                           _builder)
 
 
+class PropagateNan:
+    """How tl.maximum/minimum/clamp treat NaN: NONE (the other operand
+    wins, the default) or ALL (NaN wins)."""
+    NONE = "NONE"
+    ALL = "ALL"
+
+
 @builtin
 def maximum(x, y, propagate_nan=None, _builder=None):
     """Elementwise maximum (for floats, a NaN operand yields the other)."""
