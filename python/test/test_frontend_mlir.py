@@ -1,5 +1,6 @@
 """The MLIR the frontend emits, FileCheck'd: each kernel's docstring holds
-its CHECK lines (the emitted source, `asm["source"]`)."""
+the check lines for its `asm["source"]`, with the kernel's name (upper
+case, no underscores) as the check prefix."""
 
 import os
 import shutil
@@ -21,10 +22,9 @@ def filecheck(kernel, *args, **kwargs):
     # The check file is this test file, so [[@LINE]] means its lines.
     path = os.path.abspath(__file__)
     prefix = kernel.__name__.upper().replace("_", "")
-    if True:
-        res = subprocess.run([FILECHECK, "--enable-var-scope",
-                              f"--check-prefix={prefix}", path],
-                             input=text, text=True, capture_output=True)
+    res = subprocess.run([FILECHECK, "--enable-var-scope",
+                          f"--check-prefix={prefix}", path],
+                         input=text, text=True, capture_output=True)
     assert res.returncode == 0, res.stderr + "\n--- source ---\n" + text
 
 
