@@ -17,6 +17,7 @@ reference interpreter on host arrays instead (docs/language.md).
 
 import ast
 import ctypes
+import functools
 import hashlib
 import inspect
 import json
@@ -26,9 +27,10 @@ import sys
 import textwrap
 import threading
 
-from .. import _args, _cache, _cuda, _kernel, _lib
+from .. import _args, _cache, _cuda, _kernel
 from ..language import core
 from ..compiler import code_generator
+from . import launcher
 
 
 def _env_flag(name):
@@ -63,6 +65,7 @@ class _Parsed:
 class Param:
     __slots__ = ("name", "index", "is_constexpr", "annotation", "default",
                  "do_not_specialize")
+    empty = inspect.Parameter.empty
 
     def __init__(self, p, index, dns):
         self.name = p.name
@@ -106,53 +109,6 @@ def frontend_version():
     return _frontend_hash
 
 
-# Torch dtypes by their str(), numpy typestrs: the pointee dtype.
-_TORCH_DTYPES = {
-    "torch.float16": core.float16, "torch.bfloat16": core.bfloat16,
-    "torch.float32": core.float32, "torch.float64": core.float64,
-    "torch.int8": core.int8, "torch.int16": core.int16,
-    "torch.int32": core.int32, "torch.int64": core.int64,
-    "torch.uint8": core.uint8, "torch.uint16": core.uint16,
-    "torch.uint32": core.uint32, "torch.uint64": core.uint64,
-    "torch.bool": core.int1, "torch.float8_e4m3fn": core.float8e4nv,
-    "torch.float8_e5m2": core.float8e5,
-}
-_VIEW_DTYPES = {"f16": core.float16, "bf16": core.bfloat16,
-                "f32": core.float32, "f64": core.float64, "i1": core.int1,
-                "i8": core.int8, "u8": core.uint8, "i16": core.int16,
-                "u16": core.uint16, "i32": core.int32, "u32": core.uint32,
-                "i64": core.int64, "u64": core.uint64}
-
-_torch_dtype_cache = {}
-
-
-def _pointee(value, where):
-    """(dtype, address) of a tensor argument, or None if not a tensor."""
-    dt = getattr(value, "dtype", None)
-    if dt is not None and hasattr(value, "data_ptr"):
-        t = _torch_dtype_cache.get(dt)
-        if t is None:
-            t = _TORCH_DTYPES.get(str(dt))
-            if t is None:
-                raise TypeError(f"{where}: unsupported tensor dtype {dt}")
-            _torch_dtype_cache[dt] = t
-        return t, value.data_ptr()
-    v = _args.view(value, where)
-    if v is None:
-        return None
-    return _VIEW_DTYPES[v.dtype], v.ptr
-
-
-def _int_type(v):
-    if -2**31 <= v < 2**31:
-        return core.int32
-    if -2**63 <= v < 2**63:
-        return core.int64
-    if 0 <= v < 2**64:
-        return core.uint64
-    raise ValueError(f"integer {v} does not fit in 64 bits")
-
-
 class CompiledKernel:
     """A specialization of a @quire.jit function, compiled.
 
@@ -162,7 +118,8 @@ class CompiledKernel:
     threads, shared memory and signature; `n_regs`/`n_spills` are read from
     the driver (None without a GPU)."""
 
-    def __init__(self, name, source, kernel, signature, constants, options):
+    def __init__(self, name, source, kernel, signature, constants, options,
+                 params, key):
         self.name = name
         self.source = source
         self.kernel = kernel
@@ -178,7 +135,8 @@ class CompiledKernel:
                          "debug": options.get("debug", False)}
         self.asm = _Asm(self)
         self._attrs = None
-        self._packing, self._convert = kernel._packing()
+        self._struct, self._offsets, self._extract = \
+            launcher.make_extractor(params, key)
         self._local = threading.local()
 
     def __repr__(self):
@@ -220,46 +178,28 @@ class CompiledKernel:
             self.kernel.launch(_args.check_grid(grid), *args, stream=stream)
         return launch
 
-    def launch(self, grid, values, device, stream):
-        """Packs `values` (pointer ints, ints, floats) and launches."""
-        conv = self._convert
-        vals = [v if c is None else c(v) for v, c in zip(values, conv)]
-        packing = self._packing
-        loc = self._local
-        buf = getattr(loc, "buf", None)
-        if buf is None:
-            buf = ctypes.create_string_buffer(packing.size or 1)
-            base = ctypes.addressof(buf)
-            loc.buf = buf
-            loc.ptrs = (ctypes.c_void_p * max(1, len(packing.offsets)))(
-                *[base + off for off in packing.offsets])
-        packing.struct.pack_into(buf, 0, *vals)
+    def _launch(self, grid, values, device, stream):
+        """Packs `values` (what `_extract` pulled from the arguments) into
+        this thread's parameter buffer and launches on `stream`."""
+        slots = self._local.__dict__.get("slots")
+        if slots is None:
+            slots = self._local.slots = launcher.Slots(self._struct,
+                                                       self._offsets)
+        try:
+            self._struct.pack_into(slots.buf, 0, *values)
+        except struct.error as e:
+            raise ValueError(f"the arguments of '{self.name}' do not fit "
+                             f"its signature {self.signature}: {e}") from None
         _cuda.make_current(device)
         module = self.kernel._modules.get(device)
         if module is None:
             module = self.kernel._module(device)
-        _launch(module.function, grid[0], grid[1], grid[2],
-                self.kernel.threads, module.shared_bytes, stream, loc.ptrs)
+        launcher.launch(module.function, grid, self.kernel.threads,
+                        module.shared_bytes, stream, slots.ptrs)
 
-
-_launch_fn = None
-
-
-def _launch(function, gx, gy, gz, threads, shared, stream, ptrs):
-    global _launch_fn
-    fn = _launch_fn
-    if fn is None:
-        fn = _cuda._driver().cuLaunchKernel
-        fn.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.c_uint,
-                       ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
-                       ctypes.c_uint, ctypes.c_uint, ctypes.c_void_p,
-                       ctypes.c_void_p, ctypes.c_void_p]
-        fn.restype = ctypes.c_int
-        _launch_fn = fn
-    status = fn(function, gx, gy, gz, threads, 1, 1, shared, stream, ptrs,
-                None)
-    if status:
-        _cuda.check(status, "cuLaunchKernel")
+    @staticmethod
+    def _stream_handle(stream, device):
+        return _cuda.stream_handle(stream, device)
 
 
 class _Asm(dict):
@@ -344,10 +284,15 @@ class JITFunction:
         self._option_params = [n for n in ("num_warps", "num_stages")
                                if n in self.arg_names]
         self._parsed_src = None
-        self._cache = {}       # device -> {key: CompiledKernel}
+        self._cache = {}       # device -> {full key: CompiledKernel}
+        self._fast_cache = {}  # device -> {launch key: CompiledKernel}
         self._hash = None
         self._lock = threading.Lock()
-        self._binder = self._make_binder()
+        self._key_fns = [launcher.constexpr_key(p, fn.__name__)
+                         if p.is_constexpr else
+                         launcher.key_function(p, fn.__name__)
+                         for p in self.params]
+        self._launcher = launcher.fast_launcher(self)
 
     def __repr__(self):
         return f"JITFunction({self.__module__}:{self.__qualname__})"
@@ -368,88 +313,20 @@ class JITFunction:
             f"{self.__name__}[grid](...) or call it from another kernel")
 
     def __getitem__(self, grid):
-        return lambda *args, **kwargs: self.run(*args, grid=grid, **kwargs)
-
-    # Binding -----------------------------------------------------------
-
-    def _make_binder(self):
-        """A function (generated once) binding a launch's arguments to the
-        parameters in order, faster than inspect.Signature.bind."""
-        names, defaults = [], {}
-        for p in self.params:
-            if p.default is inspect.Parameter.empty:
-                names.append(p.name)
-            else:
-                defaults[f"_d{p.index}"] = p.default
-                names.append(f"{p.name}=_d{p.index}")
-        src = (f"def binder({', '.join(names + ['**_extra'])}):\n"
-               f"    return ({''.join(p.name + ', ' for p in self.params)}),"
-               " _extra\n")
-        ns = dict(defaults)
-        exec(src, ns)
-        return ns["binder"]
-
-    def _bind(self, args, kwargs):
-        try:
-            return self._binder(*args, **kwargs)
-        except TypeError as e:
-            msg = str(e).replace("binder()", f"{self.__name__}()")
-            raise TypeError(msg) from None
+        return functools.partial(self._launcher, _quire_grid=grid)
 
     # Specialization ----------------------------------------------------
 
-    def _spec(self, values, interpret):
-        """The specialization key: one entry per parameter."""
-        key = []
-        for p, v in zip(self.params, values):
-            if p.is_constexpr:
-                if isinstance(v, core.constexpr):
-                    v = v.value
-                try:
-                    hash(v)
-                except TypeError:
-                    raise TypeError(f"constexpr '{p.name}' must be hashable, "
-                                    f"got {type(v).__name__}") from None
-                key.append(("c", v))
-                continue
-            if v is None:
-                key.append(("c", None))
-            elif isinstance(v, bool):
-                key.append(("b",) if p.annotation is None else
-                           ("s", p.annotation))
-            elif isinstance(v, int):
-                if p.annotation is not None:
-                    key.append(("s", p.annotation,
-                                not p.do_not_specialize and v % 16 == 0))
-                elif v == 1 and not p.do_not_specialize:
-                    key.append(("c", 1))
-                else:
-                    key.append(("i", _int_type(v),
-                                not p.do_not_specialize and v % 16 == 0))
-            elif isinstance(v, float):
-                key.append(("f",) if p.annotation is None else
-                           ("s", p.annotation))
-            elif isinstance(v, core.dtype):
-                key.append(("c", v))
-            else:
-                pt = _pointee(v, f"argument '{p.name}' of "
-                                 f"'{self.__name__}'")
-                if pt is None:
-                    if hasattr(type(v), "__index__"):
-                        iv = v.__index__()
-                        key.append(("i", _int_type(iv), iv % 16 == 0))
-                        continue
-                    if hasattr(type(v), "__float__"):
-                        key.append(("f",))
-                        continue
-                    raise TypeError(
-                        f"argument '{p.name}' of '{self.__name__}': cannot "
-                        f"pass {type(v).__name__} to a kernel (tensors, "
-                        "ints, floats, bools, None, dtypes)")
-                dt, ptr = pt
-                key.append(("p", dt, not p.do_not_specialize and
-                            ptr % 16 == 0))
-        return tuple(key)
+    def _key(self, values):
+        """Per parameter: a constexpr's value, or its key function's tuple
+        (launcher.key_function) -- what the fast launcher computes."""
+        return tuple(v if p.is_constexpr else f(v)
+                     for p, f, v in zip(self.params, self._key_fns, values))
+
+    def _norm_key(self, values):
+        """The key with constexprs as ("c", value) entries."""
+        return [("c", f(v)[1]) if p.is_constexpr else f(v)
+                for p, f, v in zip(self.params, self._key_fns, values)]
 
     def _signature(self, key):
         """(constexpr scope values, run-time arg specs) of a key."""
@@ -462,16 +339,18 @@ class JITFunction:
                 specs.append((p.name, core.int1, {}))
             elif tag == "i":
                 attrs = {"tile.divisibility": "16 : i32"} if k[2] else {}
-                specs.append((p.name, k[1], attrs))
+                specs.append((p.name, launcher.dtype(k[1]), attrs))
             elif tag == "s":
+                dt = launcher.dtype(k[1])
                 attrs = {"tile.divisibility": "16 : i32"} \
-                    if len(k) > 2 and k[2] and k[1].is_int() else {}
-                specs.append((p.name, k[1], attrs))
+                    if len(k) > 2 and k[2] and dt.is_int() else {}
+                specs.append((p.name, dt, attrs))
             elif tag == "f":
                 specs.append((p.name, core.float32, {}))
             elif tag == "p":
                 attrs = {"tile.divisibility": "16 : i32"} if k[2] else {}
-                specs.append((p.name, core.pointer_type(k[1]), attrs))
+                specs.append((p.name,
+                              core.pointer_type(launcher.dtype(k[1])), attrs))
         return consts, specs
 
     def cache_key(self):
@@ -515,8 +394,9 @@ class JITFunction:
         """The MLIR text of a specialization (generated, or from disk)."""
         disk_key = None
         if _cache.enabled():
+            what = [k[:3] if k[0] == "p" else k for k in key]
             disk_key = hashlib.sha256(json.dumps(
-                [self.cache_key(), repr(key), sorted(options.items()),
+                [self.cache_key(), repr(what), sorted(options.items()),
                  frontend_version()]).encode()).hexdigest()
             path = os.path.join(_cache.cache_dir(), "frontend", disk_key[:2],
                                 disk_key + ".mlir")
@@ -556,66 +436,71 @@ class JITFunction:
                                  checked=launch["checked"],
                                  source_name=self._parsed().filename)
         return CompiledKernel(self.__name__, source, kernel, signature,
-                              constants, options)
+                              constants, options, self.params, key)
 
     # Launch ------------------------------------------------------------
 
-    def _launch_options(self, extra):
-        num_warps = extra.pop("num_warps", None)
-        num_stages = extra.pop("num_stages", None)
+    def _launch_options(self, num_warps, num_stages, maxnreg, stream, extra):
         num_ctas = extra.pop("num_ctas", 1)
         if num_ctas not in (None, 1):
             raise ValueError("num_ctas > 1 (thread block clusters) is not "
                              "supported")
-        maxnreg = extra.pop("maxnreg", None)
         max_registers = extra.pop("max_registers", None)
         if maxnreg is not None and max_registers is None:
             max_registers = maxnreg
         for k in ("enable_fp_fusion", "launch_cooperative_grid",
                   "enable_warp_specialization"):
             extra.pop(k, None)
-        opts = {
+        return {
             "num_warps": 4 if num_warps is None else num_warps,
             "num_stages": 2 if num_stages is None else num_stages,
             "max_registers": max_registers or 0,
             "wgmma": extra.pop("wgmma", True),
             "sm": extra.pop("sm", None),
             "checked": extra.pop("checked", False),
-            "stream": extra.pop("stream", None),
+            "stream": stream,
             "interpret": bool(self.interpret) if self.interpret is not None
             else _env_flag("QUIRE_INTERPRET"),
         }
-        return opts
 
     def run(self, *args, grid, warmup=False, **kwargs):
-        values, extra = self._bind(args, kwargs)
-        for name in self._option_params:
-            # A constexpr named like a launch option (Triton's tutorials
-            # declare `num_stages: tl.constexpr`) sets both.
-            extra.setdefault(name, values[self.arg_names.index(name)])
-        launch = self._launch_options(extra)
-        debug_kw = {"debug": extra.pop("debug", None)}
+        """Launches over `grid` (Triton's JITFunction.run); with
+        warmup=True only compiles."""
+        if warmup:
+            kwargs["warmup"] = True
+        return self._launcher(*args, _quire_grid=grid, **kwargs)
+
+    def _run_general(self, values, grid, num_warps, num_stages, maxnreg,
+                     stream, extra):
+        """Every launch the fast launcher does not finish: the first of a
+        specialization, extra options, the interpreter, bad arguments."""
+        extra = dict(extra)
+        warmup = extra.pop("warmup", False)
+        plain = not extra
+        launch = self._launch_options(num_warps, num_stages, maxnreg, stream,
+                                      extra)
+        debug = extra.pop("debug", None)
         if extra:
             name = next(iter(extra))
             raise TypeError(f"{self.__name__}() got an unexpected keyword "
                             f"argument '{name}'")
         interpret = launch["interpret"]
-        key = self._spec(values, interpret)
-        options = self._options(debug_kw, interpret)
-        device = None if interpret else _cuda.current_device()
-        ckey = (key, launch["num_warps"], launch["num_stages"],
-                launch["max_registers"], launch["wgmma"], launch["sm"],
-                launch["checked"], options["debug"], interpret)
-        per_device = self._cache.get(device)
-        if per_device is None:
-            per_device = self._cache.setdefault(device, {})
-        kernel = per_device.get(ckey)
+        fast_key = self._key(values) + (num_warps, num_stages, maxnreg)
+        norm = self._norm_key(values)
+        options = self._options({"debug": debug}, interpret)
+        device = None if interpret else launcher.current_device()
+        full_key = (fast_key, launch["wgmma"], launch["sm"],
+                    launch["checked"], options["debug"], interpret)
+        per_device = self._cache.setdefault(device, {})
+        kernel = per_device.get(full_key)
         if kernel is None:
             with self._lock:
-                kernel = per_device.get(ckey)
+                kernel = per_device.get(full_key)
                 if kernel is None:
-                    kernel = self._compile(key, device, options, launch)
-                    per_device[ckey] = kernel
+                    kernel = self._compile(norm, device, options, launch)
+                    per_device[full_key] = kernel
+        if plain and not interpret:
+            self._fast_cache.setdefault(device, {})[fast_key] = kernel
         if warmup:
             return kernel
         if callable(grid):
@@ -623,84 +508,29 @@ class JITFunction:
             meta["num_warps"] = launch["num_warps"]
             meta["num_stages"] = launch["num_stages"]
             grid = grid(meta)
-        g = _grid(grid)
+        g = launcher.grid3(grid)
         if interpret:
-            kernel.run(g, self.params, key, values)
+            kernel.run(g, self.params, norm, values)
             return kernel
+        for p, k in zip(self.params, norm):
+            if k[0] == "p" and k[3] in ("cpu", "host"):
+                raise ValueError(
+                    f"argument '{p.name}' of '{self.__name__}' is "
+                    f"{'a CPU tensor' if k[3] == 'cpu' else 'in host memory'}"
+                    "; launches need CUDA tensors (or QUIRE_INTERPRET=1 to "
+                    "run on the CPU)")
         if g[0] == 0 or g[1] == 0 or g[2] == 0:
             return kernel
-        runtime = []
-        for p, k, v in zip(self.params, key, values):
-            tag = k[0]
-            if tag == "c":
-                continue
-            if tag == "p":
-                if hasattr(v, "data_ptr"):
-                    if not v.is_cuda:
-                        raise ValueError(
-                            f"argument '{p.name}' of '{self.__name__}' is a "
-                            "CPU tensor; launches need CUDA tensors (or "
-                            "QUIRE_INTERPRET=1 to run on the CPU)")
-                    runtime.append(v.data_ptr())
-                else:
-                    view = _args.view(v, p.name)
-                    if not view.is_cuda:
-                        raise ValueError(
-                            f"argument '{p.name}' of '{self.__name__}' is in "
-                            "host memory; launches need CUDA arrays")
-                    runtime.append(view.ptr)
-            elif _is_float_tag(k):
-                runtime.append(float(v))
-            else:
-                runtime.append(int(v))
         stream = launch["stream"]
-        if stream is None:
-            stream = _current_stream(device)
-        else:
-            stream = _cuda.stream_handle(stream, device)
-        kernel.launch(g, runtime, device, stream)
+        stream = launcher.current_stream(device) if stream is None else \
+            _cuda.stream_handle(stream, device)
+        kernel._launch(g, kernel._extract(*values), device, stream)
         return kernel
 
     def warmup(self, *args, grid=None, **kwargs):
         """Compiles the specialization these arguments select and returns
         the CompiledKernel, launching nothing."""
         return self.run(*args, grid=grid or (1,), warmup=True, **kwargs)
-
-
-def _is_float_tag(k):
-    return k[0] == "f" or (k[0] == "s" and k[1].is_floating())
-
-
-def _grid(grid):
-    if type(grid) is tuple and 1 <= len(grid) <= 3 and \
-            all(type(g) is int and g >= 0 for g in grid):
-        n = len(grid)
-        if n == 3:
-            g = grid
-        elif n == 2:
-            g = (grid[0], grid[1], 1)
-        else:
-            g = (grid[0], 1, 1)
-        if g[0] < 2**31 and g[1] <= 65535 and g[2] <= 65535:
-            return g
-    return _args.check_grid(grid)
-
-
-_raw_stream = None
-
-
-def _current_stream(device):
-    """torch's current stream on `device` (0 without torch), cheaply."""
-    global _raw_stream
-    fn = _raw_stream
-    if fn is None:
-        torch = sys.modules.get("torch")
-        getter = getattr(getattr(torch, "_C", None),
-                         "_cuda_getCurrentRawStream", None) if torch else None
-        if getter is None:
-            return _cuda.stream_handle(None, device)
-        fn = _raw_stream = getter
-    return fn(device)
 
 
 def _write_atomic(path, text):
@@ -744,7 +574,8 @@ class _InterpretedKernel:
                     copies.append((v, h))
                     v = h
                 host.append(v)
-            elif _is_float_tag(k):
+            elif k[0] == "f" or (k[0] == "s" and
+                                 launcher.dtype(k[1]).is_floating()):
                 host.append(float(v))
             else:
                 host.append(int(v))
