@@ -468,9 +468,43 @@ func.func private @kernel_declaration(%p: !tile.ptr<f32>) attributes {tile.kerne
 
 // -----
 
+// Tile tensors live in registers: every tensor a tile op takes or makes has
+// a static shape without zero-size dimensions.
 func.func @range_dynamic() {
-  // expected-error @+1 {{result must have a static size}}
+  // expected-error @+1 {{'tile.range' op result #0 must have a static shape, got 'tensor<?xi32>'}}
   %r = tile.range 0, 64 : tensor<?xi32>
+  return
+}
+
+// -----
+
+func.func @trans_dynamic(%x: tensor<?x16xf16>) {
+  // expected-error @+1 {{'tile.trans' op operand #0 must have a static shape, got 'tensor<?x16xf16>'}}
+  %t = tile.trans %x : tensor<?x16xf16> -> tensor<16x?xf16>
+  return
+}
+
+// -----
+
+func.func @trans_zero_size(%x: tensor<0x16xf16>) {
+  // expected-error @+1 {{'tile.trans' op operand #0 must not have a zero-size dimension, got 'tensor<0x16xf16>'}}
+  %t = tile.trans %x : tensor<0x16xf16> -> tensor<16x0xf16>
+  return
+}
+
+// -----
+
+func.func @splat_zero_size(%p: !tile.ptr<f16>) {
+  // expected-error @+1 {{'tile.splat' op result #0 must not have a zero-size dimension, got 'tensor<0x16x!tile.ptr<f16>>'}}
+  %s = tile.splat %p : !tile.ptr<f16> -> tensor<0x16x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @load_dynamic(%p: tensor<?x!tile.ptr<f32>>) {
+  // expected-error @+1 {{'tile.load' op operand #0 must have a static shape, got 'tensor<?x!tile.ptr<f32>>'}}
+  %x = tile.load %p : tensor<?x!tile.ptr<f32>>
   return
 }
 

@@ -39,6 +39,29 @@ bool mlir::quire::tile::isKernel(func::FuncOp func) {
   return func->hasAttr(TileDialect::getKernelAttrName());
 }
 
+LogicalResult mlir::quire::tile::verifyTensorShapes(Operation *op) {
+  auto check = [&](Type type, StringRef kind, unsigned index) -> LogicalResult {
+    auto tensor = dyn_cast<ShapedType>(type);
+    if (!tensor || !tensor.hasRank())
+      return success();
+    if (!tensor.hasStaticShape())
+      return op->emitOpError() << kind << " #" << index
+                               << " must have a static shape, got " << type;
+    if (llvm::is_contained(tensor.getShape(), 0))
+      return op->emitOpError() << kind << " #" << index
+                               << " must not have a zero-size dimension, got "
+                               << type;
+    return success();
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
+}
+
 /// Prints a shape as `64x128` for messages.
 static std::string shapeStr(ArrayRef<int64_t> shape) {
   std::string s;
@@ -61,8 +84,6 @@ LogicalResult RangeOp::verify() {
   if (type.getRank() != 1)
     return emitOpError() << "result must be a 1-D tensor, got rank "
                          << type.getRank();
-  if (type.isDynamicDim(0))
-    return emitOpError() << "result must have a static size";
   if (type.getDimSize(0) != end - start)
     return emitOpError() << "result has " << type.getDimSize(0)
                          << " elements but the range " << start << ".." << end

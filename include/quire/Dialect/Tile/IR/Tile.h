@@ -45,6 +45,21 @@ bool isKernel(func::FuncOp func);
 /// (repeating), m64nNk16 steps with N a multiple of 8 up to 256.
 bool isWarpgroupShape(int64_t m, int64_t n, int64_t k, int64_t warps);
 
+/// Fails with a located error unless every tensor operand and result of
+/// `op` has a static shape without zero-size dimensions: tile tensors live
+/// in registers, a fixed number per thread.
+LogicalResult verifyTensorShapes(Operation *op);
+
+/// The op trait every tile op carries (Tile_TensorShapes in ODS).
+template <typename ConcreteType>
+class TensorShapesTrait
+    : public ::mlir::OpTrait::TraitBase<ConcreteType, TensorShapesTrait> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifyTensorShapes(op);
+  }
+};
+
 } // namespace mlir::quire::tile
 
 #define GET_OP_CLASSES

@@ -54,7 +54,13 @@ def Tile_Dialect : Dialect {
   }];
 }
 
+// Every tensor a tile op takes or produces lives in registers: its shape is
+// static, with no zero-size dimension (tile::verifyTensorShapes).
+def Tile_TensorShapes : NativeOpTrait<"TensorShapesTrait"> {
+  let cppNamespace = "::mlir::quire::tile";
+}
+
 class Tile_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tile_Dialect, mnemonic, traits>;
+    : Op<Tile_Dialect, mnemonic, !listconcat(traits, [Tile_TensorShapes])>;
 
 #endif // QUIRE_DIALECT_TILE_IR_TILEDIALECT_TD
