@@ -350,7 +350,16 @@ unsigned mlir::quire::accessVectorWidth(const AxisInfoAnalysis &analysis,
   // of consecutive columns).
   auto blocked = dyn_cast<tile::BlockedEncodingAttr>(type.getEncoding());
   unsigned dim = blocked ? blocked.getOrder()[0] : type.getRank() - 1;
-  unsigned run = layout->getRegisterRun(dim);
+  return accessVectorWidth(analysis, ptr, mask, elementType, dim,
+                           layout->getRegisterRun(dim));
+}
+
+unsigned mlir::quire::accessVectorWidth(const AxisInfoAnalysis &analysis,
+                                        Value ptr, Value mask,
+                                        Type elementType, unsigned dim,
+                                        unsigned run) {
+  if (!isa<RankedTensorType>(ptr.getType()))
+    return 1;
   unsigned bytes = std::max(1u, elementType.getIntOrFloatBitWidth() / 8);
   AxisInfo info = analysis.get(ptr);
   int64_t vec = std::min<int64_t>(run, 16 / bytes);

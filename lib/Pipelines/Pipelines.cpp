@@ -63,7 +63,9 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   // Staging dot operands with cp.async (sm_80+) subsumes the register
   // prefetches for them: it issues the tiles, and the block-table entries
-  // they need, `stages` iterations ahead itself.
+  // they need, `stages` iterations ahead itself. So the paged prefetch is
+  // off then, and quire-pipeline-loads leaves it the dot operands it can
+  // stage (it still prefetches the others: runs under 4 bytes).
   bool async = options.asyncStages >= 2 && options.sm >= 80;
   tile::LowerPagedLoadsOptions paged;
   paged.prefetch = options.pagedPrefetch && !async;

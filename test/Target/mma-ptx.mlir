@@ -1,11 +1,13 @@
 // The f16 matmul example runs on tensor cores: operands staged through
 // shared memory with 16-byte stores, read back with ldmatrix (B, stored with
 // N contiguous, with .trans), one mma.sync m16n8k16 per fragment and K step;
-// the next K step's tiles are loaded at the top of the loop. (The example's
-// unaligned pointers allow no cp.async staging; test/Target/async-copies-ptx.mlir
-// covers that path.)
+// the next K step's tiles are loaded at the top of the loop. The example's
+// row strides of unknown divisibility allow no cp.async staging
+// (test/Target/async-copies-ptx.mlir covers that path), so its tiles are
+// prefetched in registers with the staging on too.
 // RUN: quirec %quire_src/examples/matmul.mlir --sm 80 --async-stages=0 | FileCheck %s
 // RUN: quirec %quire_src/examples/matmul.mlir --sm 90 --num-warps 8 --async-stages=0 | FileCheck %s
+// RUN: quirec %quire_src/examples/matmul.mlir --sm 80 | FileCheck %s
 // bf16 takes the bf16 instruction.
 // RUN: sed 's/f16/bf16/g' %quire_src/examples/matmul.mlir | quirec - --sm 80 | FileCheck %s --check-prefix=BF16
 // The LLVM dialect form: NVVM ldmatrix and inline-PTX mma.

@@ -48,7 +48,10 @@ static cl::opt<bool> printIRAfterAll("print-ir-after-all",
                                      cl::cat(category));
 static cl::opt<bool> pagedPrefetch(
     "paged-prefetch", cl::init(true),
-    cl::desc("load the next iteration's block-table entries one iteration ahead (default true)"),
+    cl::desc("load the next iteration's block-table entries one iteration "
+             "ahead; only without cp.async staging (--async-stages 0 or 1, "
+             "or below sm_80), which issues the entries its copies need "
+             "itself (default true)"),
     cl::cat(category));
 static cl::opt<bool> pagedSinglePage(
     "paged-single-page", cl::init(true),
@@ -68,7 +71,9 @@ static cl::opt<bool> pagedChecked(
 static cl::opt<unsigned> pipelineMaxRegisters(
     "pipeline-max-registers", cl::init(32),
     cl::desc("registers per thread the tiles loaded one loop iteration ahead "
-             "may take (quire-pipeline-loads; 0 turns it off; default 32)"),
+             "may take (quire-pipeline-loads; with cp.async staging, for the "
+             "loads it does not stage: those that feed no dot, or whose "
+             "runs are under 4 bytes; 0 turns it off; default 32)"),
     cl::cat(category));
 static cl::opt<bool> mma(
     "mma", cl::init(true),
@@ -85,8 +90,9 @@ static cl::opt<unsigned> asyncStages(
     "async-stages", cl::init(kDefaultAsyncStages),
     cl::desc("stage dot operands loaded in loops through shared memory with "
              "cp.async, this many iterations deep (quire-async-copies, sm_80+; "
-             "0 or 1 turns it off and the register prefetches back on; at "
-             "most 8; default 2)"),
+             "0 or 1 turns it off and the register prefetches of dot "
+             "operands and block-table entries back on; at most 8; default "
+             "2)"),
     cl::cat(category));
 static cl::opt<bool> wgmma(
     "wgmma", cl::init(true),

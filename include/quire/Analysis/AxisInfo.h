@@ -55,6 +55,13 @@ private:
 unsigned accessVectorWidth(const AxisInfoAnalysis &info, Value ptr,
                            Value mask, Type elementType);
 
+/// The same for a pointer tensor with or without a layout, given the
+/// dimension `dim` a thread's elements run along and how many it holds in
+/// a run (`run`, a power of two).
+unsigned accessVectorWidth(const AxisInfoAnalysis &info, Value ptr,
+                           Value mask, Type elementType, unsigned dim,
+                           unsigned run);
+
 } // namespace mlir::quire
 
 #endif // QUIRE_ANALYSIS_AXISINFO_H

@@ -28,7 +28,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<unsigned> numWarps{*this, "num-warps",
                             llvm::cl::desc("warps per CTA"), llvm::cl::init(4)};
   Option<bool> pagedPrefetch{*this, "paged-prefetch",
-                             llvm::cl::desc("quire-lower-paged-loads prefetch"),
+                             llvm::cl::desc("quire-lower-paged-loads prefetch "
+                                            "(only without async staging)"),
                              llvm::cl::init(true)};
   Option<bool> pagedSinglePage{*this, "paged-single-page",
                                llvm::cl::desc("quire-lower-paged-loads single-page"),
@@ -41,7 +42,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                             llvm::cl::init(false)};
   Option<unsigned> pipelineMaxRegisters{
       *this, "pipeline-max-registers",
-      llvm::cl::desc("quire-pipeline-loads max-registers (0: off)"),
+      llvm::cl::desc("quire-pipeline-loads max-registers (0: off; with "
+                     "async staging, for the loads it does not stage)"),
       llvm::cl::init(32)};
   Option<unsigned> sharedBuffers{
       *this, "shared-buffers",
@@ -53,7 +55,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<unsigned> asyncStages{
       *this, "async-stages",
       llvm::cl::desc("quire-async-copies stages (0 or 1: off; on sm_80+ it "
-                     "replaces quire-pipeline-loads and the paged prefetch)"),
+                     "replaces the paged prefetch, and quire-pipeline-loads "
+                     "for the dot operands it can stage)"),
       llvm::cl::init(kDefaultAsyncStages)};
   Option<bool> asyncEagerRefill{
       *this, "async-eager-refill",
@@ -98,14 +101,16 @@ struct CompileOptions {
   EmitKind emit = EmitKind::PTX;
   bool printIRAfterAll = false;
   bool timePasses = false;
-  /// The steps of quire-lower-paged-loads (to measure each one).
+  /// The steps of quire-lower-paged-loads (to measure each one); the
+  /// prefetch only without async staging (asyncStages < 2 or sm < 80).
   bool pagedPrefetch = true;
   bool pagedSinglePage = true;
   bool pagedShifts = true;
   /// Check block-table entries against num_blocks (the kernel reports the
   /// first bad one and traps); every paged_load then needs num_blocks.
   bool pagedChecked = false;
-  /// Registers per thread quire-pipeline-loads may carry (0: no pipelining).
+  /// Registers per thread quire-pipeline-loads may carry (0: no pipelining);
+  /// with async staging, for the loads it does not stage.
   unsigned pipelineMaxRegisters = 32;
   /// Tensor-core (mma.sync) layouts for f16/bf16 dots.
   bool mma = true;

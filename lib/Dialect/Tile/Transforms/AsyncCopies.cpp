@@ -85,22 +85,6 @@ bool isZeroConstant(Value v) {
   return matchPattern(v, m_AnyZeroFloat()) || matchPattern(v, m_Zero());
 }
 
-/// True if nothing in `loop`'s body may write memory.
-bool writesNoMemory(scf::ForOp loop) {
-  bool writes = false;
-  loop.getBody()->walk([&](Operation *op) {
-    if (op->hasTrait<OpTrait::IsTerminator>() ||
-        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return;
-    auto mem = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!mem || mem.hasEffect<MemoryEffects::Write>() ||
-        mem.hasEffect<MemoryEffects::Free>() ||
-        mem.hasEffect<MemoryEffects::Allocate>())
-      writes = true;
-  });
-  return !writes;
-}
-
 /// Adds what `v` is computed from in `loop`'s body to `slice`; fails on
 /// loop-carried values, impure ops, nested regions, and loads below loads.
 LogicalResult collect(scf::ForOp loop, Value v, Slice &slice,

@@ -18,7 +18,9 @@
 // iteration touches no memory. A load whose address comes from another
 // pipelined load (a paged tile from its block-table entries) is prefetched
 // from that load's prefetched value. Loads whose addresses or masks depend
-// on loop-carried values or on ops with side effects stay.
+// on loop-carried values or on ops with side effects stay, and so do all
+// loads of a loop whose body may write memory (a store there could write
+// what a load moved ahead of it reads).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,9 +28,12 @@
 
 #include "LoopSlices.h"
 
+#include "quire/Analysis/AxisInfo.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -83,6 +88,27 @@ bool feedsDot(LoadOp load) {
   return false;
 }
 
+/// True if quire-async-copies will be able to stage `load`, as far as the
+/// IR before layouts tells: a 2-D tile of 16-bit elements, `other` absent
+/// or zero, and runs of at least 4 bytes along the last dimension (where
+/// quire-assign-layouts puts a loaded tile's consecutive elements) that
+/// AxisInfo proves contiguous, aligned and under a uniform mask. A dot
+/// operand it cannot stage is better prefetched in registers than not at
+/// all.
+bool stageable(LoadOp load, const AxisInfoAnalysis &info) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
+      type.getElementType().getIntOrFloatBitWidth() != 16)
+    return false;
+  if (Value other = load.getOther())
+    if (!matchPattern(other, m_AnyZeroFloat()) && !matchPattern(other, m_Zero()))
+      return false;
+  unsigned vec = accessVectorWidth(info, load.getPtr(), load.getMask(),
+                                   type.getElementType(), /*dim=*/1,
+                                   /*run=*/8);
+  return vec * 2 >= 4;
+}
+
 /// Adds `load` and every op of `loop`'s body its pointers and mask are
 /// computed from to `ops`.
 void addressSources(scf::ForOp loop, LoadOp load,
@@ -118,12 +144,17 @@ struct PipelineLoadsPass
       if (func && isKernel(func))
         loops.push_back(loop);
     });
+    // The facts of the input: a loop's body is still as it was when it is
+    // pipelined (inner loops go first and only the loop itself is rebuilt).
+    AxisInfoAnalysis info(getOperation());
     for (scf::ForOp loop : loops)
-      pipeline(loop);
+      pipeline(loop, info);
   }
 
-  void pipeline(scf::ForOp loop) {
-    if (!loop.getInductionVar().getType().isSignlessInteger())
+  void pipeline(scf::ForOp loop, const AxisInfoAnalysis &info) {
+    // Iteration i+1's loads move above iteration i's stores.
+    if (!loop.getInductionVar().getType().isSignlessInteger() ||
+        !writesNoMemory(loop))
       return;
     // Loads of the body itself (not of nested regions), in program order; a
     // load may use the value of one pipelined before it (a block-table
@@ -131,12 +162,13 @@ struct PipelineLoadsPass
     SmallVector<std::pair<LoadOp, SmallVector<Operation *>>> loads;
     llvm::SetVector<Operation *> pipelined;
     int64_t budget = 0;
-    // With skipDotOperands, loads feeding dots, and the loads their
-    // addresses come from (block-table entries), are quire-async-copies'.
+    // With skipDotOperands, loads feeding dots that quire-async-copies can
+    // stage, and the loads their addresses come from (block-table entries),
+    // are quire-async-copies'.
     llvm::SetVector<Operation *> skipped;
     if (skipDotOperands)
       for (auto load : loop.getBody()->getOps<LoadOp>())
-        if (feedsDot(load))
+        if (feedsDot(load) && stageable(load, info))
           addressSources(loop, load, skipped);
     for (auto load : loop.getBody()->getOps<LoadOp>()) {
       if (skipped.contains(load))

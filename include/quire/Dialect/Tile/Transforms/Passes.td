@@ -83,7 +83,9 @@ def LowerPagedLoads : Pass<"quire-lower-paged-loads", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"prefetch", "prefetch", "bool", "true",
-           "load the next iteration's block-table entries one iteration ahead">,
+           "load the next iteration's block-table entries one iteration "
+           "ahead (the Quire pipeline turns it off when quire-async-copies "
+           "stages the loop's loads and issues the entries itself)">,
     Option<"singlePage", "single-page", "bool", "true",
            "one scalar entry per tile when the tile provably lies in one page">,
     Option<"shifts", "shifts", "bool", "true",
@@ -111,7 +113,9 @@ def PipelineLoads : Pass<"quire-pipeline-loads", "::mlir::ModuleOp"> {
     with `next < upper bound`: the prefetch after the last iteration issues
     no memory access. Loads that depend on loop-carried values, on other
     loads or on side effects are left alone (quire-lower-paged-loads already
-    prefetches the block-table entries of paged loads).
+    prefetches the block-table entries of paged loads), and so is every load
+    of a loop whose body may write memory (as in `quire-async-copies`): a
+    store there could write what a load moved ahead of it reads.
 
     The carried tiles live in registers: loads are taken in program order
     while the registers they add per thread (elements x bits / 32 over
@@ -124,7 +128,8 @@ def PipelineLoads : Pass<"quire-pipeline-loads", "::mlir::ModuleOp"> {
            "32-bit registers per thread the carried tiles may take">,
     Option<"skipDotOperands", "skip-dot-operands", "bool", "false",
            "leave loads that feed a tile.dot (directly or through tile.trans) "
-           "to quire-async-copies">
+           "and that quire-async-copies can stage (2-D, 16-bit, runs of 4 "
+           "bytes or more AxisInfo proves aligned) to it">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
