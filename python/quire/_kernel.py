@@ -377,7 +377,7 @@ def _signature(source, name, kernel):
     return _pick(kernels, kernel)
 
 
-def interpret(src_or_kernel, grid, *args, kernel=None):
+def interpret(src_or_kernel, grid, *args, kernel=None, source_name=None):
     """Runs a kernel on the CPU in Quire's reference interpreter, one program
     of `grid` after another, with the tile dialect's exact semantics.
 
@@ -388,7 +388,8 @@ def interpret(src_or_kernel, grid, *args, kernel=None):
     arrays in place; read-only arrays are inputs, and a store into one is an
     error. Every access is checked: an out-of-bounds one raises
     InterpreterError naming the op's location and the program id (programs
-    that ran before keep their writes)."""
+    that ran before keep their writes). `source_name` names MLIR text in
+    diagnostics."""
     if isinstance(src_or_kernel, Kernel):
         if kernel is not None and kernel != src_or_kernel.name:
             raise ValueError(f"kernel={kernel!r} but the Kernel is "
@@ -397,6 +398,8 @@ def interpret(src_or_kernel, grid, *args, kernel=None):
         meta = src_or_kernel.metadata
     else:
         source, name = _read_source(src_or_kernel)
+        if source_name is not None:
+            name = str(source_name)
         meta = _signature(source, name, _check_kernel_name(kernel))
     grid = _args.check_grid(grid)
     specs = meta["args"]

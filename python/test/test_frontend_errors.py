@@ -274,3 +274,27 @@ def test_calling_a_kernel_directly_is_an_error():
 def test_launch_argument_errors_name_the_argument():
     with pytest.raises(TypeError, match="argument 'x_ptr' of 'shape_kernel'"):
         shape_kernel.warmup("not a tensor", sm=90)
+
+
+@quire.jit
+def slice_kernel(x_ptr):
+    v = tl.arange(0, 8)
+    w = v[1:3]  # ERR:slice
+
+
+def test_tensor_slices_are_refused():
+    check(compile_error(slice_kernel, ptr()), "slice",
+          "tensors cannot be sliced")
+
+
+@quire.jit
+def carried_tuple_kernel(x_ptr, n):
+    t = (0, 0)
+    for i in range(n):  # ERR:carried
+        t = (i, i)
+    tl.store(x_ptr, t[0])
+
+
+def test_compile_time_values_reassigned_in_loops_are_refused():
+    check(compile_error(carried_tuple_kernel, ptr("<i4"), 3), "carried",
+          "'t' is tuple before the loop and reassigned in it")

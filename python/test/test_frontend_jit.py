@@ -222,3 +222,111 @@ def test_launch_needs_cuda_tensors():
 
 def test_env_of_the_test_run_is_clean():
     assert os.environ.get("QUIRE_INTERPRET") in (None, "", "0")
+
+
+@quire.jit
+def _store_arg(out_ptr, v):
+    tl.store(out_ptr, v)
+
+
+def test_numpy_scalars_are_numbers(monkeypatch):
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+    out = np.zeros(1, np.int32)
+    _store_arg[(1,)](out, np.int64(32))
+    assert out[0] == 32
+    f = np.zeros(1, np.float32)
+    _store_arg[(1,)](f, np.float32(0.5))
+    assert f[0] == 0.5
+
+
+def test_max_registers_is_part_of_the_key():
+    a = scale_kernel.warmup(ptr(), ptr(), 100, 3, BLOCK=64, sm=90)
+    b = scale_kernel.warmup(ptr(), ptr(), 100, 3, BLOCK=64, sm=90,
+                            max_registers=64)
+    assert a is not b and ".maxnreg 64" in b.asm["ptx"]
+
+
+def test_constexprs_of_different_types_are_different_kernels():
+    @quire.jit
+    def k(out_ptr, B: tl.constexpr):
+        tl.store(out_ptr, B)
+    a = k.warmup(ptr("<i4"), B=True, sm=90)
+    b = k.warmup(ptr("<i4"), B=1, sm=90)
+    assert a is not b
+
+
+SCALE_GLOBAL = 3
+
+
+@quire.jit
+def _global_kernel(out_ptr):
+    tl.store(out_ptr, SCALE_GLOBAL)
+
+
+def test_changed_globals_are_refused(monkeypatch):
+    global SCALE_GLOBAL
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+    out = np.zeros(1, np.int32)
+    _global_kernel[(1,)](out)
+    assert out[0] == 3
+    SCALE_GLOBAL = 7
+    try:
+        with pytest.raises(RuntimeError, match="global 'SCALE_GLOBAL' "
+                           "changed from 3 to 7"):
+            _global_kernel[(1,)](out)
+    finally:
+        SCALE_GLOBAL = 3
+
+
+def test_disk_key_follows_position_and_python_helpers(tmp_path, monkeypatch):
+    import importlib.util
+    monkeypatch.setenv("QUIRE_CACHE_DIR", str(tmp_path / "cache"))
+    src = ("import quire\nimport quire.language as tl\n\n"
+           "def helper(v):\n    return v * {factor}\n\n{pad}"
+           "@quire.jit\ndef k(out_ptr, B: tl.constexpr):\n"
+           "    tl.store(out_ptr, helper(B))\n")
+
+    def build(name, factor, pad):
+        path = tmp_path / f"{name}.py"
+        path.write_text(src.format(factor=factor, pad=pad))
+        spec = importlib.util.spec_from_file_location(name, path)
+        m = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(m)
+        return m.k.warmup(ptr("<i4"), B=3, sm=90).asm["source"]
+
+    first = build("mod_a", 2, "")
+    assert "arith.constant 6" in first
+    # Same file name, helper changed: not the cached MLIR.
+    (tmp_path / "mod_a.py").unlink()
+    assert "arith.constant 15" in build("mod_a", 5, "")
+    # Moved down two lines: locations follow.
+    moved = build("mod_a", 5, "\n\n")
+    assert ":11:" in moved and ":9:" not in moved.split("\n", 2)[2]
+
+
+def test_launch_value_errors_name_the_argument():
+    with pytest.raises(ValueError, match="argument 'v' of '_store_arg'.*64 "
+                       "bits"):
+        _store_arg.warmup(ptr("<i4"), 2**70, sm=90)
+
+    @quire.jit
+    def k(out_ptr, v: tl.int32):
+        tl.store(out_ptr, v)
+    with pytest.raises(ValueError, match="argument 'v' of 'k': 3000000000 "
+                       "does not fit in tl.int32"):
+        k.warmup(ptr("<i4"), 3000000000, sm=90)
+
+
+def test_num_warps_is_checked_in_the_interpreter_too(monkeypatch):
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+    with pytest.raises(ValueError, match="num_warps"):
+        _store_arg[(1,)](np.zeros(1, np.int32), 1, num_warps=3)
+
+
+def test_fp8_arguments_are_located_errors():
+    @quire.jit
+    def k(out_ptr, v: tl.float8e4nv):
+        tl.store(out_ptr, v)
+    with pytest.raises(quire.CompilationError, match="argument 'v'.*not "
+                       "supported"):
+        k.warmup(ptr("<f2"), 1.0, sm=90)

@@ -566,3 +566,33 @@ def test_math_module_matches_language():
     assert tl.math.exp is tl.exp
     assert math.isclose(quire.cdiv(10, 3), 4)
     assert quire.next_power_of_2(33) == 64
+
+
+@quire.jit
+def argmax_nan_kernel(x_ptr, out_ptr):
+    x = tl.load(x_ptr + tl.arange(0, 8))
+    tl.store(out_ptr, tl.argmax(x, axis=0))
+
+
+def test_argmax_with_nan_is_the_first_nan():
+    x = np.array([1, 5, np.nan, 2, np.nan, 0, 0, 0], np.float32)
+    out = np.zeros(1, np.int32)
+    argmax_nan_kernel[(1,)](x, out)
+    assert out[0] == 2
+
+
+@quire.jit
+def index_kernel(x_ptr, out_ptr, T: tl.constexpr):
+    r = tl.arange(0, 4)
+    tl.static_assert(r[None].shape == (1, 4))
+    tl.static_assert(T[1:] == (2, 3))
+    tl.store(out_ptr + r[None], r[None])
+    tl.store(out_ptr + 16 + tl.arange(0, 2), tl.full((2,), 1.5, tl.int32))
+    tl.store(out_ptr + 18, 2.7)
+
+
+def test_none_indexing_tuple_slices_and_float_to_int():
+    out = np.zeros(19, np.int32)
+    index_kernel[(1,)](out, out, T=(1, 2, 3))
+    assert list(out[:4]) == [0, 1, 2, 3]
+    assert list(out[16:19]) == [1, 1, 2]

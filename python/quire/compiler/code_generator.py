@@ -49,6 +49,7 @@ class FrontendBuilder(ir.Builder):
         super().__init__()
         self.debug = debug
         self.where_text = ""
+        self.used_globals = []  # (globals dict, name, value) read
 
     def where(self):
         return self.where_text
@@ -628,12 +629,21 @@ class CodeGenerator(ast.NodeVisitor):
         for n, r, i in zip(carried, res or [], inits):
             self.scope[n] = core.tensor(r, i.type)
         for n in _assigned_names(node.body):
-            if n not in carried and n != target and \
-                    before.get(n, _MISSING) is _MISSING:
+            if n in carried or n == target:
+                continue
+            if before.get(n, _MISSING) is _MISSING:
                 self.scope[n] = Undefined(
                     f"'{n}' is assigned only inside the loop at line "
                     f"{self._pos(node)[1]}; define it before the loop to use "
                     "it after")
+            elif after.get(n, _MISSING) is not before[n] and \
+                    not (type(after.get(n)) is type(before[n]) and
+                         _is_compile_time(before[n]) and
+                         after.get(n) == before[n]):
+                raise core.CompileTimeError(
+                    f"'{n}' is {type(before[n]).__name__} before the loop and "
+                    "reassigned in it; a run-time loop carries only tensors "
+                    "and numbers (start it as one, e.g. tl.zeros(...))")
 
     def _while_cond(self, test, carried, inits):
         b = self.builder
@@ -713,6 +723,10 @@ class CodeGenerator(ast.NodeVisitor):
     def _global(self, name, value):
         from ..runtime.jit import JITFunction
         import types as pytypes
+        if isinstance(value, (core.constexpr, int, float, bool, str, tuple,
+                              core.dtype)):
+            self.builder.used_globals.append(
+                (self.globals, name, core._unwrap(value)))
         if isinstance(value, core.constexpr):
             return value.value
         if isinstance(value, (JITFunction, core.dtype, pytypes.ModuleType,
@@ -814,41 +828,53 @@ class CodeGenerator(ast.NodeVisitor):
 
     def visit_Subscript(self, node):
         value = self.visit(node.value)
-        index = self.visit(node.slice) if not isinstance(
-            node.slice, ast.Slice) else _SLICE
+        index = self.visit(node.slice)
         if isinstance(value, core.tensor):
             return self._index_tensor(value, index)
-        if isinstance(index, core.tensor):
+        if isinstance(index, core.tensor) or (
+                isinstance(index, tuple) and
+                any(isinstance(i, core.tensor) for i in index)):
             raise core.CompileTimeError("compile-time values can only be "
                                         "indexed by constexprs")
+        fix = lambda i: builtins.slice(None) if i is _SLICE else i  # noqa
+        index = tuple(fix(i) for i in index) if isinstance(index, tuple) \
+            else fix(index)
         return value[index]
 
     def visit_Slice(self, node):
-        if node.lower or node.upper or node.step:
-            raise core.CompileTimeError("tensor slices must be ':'")
-        return _SLICE
+        parts = [None if e is None else self.visit(e)
+                 for e in (node.lower, node.upper, node.step)]
+        if all(p is None for p in parts):
+            return _SLICE
+        for p in parts:
+            if isinstance(p, core.tensor):
+                raise core.CompileTimeError("slice bounds must be constexprs")
+        return builtins.slice(*parts)
 
     def _index_tensor(self, t, index):
-        items = index if isinstance(index, tuple) else (index,)
+        items = list(index) if isinstance(index, tuple) else [index]
         b = self.builder
         rank = len(t.shape)
-        if sum(1 for i in items if i is _SLICE or
-               isinstance(i, builtins.slice)) != rank:
-            if any(not (i is None or i is _SLICE or
-                        isinstance(i, builtins.slice)) for i in items):
+        for i in items:
+            if isinstance(i, builtins.slice):
+                raise core.CompileTimeError(
+                    "tensors cannot be sliced; only ':' (a whole "
+                    "dimension) and None (a new one) index them")
+            if not (i is None or i is _SLICE):
                 raise core.CompileTimeError(
                     "tensors can only be indexed with None and ':' "
                     "(x[:, None]), not by position")
+        slices = sum(1 for i in items if i is _SLICE)
+        if slices > rank:
             raise core.CompileTimeError(
-                f"indexing a rank-{rank} tensor needs {rank} ':' entries, "
-                f"got {len(items)} entries")
+                f"a rank-{rank} tensor has {rank} dimensions, indexed with "
+                f"{slices} ':'")
+        # As numpy: missing trailing dimensions are whole ones (x[None]).
+        items += [_SLICE] * (rank - slices)
         out = t
         for axis, i in enumerate(items):
             if i is None:
                 out = semantic.expand_dims(out, axis, b)
-            elif not (i is _SLICE or isinstance(i, builtins.slice)):
-                raise core.CompileTimeError("tensors can only be indexed "
-                                            "with None and ':'")
         return out
 
     def _binop(self, op, lhs, rhs):
@@ -1166,7 +1192,8 @@ def _builtin_namespace(name):
     raise core.CompileTimeError(f"name '{name}' is not defined")
 
 
-def generate(fn, scope_values, arg_specs, options, name=None):
+def generate(fn, scope_values, arg_specs, options, name=None,
+             with_globals=False):
     """The MLIR text of kernel `fn` specialized as given.
 
     `scope_values`: {param name: compile-time value} for constexpr (and
@@ -1180,7 +1207,11 @@ def generate(fn, scope_values, arg_specs, options, name=None):
     b.loc = ir.file_loc(*gen._pos(fdef))
     scope = dict(scope_values)
     for pname, dt, attrs in arg_specs:
-        v = b.add_arg(dt.mlir, attrs)
+        try:
+            mlir_type = dt.mlir
+        except core.CompileTimeError as e:
+            raise gen.error(fdef, f"argument '{pname}': {e}") from None
+        v = b.add_arg(mlir_type, attrs)
         scope[pname] = core.tensor(v, dt)
     gen.scope = scope
     gen.visit_body(fdef.body)
@@ -1188,6 +1219,10 @@ def generate(fn, scope_values, arg_specs, options, name=None):
     b.op("return")
     header = (f"Generated by quire.jit from {src.filename}:"
               f"{fdef.lineno + src.line_offset} ({fn.__name__})")
-    return b.function(name or fn.__name__, kernel=True,
+    if b.used_globals:
+        header += "\nglobals: " + " ".join(sorted({n for _, n, _ in
+                                                  b.used_globals}))
+    text = b.function(name or fn.__name__, kernel=True,
                       loc=ir.file_loc(*gen._pos(fdef)),
                       header_comment=header)
+    return (text, b.used_globals) if with_globals else text

@@ -299,8 +299,12 @@ def _shape(x):
 def _materialize(x, dt, shape, b):
     """Number or tensor `x` as a tensor of `dt` with `shape`."""
     if is_num(x):
+        # Triton converts a Python number to the target type (floats to
+        # integers truncate, as a cast does).
         if dt.is_int() and not dt.is_bool() and isinstance(x, float):
-            raise _err(f"cannot use the float {x} as {dt!r}")
+            if x != x or x in (math.inf, -math.inf):
+                raise _err(f"cannot convert {x} to {dt!r}")
+            x = int(x)
         return const(b, x, dt, shape)
     return broadcast_to(cast(x, dt, b), shape, b)
 
@@ -831,9 +835,10 @@ def load(ptr, mask, other, b):
 def store(ptr, value, mask, b):
     ptr = _check_ptr(ptr, "tl.store")
     elt = ptr.dtype.element_ty
+    if _shape(value) and not ptr.type.is_block():
+        raise _err("tl.store: the value is a block but the pointer is a "
+                   "scalar")
     shape = broadcast_shapes(ptr.shape, _shape(value))
-    if shape != ptr.shape and not ptr.type.is_block():
-        ptr = broadcast_to(ptr, shape, b)
     if mask is not None:
         mask = _mask(mask, ptr, "tl.store", b)
         shape = broadcast_shapes(shape, mask.shape)
@@ -1043,6 +1048,11 @@ def argminmax(kind, x, axis, keep_dims, b):
     rank = len(x.shape)
     m = reduce_named(kind, x, axis, True, None, False, b)
     hit = compare("==", x, m, b)
+    if x.dtype.is_floating():
+        # max/min propagate NaN: then the first NaN is the extremum (as
+        # numpy's argmax), not a sentinel index.
+        hit = logical_or(hit, logical_and(compare("!=", x, x, b),
+                                          compare("!=", m, m, b), b), b)
     if axis is None:
         idx = None
         stride = 1
@@ -1116,7 +1126,11 @@ def hint(x, attr, values, b):
     owner = x.handle.owner
     if isinstance(owner, tuple) and owner[0] == "arg":
         if attr == "tile.divisibility" and not x.dtype.is_floating():
-            b.args[owner[1]][1][attr] = f"{max(vals)} : i32"
+            attrs = b.args[owner[1]][1]
+            have = int(attrs.get(attr, "1 : i32").split(":")[0])
+            v = max(vals)
+            if v & (v - 1) == 0:  # argument divisibility is a power of two
+                attrs[attr] = f"{max(v, have)} : i32"
         return x
     if owner is None or len(owner.results) != 1 or \
             owner.parts[0].startswith("arith.constant"):

@@ -48,6 +48,8 @@ class Config:
         out["num_stages"] = self.num_stages
         if self.maxnreg is not None:
             out["maxnreg"] = self.maxnreg
+        if self.num_ctas not in (None, 1):
+            out["num_ctas"] = self.num_ctas  # refused at launch, not ignored
         return out
 
     def _key(self):

@@ -22,15 +22,20 @@ import hashlib
 import inspect
 import json
 import os
+import re
 import struct
 import sys
 import textwrap
 import threading
+import types
 
 from .. import _args, _cache, _cuda, _kernel
 from ..language import core
 from ..compiler import code_generator
 from . import launcher
+
+
+_MISSING = object()
 
 
 def _env_flag(name):
@@ -288,6 +293,7 @@ class JITFunction:
         self._fast_cache = {}  # device -> {launch key: CompiledKernel}
         self._hash = None
         self._lock = threading.Lock()
+        self._used_globals = []  # (globals dict, name, value) compiled in
         self._key_fns = [launcher.constexpr_key(p, fn.__name__)
                          if p.is_constexpr else
                          launcher.key_function(p, fn.__name__)
@@ -318,10 +324,24 @@ class JITFunction:
     # Specialization ----------------------------------------------------
 
     def _key(self, values):
-        """Per parameter: a constexpr's value, or its key function's tuple
-        (launcher.key_function) -- what the fast launcher computes."""
-        return tuple(v if p.is_constexpr else f(v)
+        """Per parameter: a constexpr's (value, type), or its key function's
+        tuple (launcher.key_function) -- what the fast launcher computes."""
+        return tuple((v, type(v)) if p.is_constexpr else f(v)
                      for p, f, v in zip(self.params, self._key_fns, values))
+
+    def _check_globals(self):
+        """Triton's rule: a kernel compiled with a global's value must not
+        run after the global changed."""
+        for g, name, value in self._used_globals:
+            now = g.get(name, _MISSING)
+            if isinstance(now, core.constexpr):
+                now = now.value
+            if now is not value and now != value:
+                raise RuntimeError(
+                    f"global '{name}' changed from {value!r} to {now!r} "
+                    f"since '{self.__name__}' was compiled with it; globals "
+                    "a kernel reads are constants (pass the value as a "
+                    "tl.constexpr argument instead)")
 
     def _norm_key(self, values):
         """The key with constexprs as ("c", value) entries."""
@@ -361,23 +381,29 @@ class JITFunction:
         return self._hash
 
     def _compute_hash(self, seen):
+        """The source with its position (locations are in the MLIR), and
+        what its names reach: called @quire.jit functions, global
+        constants, plain Python helpers (their source), module attributes
+        it reads."""
         seen.add(id(self))
+        parsed = self._parsed()
         h = hashlib.sha256(self.src.encode())
-        h.update(repr(self.version).encode())
-        names = sorted({n.id for n in ast.walk(self._parsed().tree)
+        h.update(f"{parsed.filename}:{parsed.line_offset}:"
+                 f"{parsed.col_offset}:{self.version!r}".encode())
+        tree = parsed.tree
+        names = sorted({n.id for n in ast.walk(tree)
                         if isinstance(n, ast.Name)})
         g = self.fn.__globals__
         for n in names:
-            if n not in g:
-                continue
-            v = g[n]
-            if isinstance(v, JITFunction):
-                if id(v) not in seen:
-                    h.update(f"{n}=jit:{v._compute_hash(seen)}".encode())
-            elif isinstance(v, core.constexpr):
-                h.update(f"{n}=c:{v.value!r}".encode())
-            elif isinstance(v, (int, float, bool, str, core.dtype, tuple)):
-                h.update(f"{n}={v!r}".encode())
+            if n in g:
+                h.update(f"{n}={_describe_global(g[n], seen)}".encode())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and \
+                    isinstance(node.value, ast.Name) and \
+                    isinstance(g.get(node.value.id), types.ModuleType):
+                v = getattr(g[node.value.id], node.attr, None)
+                h.update(f"{node.value.id}.{node.attr}="
+                         f"{_describe_global(v, seen)}".encode())
         return h.hexdigest()
 
     # Compilation -------------------------------------------------------
@@ -405,15 +431,41 @@ class JITFunction:
                     text = f.read()
                 if text.endswith("\n// end\n"):
                     _cache.count("disk_hits")
+                    self._record_globals_of(text)
                     return text
             except OSError:
                 pass
         consts, specs = self._signature(key)
-        text = code_generator.generate(self, consts, specs, options)
+        text, used = code_generator.generate(self, consts, specs, options,
+                                             with_globals=True)
+        self._record_globals(used)
         text += "// end\n"
         if disk_key is not None:
             _write_atomic(path, text)
         return text
+
+    def _mlir_name(self):
+        """The name of the generated MLIR in diagnostics: its ops carry
+        Python locations, so this shows only where the text itself is at
+        fault (a frontend bug)."""
+        return f"<MLIR of {self.__name__} from {self._parsed().filename}>"
+
+    def _record_globals_of(self, text):
+        """The globals a cached source was generated with (its header's
+        `// globals:` line), at their current values, which the disk key
+        says are the ones it was generated with."""
+        for line in text.splitlines()[:3]:
+            if line.startswith("// globals: "):
+                g = self.fn.__globals__
+                self._record_globals(
+                    [(g, n, core._unwrap(g[n])) for n in line.split()[2:]
+                     if n in g])
+
+    def _record_globals(self, used):
+        for g, name, value in used:
+            if not any(e[0] is g and e[1] == name for e in
+                       self._used_globals):
+                self._used_globals.append((g, name, value))
 
     def _compile(self, key, device, options, launch):
         interpret = launch["interpret"]
@@ -423,7 +475,7 @@ class JITFunction:
         constants = {n: v for n, v in consts.items()}
         if interpret:
             return _InterpretedKernel(self.__name__, source, signature,
-                                      constants)
+                                      constants, self._mlir_name())
         sm = launch["sm"]
         if sm is None:
             sm = _cuda.compute_capability(device) if device is not None \
@@ -434,7 +486,7 @@ class JITFunction:
                                  wgmma=launch["wgmma"],
                                  max_registers=launch["max_registers"],
                                  checked=launch["checked"],
-                                 source_name=self._parsed().filename)
+                                 source_name=self._mlir_name())
         return CompiledKernel(self.__name__, source, kernel, signature,
                               constants, options, self.params, key)
 
@@ -451,6 +503,8 @@ class JITFunction:
         for k in ("enable_fp_fusion", "launch_cooperative_grid",
                   "enable_warp_specialization"):
             extra.pop(k, None)
+        if num_warps is not None:
+            _kernel._check_num_warps(num_warps)
         return {
             "num_warps": 4 if num_warps is None else num_warps,
             "num_stages": 2 if num_stages is None else num_stages,
@@ -485,12 +539,15 @@ class JITFunction:
             raise TypeError(f"{self.__name__}() got an unexpected keyword "
                             f"argument '{name}'")
         interpret = launch["interpret"]
-        fast_key = self._key(values) + (num_warps, num_stages, maxnreg)
+        fast_key = self._key(values) + (
+            num_warps, num_stages, maxnreg,
+            os.environ.get("QUIRE_DEBUG", "") if self.debug is None else 0)
         norm = self._norm_key(values)
         options = self._options({"debug": debug}, interpret)
         device = None if interpret else launcher.current_device()
         full_key = (fast_key, launch["wgmma"], launch["sm"],
-                    launch["checked"], options["debug"], interpret)
+                    launch["checked"], options["debug"], interpret,
+                    launch["max_registers"])
         per_device = self._cache.setdefault(device, {})
         kernel = per_device.get(full_key)
         if kernel is None:
@@ -499,6 +556,8 @@ class JITFunction:
                 if kernel is None:
                     kernel = self._compile(norm, device, options, launch)
                     per_device[full_key] = kernel
+        if self._used_globals:
+            self._check_globals()
         if plain and not interpret:
             self._fast_cache.setdefault(device, {})[fast_key] = kernel
         if warmup:
@@ -533,6 +592,23 @@ class JITFunction:
         return self.run(*args, grid=grid or (1,), warmup=True, **kwargs)
 
 
+def _describe_global(v, seen):
+    """What of a global a kernel's compiled code depends on, as text."""
+    if isinstance(v, JITFunction):
+        return "jit:" + (v._compute_hash(seen) if id(v) not in seen else
+                         v.__qualname__)
+    if isinstance(v, core.constexpr):
+        v = v.value
+    if isinstance(v, (int, float, bool, str, core.dtype, tuple, type(None))):
+        return repr(v)
+    if isinstance(v, types.FunctionType):
+        try:
+            return "py:" + inspect.getsource(v)
+        except (OSError, TypeError):
+            return "py:" + v.__qualname__
+    return type(v).__name__
+
+
 def _write_atomic(path, text):
     import tempfile
     try:
@@ -550,9 +626,10 @@ class _InterpretedKernel:
     numpy arrays and CPU torch tensors are used in place; CUDA torch
     tensors are copied to the host and back."""
 
-    def __init__(self, name, source, signature, constants):
+    def __init__(self, name, source, signature, constants, source_name):
         self.name = name
         self.source = source
+        self.source_name = source_name
         self.signature = signature
         self.constants = constants
         self.asm = {"source": source}
@@ -581,8 +658,16 @@ class _InterpretedKernel:
                 host.append(int(v))
         if 0 in grid:
             return
+        names = [p.name for p, k in zip(params, key) if k[0] != "c"]
         try:
-            _kernel.interpret(self.source, grid, *host)
+            _kernel.interpret(self.source, grid, *host,
+                              source_name=self.source_name)
+        except (TypeError, ValueError) as e:
+            # Name the argument as the kernel's source does.
+            text = re.sub(r"argument #(\d+) \(([^)]*)\) of '[^']*'",
+                          lambda m: f"argument '{names[int(m.group(1))]}' "
+                          f"({m.group(2)}) of '{self.name}'", str(e))
+            raise type(e)(text) from None
         finally:
             for dev, h in copies:
                 dev.copy_(h)

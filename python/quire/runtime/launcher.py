@@ -84,20 +84,33 @@ def key_function(param, fn_name):
     dns = param.do_not_specialize
     where = f"argument '{param.name}' of '{fn_name}'"
     ann_int = ann is not None and param.annotation.is_int()
+    if ann_int:
+        bits = param.annotation.int_bitwidth
+        lo = 0 if param.annotation.is_int_unsigned() else -(1 << (bits - 1))
+        hi = (1 << bits) if param.annotation.is_int_unsigned() else \
+            (1 << (bits - 1))
 
     def key(v):
         t = type(v)
         if t is int:
             if ann is not None:
-                return ("s", ann, not dns and v & 15 == 0) if ann_int else \
-                    ("s", ann)
+                if not ann_int:
+                    return ("s", ann)
+                if not lo <= v < hi:
+                    raise ValueError(f"{where}: {v} does not fit in "
+                                     f"{param.annotation!r}")
+                return ("s", ann, not dns and v & 15 == 0)
             if -2**31 <= v < 2**31:
                 if dns:
                     return _I32
                 if v == 1:
                     return ONE
                 return _I32_16 if v & 15 == 0 else _I32
-            return ("i", int_type(v), not dns and v & 15 == 0)
+            try:
+                return ("i", int_type(v), not dns and v & 15 == 0)
+            except ValueError:
+                raise ValueError(f"{where}: the integer {v} does not fit in "
+                                 "64 bits") from None
         if t is float:
             return FLOAT if ann is None else ("s", ann)
         if t is bool:
@@ -110,6 +123,15 @@ def key_function(param, fn_name):
                     "torch" if v.is_cuda else "cpu")
         if isinstance(v, core.dtype):
             return ("c", v)
+        if getattr(v, "shape", None) == () and not hasattr(v, "data_ptr"):
+            # A numpy scalar: a number, not an array.
+            kind = getattr(getattr(v, "dtype", None), "kind", "")
+            if kind == "b":
+                return key(bool(v))
+            if kind in "iu" and kind:
+                return key(int(v))
+            if kind == "f":
+                return key(float(v))
         view = _args.view(v, where)
         if view is not None:
             return ("p", VIEW_DTYPES[view.dtype].name, not dns and
@@ -294,7 +316,8 @@ def fast_launcher(jf):
         names.append(p.name)
         ns[f"_k{p.index}"] = jf._key_fns[p.index]
         if p.is_constexpr:
-            keys.append(p.name)
+            # True and 1, 4 and 4.0 compare equal but compile differently.
+            keys.append(f"({p.name}, type({p.name}))")
         elif p.annotation is None and not p.do_not_specialize:
             # The common int case inline (key_function's rule), the rest
             # through the key function.
@@ -315,6 +338,9 @@ def fast_launcher(jf):
         interp = "_environ.get('QUIRE_INTERPRET', '') not in ('', '0')"
     else:
         interp = "True" if jf.interpret else "False"
+    debug = "_environ.get('QUIRE_DEBUG', '')" if jf.debug is None else "0"
+    ns["_globals"] = jf._used_globals
+    ns["_check_globals"] = jf._check_globals
     all_names = ", ".join(names)
     meta = ", ".join(f"{n!r}: {n}" for n in names)
     nw = opt_value["num_warps"]
@@ -332,13 +358,15 @@ def {fname}({", ".join(sig)}{"," if sig else ""} _quire_grid=None,
                         {opt_value["stream"]}, _quire_extra)
 {chr(10).join(prologue)}
     key = ({"".join(k + ", " for k in keys)}{nw}, {stages},
-           {opt_value["maxnreg"]})
+           {opt_value["maxnreg"]}, {debug})
     dev = _device()
     entry = _caches.get(dev, _EMPTY).get(key)
     if entry is None:
         return _general(({all_names}{"," if names else ""}), _quire_grid,
                         {nw}, {stages}, {opt_value["maxnreg"]},
                         {opt_value["stream"]}, _quire_extra)
+    if _globals:
+        _check_globals()
     grid = _quire_grid
     if callable(grid):
         grid = grid({{{meta}{", " if meta else ""}'num_warps': {nw} or 4,
