@@ -102,10 +102,16 @@ def _declare(lib):
                                       ctypes.POINTER(ctypes.c_int64),
                                       ctypes.POINTER(InterpArg), c_size_t]),
     }
-    for name, (restype, argtypes) in sigs.items():
+    # Setters added after API version 1 (a library without one runs with
+    # the option's default; asking for another value is an error).
+    optional = {"quireCompileOptionsSetRaisePagedLoads":
+                (None, [c_void_p, ctypes.c_int32])}
+    for name, (restype, argtypes) in list(sigs.items()) + list(optional.items()):
         try:
             fn = getattr(lib, name)
         except AttributeError:
+            if name in optional:
+                continue
             raise LibraryError(f"{lib._name} lacks {name}; rebuild Quire "
                                f"(target quire-python)") from None
         fn.restype = restype
@@ -183,7 +189,7 @@ def _name_bytes(name):
 
 def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
             checked: bool = False, num_stages: int = 2, wgmma: bool = True,
-            max_registers: int = 0):
+            max_registers: int = 0, raise_paged_loads: bool = True):
     L = lib()
     options = L.quireCompileOptionsCreate()
     if not options:
@@ -196,6 +202,12 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
         L.quireCompileOptionsSetAsyncStages(options, num_stages)
         L.quireCompileOptionsSetWgmma(options, int(wgmma))
         L.quireCompileOptionsSetMaxRegisters(options, max_registers)
+        setter = getattr(L, "quireCompileOptionsSetRaisePagedLoads", None)
+        if setter is not None:
+            setter(options, int(raise_paged_loads))
+        elif not raise_paged_loads:
+            raise LibraryError(f"{L._name} cannot turn quire-raise-paged-"
+                               "loads off; rebuild Quire")
         return _take(L.quireCompile(source, len(source), _name_bytes(name),
                                     options))
     finally:

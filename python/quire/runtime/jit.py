@@ -255,6 +255,7 @@ class _Asm(dict):
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg",
                    "max_registers", "stream", "enable_fp_fusion", "debug",
                    "sm", "wgmma", "warmup", "grid", "checked",
+                   "raise_paged_loads",
                    "launch_cooperative_grid", "enable_warp_specialization")
 
 
@@ -486,6 +487,7 @@ class JITFunction:
                                  wgmma=launch["wgmma"],
                                  max_registers=launch["max_registers"],
                                  checked=launch["checked"],
+                                 raise_paged_loads=launch["raise_paged_loads"],
                                  source_name=self._mlir_name())
         return CompiledKernel(self.__name__, source, kernel, signature,
                               constants, options, self.params, key)
@@ -512,6 +514,7 @@ class JITFunction:
             "wgmma": extra.pop("wgmma", True),
             "sm": extra.pop("sm", None),
             "checked": extra.pop("checked", False),
+            "raise_paged_loads": extra.pop("raise_paged_loads", True),
             "stream": stream,
             "interpret": bool(self.interpret) if self.interpret is not None
             else _env_flag("QUIRE_INTERPRET"),
@@ -547,7 +550,7 @@ class JITFunction:
         device = None if interpret else launcher.current_device()
         full_key = (fast_key, launch["wgmma"], launch["sm"],
                     launch["checked"], options["debug"], interpret,
-                    launch["max_registers"])
+                    launch["max_registers"], launch["raise_paged_loads"])
         per_device = self._cache.setdefault(device, {})
         kernel = per_device.get(full_key)
         if kernel is None:
