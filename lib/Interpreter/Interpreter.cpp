@@ -1656,6 +1656,8 @@ LogicalResult Interpreter::exec(Operation *op) {
       .Case([&](tile::ReduceOp o) { return execReduce(o); })
       .Case([&](tile::PagedLoadOp o) { return execPagedLoad(o); })
       .Case([&](tile::AssertOp o) { return execAssert(o); })
+      // A program runs as one unit: its threads are always in step.
+      .Case([&](tile::BarrierOp) { return success(); })
       // scf
       .Case([&](scf::ForOp o) { return execFor(o); })
       .Case([&](scf::IfOp o) { return execIf(o); })

@@ -1,15 +1,18 @@
 //===- Barriers.cpp - Barriers of the tile-to-LLVM patterns ---------------===//
 //
-// The barrier placement: a forward walk over each kernel that tracks the
-// shared-memory accesses pending since the last barrier, by slot (the tag
-// sharedPtr and asyncSharedPtr put on each address), and inserts a barrier
-// only where an access conflicts with a pending one.
+// tile.barrier, and the barrier placement: a forward walk over each kernel
+// that tracks the shared-memory accesses pending since the last barrier, by
+// slot (the tag sharedPtr and asyncSharedPtr put on each address), and
+// inserts a barrier only where an access conflicts with a pending one.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Barriers.h"
 #include "SharedMemory.h"
 
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 
@@ -20,6 +23,26 @@ using namespace mlir::quire::tilellvm;
 void tilellvm::barrier(OpBuilder &b, Location loc) {
   auto bar = NVVM::Barrier0Op::create(b, loc);
   bar->setAttr(kAutoBarrierAttr, b.getUnitAttr());
+}
+
+namespace {
+/// tile.barrier => nvvm.barrier0 (bar.sync 0), a barrier of its own: the
+/// placement keeps it and starts over after it.
+struct BarrierOpLowering : public ConvertOpToLLVMPattern<tile::BarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::BarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<NVVM::Barrier0Op>(op);
+    return success();
+  }
+};
+} // namespace
+
+void tilellvm::populateBarrierPatterns(LLVMTypeConverter &converter,
+                                       RewritePatternSet &patterns) {
+  patterns.add<BarrierOpLowering>(converter);
 }
 
 namespace {

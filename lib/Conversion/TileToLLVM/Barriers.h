@@ -2,7 +2,8 @@
 //
 // The lowerings ask for barriers around their shared-memory accesses
 // (`barrier`); once every op is lowered, `placeBarriers` replaces those by
-// the ones the accesses actually need. Internal to the conversion.
+// the ones the accesses actually need, and keeps the barriers a kernel asks
+// for itself (tile.barrier). Internal to the conversion.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,9 +25,13 @@ void barrier(OpBuilder &b, Location loc);
 /// one before every shared-memory access that conflicts (read after write,
 /// write after read, by slot) with an access since the last barrier, through
 /// loops (to a fixed point) and branches. Barriers of their own (those of
-/// tile.async_wait) stay and end what is pending. Removes the slot tags of
-/// the shared-memory addresses (kSlotAttr) it reads.
+/// tile.barrier and tile.async_wait) stay and end what is pending. Removes
+/// the slot tags of the shared-memory addresses (kSlotAttr) it reads.
 void placeBarriers(ModuleOp module);
+
+/// tile.barrier.
+void populateBarrierPatterns(LLVMTypeConverter &converter,
+                             RewritePatternSet &patterns);
 
 } // namespace mlir::quire::tilellvm
 

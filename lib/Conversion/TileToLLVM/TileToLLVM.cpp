@@ -463,4 +463,5 @@ void mlir::quire::populateTileToLLVMConversionPatterns(
   populateConvertLayoutPatterns(converter, patterns, state);
   populateAsyncCopyPatterns(converter, patterns, state);
   populateAssertPatterns(converter, patterns);
+  populateBarrierPatterns(converter, patterns);
 }

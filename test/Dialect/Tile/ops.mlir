@@ -108,6 +108,14 @@ func.func @paged_num_blocks(%cache: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %tok: i
   return
 }
 
+// CHECK-LABEL: func.func @barrier
+// CHECK-NEXT:    tile.barrier
+// CHECK-NEXT:    return
+func.func @barrier() attributes {tile.kernel} {
+  tile.barrier
+  return
+}
+
 // CHECK-LABEL: func.func @assert
 func.func @assert(%ok: tensor<64xi1>, %x: tensor<64xi32>, %y: tensor<64xi32>, %b: i1, %n: i32) {
   // CHECK: tile.assert %{{.*}}, "entry %d at token %d (100%%)", %{{.*}}, %{{.*}} : tensor<64xi1>, tensor<64xi32>, tensor<64xi32>

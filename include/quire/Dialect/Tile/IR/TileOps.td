@@ -395,6 +395,27 @@ def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
 }
 
 //===----------------------------------------------------------------------===//
+// Synchronization
+//===----------------------------------------------------------------------===//
+
+def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "synchronize the threads of a program";
+  let description = [{
+    Every thread of the program (the CTA) waits until all of them have
+    reached the barrier; the shared- and global-memory accesses each made
+    before it are then visible to all of them (PTX `bar.sync 0`). Triton's
+    `tl.debug_barrier`. The op reads and writes memory, so no memory access
+    moves across it. The interpreter runs a program as one unit: there it
+    does nothing.
+
+    ```mlir
+    tile.barrier
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
 // Runtime checks
 //===----------------------------------------------------------------------===//
 
