@@ -103,3 +103,26 @@ def test_paged_attention_decode(rng, heads, kv_heads, page):
     m.paged_attention(q, kc, vc, bt, lens, 0.125, out, BLOCK_N=32)
     ref = m.reference(np, q, kc, vc, bt, lens, 0.125)
     assert np.abs(out - ref).max() < 3e-3
+
+
+@pytest.mark.parametrize("qlens, ctxs", [
+    ([1, 1, 1, 1], [0, 1, 37, 90]),          # decode only, lengths 1..91
+    ([33, 9], [0, 20]),                       # prefill only (a chunk after 20)
+    ([1, 40, 1, 17], [300, 20, 5, 0]),        # mixed
+])
+@pytest.mark.parametrize("window, softcap, alibi", [
+    (0, 0.0, False), (16, 0.0, False), (0, 30.0, False), (0, 0.0, True),
+    (24, 50.0, True)])
+def test_unified_attention(rng, qlens, ctxs, window, softcap, alibi):
+    m = load("unified-attention")
+    q, kc, vc, bt, lens, qsl = m.make_batch(np, rng, qlens, ctxs, 8, 2, 64,
+                                            16, np.float16)
+    slopes = (rng.uniform(0.01, 0.2, 8).astype(np.float32) if alibi else None)
+    out = np.full_like(q, np.nan)
+    nqb = m.query_blocks(q.shape[0], len(qlens), 16 // 4)
+    m.unified_attention(q, kc, vc, bt, lens, qsl, nqb, 0.125, out,
+                        sliding_window=window, softcap=softcap,
+                        alibi_slopes=slopes, BLOCK_N=32)
+    ref = m.reference(np, q, kc, vc, bt, lens, qsl, 0.125, window, softcap,
+                      slopes)
+    assert np.abs(out - ref).max() < 4e-3
