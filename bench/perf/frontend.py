@@ -25,6 +25,11 @@ same ones and the best correct one of each is reported.
   decode     paged-attention: perf/paged_decode's rows (head dim 128, fp16,
              vLLM cache layout); best of BLOCK_N 32/64/128 x 4/8 warps per
              side; KV bandwidth in TB/s
+  unified    unified-attention (mixed batches, the raised natural gather):
+             decode-only 64x4096, prefill-only 4x512 chunks after 2k, and
+             60 decode sequences at 2-8k + 4 prefill chunks of 512; Llama-3-8B
+             heads, page 16; best of 4 BLOCK_M/BLOCK_N/warps configs per
+             side; KV bandwidth in TB/s
   launch     host time per call of a cached launch, add_kernel (n = 4096)
              and paged_attention_decode (18 arguments): median of 5 rounds
              of 1000 back-to-back launches after a warm-up
@@ -37,7 +42,7 @@ frontend.png (speed-ups) into the output folder. Exits 1 when a check or a
 workload failed; a swept configuration one side cannot build is listed but
 not a failure.
 
-    bench/run.py frontend [--only add,softmax,matmul,attention,decode,launch]
+    bench/run.py frontend [--only add,softmax,matmul,attention,decode,unified,launch]
                           [--quick] [--out DIR]
 """
 
@@ -55,14 +60,17 @@ from lib.env import ROOT, parser, print_header, require_torch
 TUTORIALS = os.path.join(ROOT, "python", "tutorials")
 FILES = {"add": "01-vector-add.py", "softmax": "02-fused-softmax.py",
          "matmul": "03-matrix-multiplication.py",
-         "attention": "06-fused-attention.py", "decode": "paged-attention.py"}
+         "attention": "06-fused-attention.py", "decode": "paged-attention.py",
+         "unified": "unified-attention.py"}
 IMPORTS = {"import quire as triton": "import triton",
            "import quire.language as tl": "import triton.language as tl"}
 SIDES = ("Quire", "Triton")
-WORKLOADS = ("add", "softmax", "matmul", "attention", "decode", "launch")
+WORKLOADS = ("add", "softmax", "matmul", "attention", "decode", "unified",
+             "launch")
 # Run order: the cheap and the paged kernels before the kernels most likely
 # to take the CUDA context down with them.
-RUN_ORDER = ("launch", "add", "softmax", "decode", "matmul", "attention")
+RUN_ORDER = ("launch", "add", "softmax", "decode", "unified", "matmul",
+             "attention")
 FP32 = {"norm": 1e-5}
 FP16 = {"norm": 5e-3, "max": 1e-2}
 ADD_SIZES = (2**24, 2**26)
@@ -78,6 +86,9 @@ ATTN_CONFIGS = {  # BLOCK_M, BLOCK_N (<= HEAD_DIM), num_warps, num_stages
 DECODE_CONFIGS = [(bn, nw) for bn in (32, 64, 128) for nw in (4, 8)]
 LAUNCHES, ROUNDS, WARMUP_LAUNCHES = 1000, 5, 200
 UNITS = {"GB/s": 1e3, "TB/s": 1e6, "TFLOP/s": 1e6}  # amount / us / this
+# Mixed-batch rows (Llama-3-8B heads, page 16): (name, query lens, context
+# lens) built per row; BLOCK_M rows of 4 tokens x 4 heads.
+UNIFIED_CONFIGS = [(16, 32, 4), (16, 64, 4), (16, 64, 8), (32, 64, 4)]
 TRACE_LINES = 30
 
 
@@ -462,6 +473,94 @@ class Bench:
                                      [out], chk)
         self.add_row("decode", "paged decode", shape, res, "TB/s",
                      2 * sum(L) * Hkv * 128 * 2)
+
+    def unified(self):
+        rows = [("decode-only 64x4096", [1] * 64, [4095] * 64),
+                ("prefill-only 4x512 after 2k", [512] * 4, [2048] * 4),
+                ("mixed 60 decode 2-8k + 4x512", [1] * 60 + [512] * 4,
+                 None)]
+        for name, qlens, ctxs in rows[:1] if self.quick else rows:
+            self.guard(f"unified {name}",
+                       lambda n=name, q=qlens, c=ctxs: self._unified(n, q, c))
+
+    def _unified(self, name, qlens, ctxs):
+        torch = self.torch
+        import numpy as np
+        mod0 = self.mods["Quire"]["unified"]
+        if ctxs is None:  # decode sequences at 2-8k, prefill chunks at 0-2k
+            ctxs = [int(torch.randint(2048, 8192, (1,), generator=self.gen,
+                                      device="cuda")) for _ in qlens[:-4]]
+            ctxs += [int(torch.randint(0, 2048, (1,), generator=self.gen,
+                                       device="cuda")) for _ in range(4)]
+        rng = np.random.default_rng(len(qlens))
+        H, KVH, D, P = 32, 8, 128, 16
+        seq = [q + c for q, c in zip(qlens, ctxs)]
+        nblk = [-(-n // P) for n in seq]
+        total = sum(nblk) + 1
+        perm = torch.randperm(total, device="cuda", generator=self.gen)
+        bt = torch.zeros(len(seq), max(nblk), dtype=torch.int32, device="cuda")
+        at = 0
+        for i, nb in enumerate(nblk):
+            bt[i, :nb] = perm[at:at + nb].to(torch.int32)
+            at += nb
+        kc = torch.randn(total, P, KVH, D, device="cuda", dtype=torch.float16,
+                         generator=self.gen)
+        vc = torch.randn_like(kc)
+        T = sum(qlens)
+        q = torch.randn(T, H, D, device="cuda", dtype=torch.float16,
+                        generator=self.gen)
+        sl = torch.tensor(seq, dtype=torch.int32, device="cuda")
+        qsl = torch.tensor(np.concatenate([[0], np.cumsum(qlens)]),
+                           dtype=torch.int32, device="cuda")
+        scale = D ** -0.5
+        out = torch.empty_like(q)
+        # float64 check on a sample: the first sequence and the last (a
+        # prefill chunk in the mixed row), token by token on the GPU.
+        sample = sorted({0, len(qlens) - 1})
+
+        def ref_of(s):
+            n, q0, q1 = seq[s], int(qsl[s]), int(qsl[s + 1])
+            rows = torch.arange(n, device="cuda")
+            pages = bt[s][rows // P].long()
+            k = kc[pages, rows % P].double()        # [n, KVH, D]
+            v = vc[pages, rows % P].double()
+            qq = q[q0:q1].double()                  # [t, H, D]
+            kk = k.repeat_interleave(H // KVH, 1)   # [n, H, D]
+            vv = v.repeat_interleave(H // KVH, 1)
+            sc = torch.einsum("thd,nhd->htn", qq, kk) * scale
+            pos = n - (q1 - q0) + torch.arange(q1 - q0, device="cuda")
+            sc = sc.masked_fill(rows[None, None, :] > pos[None, :, None],
+                                float("-inf"))
+            return torch.einsum("htn,nhd->thd", torch.softmax(sc, -1), vv)
+
+        refs = {s: ref_of(s) for s in sample}
+
+        def chk():
+            if unwritten(out):
+                return False, "NaN (unwritten elements)"
+            worst = (True, 0.0)
+            for s in sample:
+                ok, err = check(out[int(qsl[s]):int(qsl[s + 1])], refs[s], FP16)
+                if not ok:
+                    return ok, err
+                worst = (ok, err)
+            return worst
+
+        configs = UNIFIED_CONFIGS[:1] if self.quick else UNIFIED_CONFIGS
+        res = {}
+        for side, mod in self.sides("unified"):
+            cands = []
+            for bm, bn, nw in configs:
+                nqb = mod0.query_blocks(T, len(qlens), bm // (H // KVH))
+                cands.append((f"BLOCK_M {bm} BLOCK_N {bn} w{nw}",
+                              lambda m=mod, bm=bm, bn=bn, nw=nw, nqb=nqb:
+                              m.unified_attention(q, kc, vc, bt, sl, qsl, nqb,
+                                                  scale, out=out, BLOCK_M=bm,
+                                                  BLOCK_N=bn, num_warps=nw)))
+            res[side] = self.measure(side, f"unified {name}", cands, [out],
+                                     chk)
+        self.add_row("unified", "unified attention", name, res, "TB/s",
+                     2 * sum(seq) * KVH * D * 2)
 
     def launch(self):
         self.guard("launch add_kernel", self._launch_add)
