@@ -6,7 +6,8 @@
 # Configures build-fuzz/ with clang-22, -fsanitize=fuzzer,address,undefined
 # (QUIRE_BUILD_FUZZER=ON, QUIRE_ENABLE_SANITIZERS=ON), builds quire-fuzz at
 # the lowest priority, gathers a seed corpus from examples/*.mlir and
-# test/**/*.mlir (split at `// -----`), and fuzzes parse + verify + the full
+# test/**/*.mlir (split at `// -----`) and from the MLIR the Python frontend
+# generates for its tests, and fuzzes parse + verify + the full
 # pipeline to PTX for SECONDS (default 600). Crashes, timeouts, leaks and
 # out-of-memory inputs land in build-fuzz/fuzz/artifacts/; the growing corpus
 # in build-fuzz/fuzz/corpus/. Reproduce one with
@@ -68,6 +69,17 @@ for f in sorted(files):
         n += 1
 print(f"fuzz.sh: {n} seeds from {len(files)} files")
 PY
+
+# The frontend's output: every kernel the Python tests generate, written by
+# QUIRE_DUMP_DIR (needs the regular build's libquire.so, QUIRE_BUILD).
+LIB="${QUIRE_BUILD:-$ROOT/build}/lib/libquire.so"
+if [[ -f "$LIB" ]]; then
+  QUIRE_LIBRARY="$LIB" QUIRE_DUMP_DIR="$SEEDS" QUIRE_NO_CACHE=1 \
+    PYTHONPATH="$ROOT/python" /usr/bin/python3 -m pytest -q -p no:cacheprovider \
+    "$ROOT"/python/test/test_frontend_*.py "$ROOT/python/test/test_tutorials.py" \
+    "$ROOT/python/test/test_raise_paged_loads.py" >/dev/null 2>&1 || true
+  echo "fuzz.sh: $(ls "$SEEDS" | grep -c '\.mlir$') seeds from the frontend"
+fi
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:symbolize=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"

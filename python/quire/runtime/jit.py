@@ -443,6 +443,12 @@ class JITFunction:
         text += "// end\n"
         if disk_key is not None:
             _write_atomic(path, text)
+        dump = os.environ.get("QUIRE_DUMP_DIR")
+        if dump:
+            # Every generated source, for reading or as fuzzing seeds.
+            digest = hashlib.sha256(text.encode()).hexdigest()[:16]
+            _write_atomic(os.path.join(dump, f"{self.__name__}-{digest}.mlir"),
+                          text)
         return text
 
     def _mlir_name(self):
