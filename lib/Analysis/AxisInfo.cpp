@@ -3,7 +3,10 @@
 // Transfer functions follow Triton's AxisInfo for the ops tile kernels use to
 // build offsets: range, splat, constants, add/sub/mul, shifts by constants,
 // addptr, expand_dims, broadcast, comparisons and selects. Anything else is
-// pessimistic, which only costs vector width, never correctness.
+// pessimistic, which only costs vector width, never correctness. The hints
+// an op carries for its first result (tile.divisibility, tile.contiguity,
+// from tl.multiple_of / tl.max_contiguous) replace what is inferred; they
+// are the author's promise, not checked.
 //
 //===----------------------------------------------------------------------===//
 
@@ -158,6 +161,43 @@ static AxisInfo addInfo(const AxisInfo &a, const AxisInfo &b, bool isSub) {
   return r;
 }
 
+/// The hints `op` carries for its first result (tile.divisibility,
+/// tile.contiguity: an i32 for every dimension or an array<i32> with one per
+/// dimension, as the dialect verifies them) in place of the inferred facts.
+/// A divisibility hint counts by its largest power-of-two factor, as the
+/// analysis keeps divisibility.
+static void applyHints(Operation *op, AxisInfo &info) {
+  auto hint = [&](StringRef name, auto set) {
+    Attribute attr = op->getDiscardableAttr(name);
+    if (!attr)
+      return;
+    unsigned rank = info.getRank();
+    if (auto i = dyn_cast<IntegerAttr>(attr)) {
+      set(std::nullopt, i.getInt());
+      for (unsigned d = 0; d < rank; ++d)
+        set(d, i.getInt());
+    } else if (auto array = dyn_cast<DenseI32ArrayAttr>(attr)) {
+      if (array.size() == rank)
+        for (unsigned d = 0; d < rank; ++d)
+          set(d, array[d]);
+    }
+  };
+  hint(tile::TileDialect::getDivisibilityAttrName(),
+       [&](std::optional<unsigned> d, int64_t v) {
+         if (v <= 0)
+           return;
+         if (d)
+           info.divisibility[*d] = pow2Factor(v);
+         else if (info.getRank() == 0)
+           info.scalarDivisibility = pow2Factor(v);
+       });
+  hint(tile::TileDialect::getContiguityAttrName(),
+       [&](std::optional<unsigned> d, int64_t v) {
+         if (d && v > 0)
+           info.contiguity[*d] = v;
+       });
+}
+
 void AxisInfoAnalysis::visit(Operation *op) {
   // Loop induction variables: lb + i * step.
   if (auto forOp = dyn_cast<scf::ForOp>(op)) {
@@ -168,8 +208,14 @@ void AxisInfoAnalysis::visit(Operation *op) {
     for (Value arg : forOp.getRegionIterArgs())
       infos[arg] = AxisInfo::unknown(rankOf(arg));
   }
-  if (op->getNumResults() != 1)
+  if (op->getNumResults() == 0)
     return;
+  if (op->getNumResults() != 1) {
+    AxisInfo info = AxisInfo::unknown(rankOf(op->getResult(0)));
+    applyHints(op, info);
+    infos[op->getResult(0)] = info;
+    return;
+  }
   Value result = op->getResult(0);
   ArrayRef<int64_t> shape = shapeOf(result);
   unsigned rank = shape.size();
@@ -333,7 +379,9 @@ void AxisInfoAnalysis::visit(Operation *op) {
                 arith::TruncIOp>(
               [&](Operation *) { return operand(0); })
           .Default([](Operation *) { return std::nullopt; });
-  infos[result] = info ? *info : AxisInfo::unknown(rank);
+  AxisInfo facts = info ? *info : AxisInfo::unknown(rank);
+  applyHints(op, facts);
+  infos[result] = facts;
 }
 
 unsigned mlir::quire::accessVectorWidth(const AxisInfoAnalysis &analysis,

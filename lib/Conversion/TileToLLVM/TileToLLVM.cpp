@@ -328,6 +328,12 @@ struct ConvertTileToLLVMPass
       return signalPassFailure();
     }
     AxisInfoAnalysis axisInfo(module);
+    // The value hints have served: they describe tensors, and the lowered
+    // ops (one per register) must not carry them.
+    module.walk([](Operation *op) {
+      op->removeDiscardableAttr(tile::TileDialect::getDivisibilityAttrName());
+      op->removeDiscardableAttr(tile::TileDialect::getContiguityAttrName());
+    });
     TileToLLVMState state;
     state.axisInfo = &axisInfo;
     state.numWarps = tile::getNumWarps(module);

@@ -43,8 +43,42 @@ func.func @kernel_i7_arg(%a: i7) attributes {tile.kernel} { return }
 
 // -----
 
-// expected-error @+1 {{'tile.divisibility' is an argument attribute of a kernel}}
+// On an op, tile.divisibility and tile.contiguity are hints for its first
+// result.
+// expected-error @+1 {{'tile.divisibility' is a hint for an op's first result; this op has none}}
 func.func @divisibility_on_op() attributes {tile.divisibility = 16 : i32} { return }
+
+// -----
+
+func.func @hint_rank(%x: tensor<64xi32>, %y: tensor<64xi32>) {
+  // expected-error @+1 {{'tile.contiguity' must be an i32 or an array<i32> of one value per dimension of the result (1), got array<i32: 64, 1>}}
+  %r = arith.addi %x, %y {tile.contiguity = array<i32: 64, 1>} : tensor<64xi32>
+  return
+}
+
+// -----
+
+func.func @hint_type(%a: i32, %b: i32) {
+  // expected-error @+1 {{'tile.divisibility' must be an i32 or an array<i32> of one value per dimension of the result (0), got 16 : i64}}
+  %o = arith.muli %a, %b {tile.divisibility = 16 : i64} : i32
+  return
+}
+
+// -----
+
+func.func @hint_positive(%x: tensor<4x8xi32>, %y: tensor<4x8xi32>) {
+  // expected-error @+1 {{'tile.divisibility' values must be positive, got array<i32: 16, 0>}}
+  %r = arith.addi %x, %y {tile.divisibility = array<i32: 16, 0>} : tensor<4x8xi32>
+  return
+}
+
+// -----
+
+func.func @hint_on_float(%x: f32, %y: f32) {
+  // expected-error @+1 {{'tile.divisibility' needs an integer or pointer result, got 'f32'}}
+  %r = arith.addf %x, %y {tile.divisibility = 16 : i32} : f32
+  return
+}
 
 // -----
 

@@ -1,8 +1,9 @@
 //===- TileDialect.cpp - Tile dialect, types and attributes --------------===//
 //
 // Registers the tile dialect's ops, `!tile.ptr` and enum attributes, and
-// verifies the dialect's discardable attributes: `tile.kernel` on functions
-// and `tile.divisibility` on kernel arguments.
+// verifies the dialect's discardable attributes: `tile.kernel` on functions,
+// `tile.divisibility` on kernel arguments, and the value hints
+// (`tile.divisibility`, `tile.contiguity`) on ops.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -156,6 +158,43 @@ static bool isKernelArgType(Type type) {
   return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
 }
 
+/// A value hint (`tile.divisibility`, `tile.contiguity`) on `op`: an i32
+/// for every dimension of its first result, or an array<i32> with one per
+/// dimension, positive; the result an integer or pointer scalar or tensor.
+static LogicalResult verifyHint(Operation *op, NamedAttribute attr) {
+  StringRef name = attr.getName().getValue();
+  if (op->getNumResults() == 0)
+    return op->emitOpError() << "'" << name
+                             << "' is a hint for an op's first result; this "
+                                "op has none";
+  Type type = op->getResult(0).getType();
+  Type elt = getElementTypeOrSelf(type);
+  if (!isa<PointerType>(elt) && !elt.isSignlessInteger())
+    return op->emitOpError() << "'" << name
+                             << "' needs an integer or pointer result, got "
+                             << type;
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  int64_t rank = tensor ? tensor.getRank() : 0;
+  SmallVector<int64_t> values;
+  if (auto i = dyn_cast<IntegerAttr>(attr.getValue());
+      i && i.getType().isSignlessInteger(32)) {
+    values.push_back(i.getInt());
+  } else if (auto array = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
+             array && static_cast<int64_t>(array.size()) == rank) {
+    values.append(array.asArrayRef().begin(), array.asArrayRef().end());
+  } else {
+    return op->emitOpError()
+           << "'" << name
+           << "' must be an i32 or an array<i32> of one value per dimension "
+              "of the result ("
+           << rank << "), got " << attr.getValue();
+  }
+  if (llvm::any_of(values, [](int64_t v) { return v <= 0; }))
+    return op->emitOpError() << "'" << name << "' values must be positive, got "
+                             << attr.getValue();
+  return success();
+}
+
 LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == getKernelAttrName()) {
@@ -195,9 +234,9 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
              << "'" << getSharedBytesAttrName() << "' must be an integer";
     return success();
   }
-  if (attr.getName() == getDivisibilityAttrName())
-    return op->emitOpError() << "'" << getDivisibilityAttrName()
-                             << "' is an argument attribute of a kernel";
+  if (attr.getName() == getDivisibilityAttrName() ||
+      attr.getName() == getContiguityAttrName())
+    return verifyHint(op, attr);
   return op->emitOpError() << "unknown tile dialect attribute '"
                            << attr.getName().getValue() << "'";
 }

@@ -21,6 +21,23 @@ def Tile_Dialect : Dialect {
     operate on those tensors elementwise. `tile.load`/`tile.store` move tensors
     through tensors of pointers, with an optional mask. `tile.paged_load`
     gathers a tile of rows from a paged cache through a block table.
+
+    Facts the compiler cannot infer are given as discardable attributes:
+    `tile.divisibility` on a kernel argument (a positive power of two: the
+    pointer is a multiple of that many bytes, the integer a multiple of it),
+    and, on any op, hints for its first result as Triton's
+    `tl.multiple_of` / `tl.max_contiguous` give them: `tile.divisibility`
+    (each run of contiguous values starts at a multiple of it; in bytes for
+    pointers) and `tile.contiguity` (values come in runs of that many
+    consecutive integers or elements), each an `i32` for every dimension or
+    an `array<i32: ...>` with one positive value per dimension. A hint
+    replaces what the analysis infers for that dimension, unchecked:
+
+    ```mlir
+    %o = arith.muli %a, %b {tile.divisibility = 16 : i32} : i32
+    %r = arith.addi %x, %y {tile.contiguity = array<i32: 64>,
+                            tile.divisibility = array<i32: 16>} : tensor<64xi32>
+    ```
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -37,8 +54,6 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getKernelAttrName() {
       return ::llvm::StringLiteral("tile.kernel");
     }
-    /// Integer argument attribute: the pointer (or integer) argument is a
-    /// multiple of this many bytes (elements for integers); a power of two.
     /// Module attribute: warps per CTA the kernels were laid out for.
     static constexpr ::llvm::StringLiteral getNumWarpsAttrName() {
       return ::llvm::StringLiteral("tile.num_warps");
@@ -48,8 +63,15 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getSharedBytesAttrName() {
       return ::llvm::StringLiteral("tile.shared_bytes");
     }
+    /// Integer argument attribute: the pointer (or integer) argument is a
+    /// multiple of this many bytes (elements for integers); a power of two.
+    /// On an op, a hint for its first result (see the dialect description).
     static constexpr ::llvm::StringLiteral getDivisibilityAttrName() {
       return ::llvm::StringLiteral("tile.divisibility");
+    }
+    /// On an op, a hint for its first result: runs of consecutive values.
+    static constexpr ::llvm::StringLiteral getContiguityAttrName() {
+      return ::llvm::StringLiteral("tile.contiguity");
     }
   }];
 }
