@@ -70,8 +70,8 @@ QUIRE_CAPI_EXPORTED int quireResultSucceeded(const QuireResult *result);
 
 /* Every diagnostic, one per line with its location and the source line;
  * warnings on success, errors on failure. "" when there are none. */
-QUIRE_CAPI_EXPORTED const char *quireResultGetDiagnostics(
-    const QuireResult *result);
+QUIRE_CAPI_EXPORTED const char *
+quireResultGetDiagnostics(const QuireResult *result);
 
 /* What was asked for (quireCompile: the emit kind's text or cubin bytes).
  * `size`, when not NULL, receives its length in bytes. */
@@ -86,8 +86,8 @@ QUIRE_CAPI_EXPORTED const char *quireResultGetPTX(const QuireResult *result,
 /* quireCompile and quireGetKernelInfo: the kernels' metadata as JSON,
  * {"kernels": [{"name", "args": [{"kind", "type", "bits", "divisibility"}],
  * "threads", "shared_bytes"}]}. "" on failure. */
-QUIRE_CAPI_EXPORTED const char *quireResultGetMetadata(
-    const QuireResult *result);
+QUIRE_CAPI_EXPORTED const char *
+quireResultGetMetadata(const QuireResult *result);
 
 QUIRE_CAPI_EXPORTED void quireResultDestroy(QuireResult *result);
 
@@ -111,51 +111,53 @@ typedef enum QuireEmitKind {
 typedef struct QuireCompileOptions QuireCompileOptions;
 
 QUIRE_CAPI_EXPORTED QuireCompileOptions *quireCompileOptionsCreate(void);
-QUIRE_CAPI_EXPORTED void quireCompileOptionsDestroy(
-    QuireCompileOptions *options);
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsDestroy(QuireCompileOptions *options);
 /* Values are checked by quireCompile, which reports bad ones as
  * diagnostics; the setters store anything. */
 QUIRE_CAPI_EXPORTED void quireCompileOptionsSetSM(QuireCompileOptions *options,
                                                   uint32_t sm);
-QUIRE_CAPI_EXPORTED void quireCompileOptionsSetNumWarps(
-    QuireCompileOptions *options, uint32_t numWarps);
-QUIRE_CAPI_EXPORTED void quireCompileOptionsSetEmit(
-    QuireCompileOptions *options, int32_t emit);
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetNumWarps(QuireCompileOptions *options, uint32_t numWarps);
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetEmit(QuireCompileOptions *options, int32_t emit);
 /* Nonzero: checked paged loads (quirec --paged-checked). Every
  * tile.paged_load must then have num_blocks; a block-table entry outside
  * [0, num_blocks) is never dereferenced, and the kernel prints it (vprintf,
  * on the process's stdout) and traps, so the launch fails. */
-QUIRE_CAPI_EXPORTED void quireCompileOptionsSetPagedChecked(
-    QuireCompileOptions *options, int32_t checked);
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetPagedChecked(QuireCompileOptions *options,
+                                   int32_t checked);
 /* Stages of cp.async staging for dot operands loaded in loops (quirec
  * --async-stages; sm_80+). 0 or 1 turns it off; at most 8; default 2. */
-QUIRE_CAPI_EXPORTED void quireCompileOptionsSetAsyncStages(
-    QuireCompileOptions *options, uint32_t stages);
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetAsyncStages(QuireCompileOptions *options,
+                                  uint32_t stages);
 /* Nonzero (the default): on sm_90, dots whose B operand the cp.async
  * staging holds run on wgmma, reading shared memory (quirec --wgmma; the
  * PTX then targets sm_90a). Zero keeps mma.sync. */
-QUIRE_CAPI_EXPORTED void quireCompileOptionsSetWgmma(
-    QuireCompileOptions *options, int32_t wgmma);
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetWgmma(QuireCompileOptions *options, int32_t wgmma);
 /* Registers per thread ptxas may give each kernel (quirec --max-registers,
  * PTX .maxnreg): 0 (the default) for no cap, else 24..255; other values are
  * a diagnostic of quireCompile. */
-QUIRE_CAPI_EXPORTED void quireCompileOptionsSetMaxRegisters(
-    QuireCompileOptions *options, uint32_t maxRegisters);
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetMaxRegisters(QuireCompileOptions *options,
+                                   uint32_t maxRegisters);
 
 /* Parses, verifies and compiles `source` (`size` bytes; it needs no NUL
  * terminator). `bufferName` names it in diagnostics (NULL: "<source>").
  * NULL options mean the defaults. Never returns NULL. */
-QUIRE_CAPI_EXPORTED QuireResult *quireCompile(
-    const char *source, size_t size, const char *bufferName,
-    const QuireCompileOptions *options);
+QUIRE_CAPI_EXPORTED QuireResult *
+quireCompile(const char *source, size_t size, const char *bufferName,
+             const QuireCompileOptions *options);
 
 /* Parses and verifies `source` and returns the signature of each kernel as
  * metadata JSON, without running any pipeline: "threads" and
  * "shared_bytes" are 0. For interpreting kernels the GPU backend cannot
  * compile yet. Never returns NULL. */
-QUIRE_CAPI_EXPORTED QuireResult *quireGetKernelInfo(const char *source,
-                                                    size_t size,
-                                                    const char *bufferName);
+QUIRE_CAPI_EXPORTED QuireResult *
+quireGetKernelInfo(const char *source, size_t size, const char *bufferName);
 
 /*===----------------------------------------------------------------------===*
  * Interpreting
@@ -184,10 +186,10 @@ typedef struct QuireInterpArg {
  * `args` per kernel argument. Out-of-bounds, misaligned or read-only
  * accesses fail the call with the op's location and the program id; buffers
  * keep the writes of the programs that ran before. Never returns NULL. */
-QUIRE_CAPI_EXPORTED QuireResult *quireInterpret(
-    const char *source, size_t size, const char *bufferName,
-    const char *kernelName, const int64_t grid[3], const QuireInterpArg *args,
-    size_t numArgs);
+QUIRE_CAPI_EXPORTED QuireResult *
+quireInterpret(const char *source, size_t size, const char *bufferName,
+               const char *kernelName, const int64_t grid[3],
+               const QuireInterpArg *args, size_t numArgs);
 
 #ifdef __cplusplus
 }

@@ -1,4 +1,4 @@
-//===- InitAll.h - Register every Quire dialect and pass ---------*- C++ -*-===//
+//===- InitAll.h - Register every Quire dialect and pass --------*- C++ -*-===//
 //
 // One place that lists what quire-opt, quirec and libquire understand, so the
 // three stay in step.

@@ -1,4 +1,4 @@
-//===- AxisInfo.cpp - Contiguity, divisibility, constancy ------------------===//
+//===- AxisInfo.cpp - Contiguity, divisibility, constancy -----------------===//
 //
 // Transfer functions follow Triton's AxisInfo for the ops tile kernels use to
 // build offsets: range, splat, constants, add/sub/mul, shifts by constants,
@@ -39,7 +39,8 @@ static int64_t pow2Factor(int64_t v) {
 static int64_t gcd(int64_t a, int64_t b) { return std::gcd(a, b); }
 
 static int64_t mulCap(int64_t a, int64_t b) {
-  return std::min<int64_t>(kMaxDivisibility, (a >= kMaxDivisibility / b) ? kMaxDivisibility : a * b);
+  return std::min<int64_t>(
+      kMaxDivisibility, (a >= kMaxDivisibility / b) ? kMaxDivisibility : a * b);
 }
 
 AxisInfo AxisInfo::unknown(unsigned rank) {
@@ -77,7 +78,8 @@ static AxisInfo splatInfo(ArrayRef<int64_t> shape, int64_t div) {
 static int64_t pointeeBytes(Type type) {
   Type elt = getElementTypeOrSelf(type);
   if (auto ptr = dyn_cast<tile::PointerType>(elt))
-    return std::max<int64_t>(1, ptr.getPointeeType().getIntOrFloatBitWidth() / 8);
+    return std::max<int64_t>(1,
+                             ptr.getPointeeType().getIntOrFloatBitWidth() / 8);
   return 1;
 }
 
@@ -237,12 +239,17 @@ void AxisInfoAnalysis::visit(Operation *op) {
               return splatInfo({}, pow2Factor(i.getInt()));
             if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue()))
               if (dense.isSplat())
-                return splatInfo(shape,
-                                 pow2Factor(dense.getSplatValue<APInt>().getSExtValue()));
+                return splatInfo(
+                    shape,
+                    pow2Factor(dense.getSplatValue<APInt>().getSExtValue()));
             return std::nullopt;
           })
-          .Case([&](arith::AddIOp) { return addInfo(operand(0), operand(1), false); })
-          .Case([&](arith::SubIOp) { return addInfo(operand(0), operand(1), true); })
+          .Case([&](arith::AddIOp) {
+            return addInfo(operand(0), operand(1), false);
+          })
+          .Case([&](arith::SubIOp) {
+            return addInfo(operand(0), operand(1), true);
+          })
           .Case([&](tile::AddPtrOp) {
             AxisInfo p = operand(0), o = operand(1);
             int64_t bytes = pointeeBytes(result.getType());
@@ -258,7 +265,8 @@ void AxisInfoAnalysis::visit(Operation *op) {
           .Case([&](arith::MulIOp) {
             AxisInfo a = operand(0), b = operand(1);
             AxisInfo r = AxisInfo::unknown(rank);
-            r.scalarDivisibility = mulCap(a.scalarDivisibility, b.scalarDivisibility);
+            r.scalarDivisibility =
+                mulCap(a.scalarDivisibility, b.scalarDivisibility);
             for (unsigned d = 0; d < rank; ++d) {
               r.divisibility[d] = mulCap(a.divisibility[d], b.divisibility[d]);
               r.constancy[d] = gcd(a.constancy[d], b.constancy[d]);
@@ -273,14 +281,16 @@ void AxisInfoAnalysis::visit(Operation *op) {
             int64_t c = -1;
             if (auto i = dyn_cast<IntegerAttr>(cst.getValue()))
               c = i.getInt();
-            else if (auto dense = dyn_cast<DenseIntElementsAttr>(cst.getValue()))
+            else if (auto dense =
+                         dyn_cast<DenseIntElementsAttr>(cst.getValue()))
               if (dense.isSplat())
                 c = dense.getSplatValue<APInt>().getSExtValue();
             if (c < 0 || c > 30)
               return std::nullopt;
             AxisInfo a = operand(0);
             AxisInfo r = AxisInfo::unknown(rank);
-            r.scalarDivisibility = mulCap(a.scalarDivisibility, int64_t(1) << c);
+            r.scalarDivisibility =
+                mulCap(a.scalarDivisibility, int64_t(1) << c);
             for (unsigned d = 0; d < rank; ++d) {
               r.divisibility[d] = mulCap(a.divisibility[d], int64_t(1) << c);
               r.constancy[d] = a.constancy[d];
@@ -313,7 +323,8 @@ void AxisInfoAnalysis::visit(Operation *op) {
             unsigned axis = e.getAxisAttr().getInt();
             a.contiguity.insert(a.contiguity.begin() + axis, 1);
             a.divisibility.insert(a.divisibility.begin() + axis,
-                                  a.divisibility.empty() ? 1 : a.divisibility[0]);
+                                  a.divisibility.empty() ? 1
+                                                         : a.divisibility[0]);
             a.constancy.insert(a.constancy.begin() + axis, 1);
             return a;
           })
@@ -366,9 +377,11 @@ void AxisInfoAnalysis::visit(Operation *op) {
           .Case([&](arith::SelectOp) {
             AxisInfo c = operand(0), a = operand(1), b = operand(2);
             AxisInfo r = AxisInfo::unknown(rank);
-            r.scalarDivisibility = gcd(a.scalarDivisibility, b.scalarDivisibility);
+            r.scalarDivisibility =
+                gcd(a.scalarDivisibility, b.scalarDivisibility);
             for (unsigned d = 0; d < rank; ++d) {
-              r.constancy[d] = gcd(c.constancy[d], gcd(a.constancy[d], b.constancy[d]));
+              r.constancy[d] =
+                  gcd(c.constancy[d], gcd(a.constancy[d], b.constancy[d]));
               r.divisibility[d] = gcd(a.divisibility[d], b.divisibility[d]);
               if (c.getRank() && c.constancy[d] == shape[d])
                 r.contiguity[d] = gcd(a.contiguity[d], b.contiguity[d]);
@@ -376,8 +389,7 @@ void AxisInfoAnalysis::visit(Operation *op) {
             return r;
           })
           .Case<arith::ExtSIOp, arith::ExtUIOp, arith::IndexCastOp,
-                arith::TruncIOp>(
-              [&](Operation *) { return operand(0); })
+                arith::TruncIOp>([&](Operation *) { return operand(0); })
           .Default([](Operation *) { return std::nullopt; });
   AxisInfo facts = info ? *info : AxisInfo::unknown(rank);
   applyHints(op, facts);
@@ -403,16 +415,16 @@ unsigned mlir::quire::accessVectorWidth(const AxisInfoAnalysis &analysis,
 }
 
 unsigned mlir::quire::accessVectorWidth(const AxisInfoAnalysis &analysis,
-                                        Value ptr, Value mask,
-                                        Type elementType, unsigned dim,
-                                        unsigned run) {
+                                        Value ptr, Value mask, Type elementType,
+                                        unsigned dim, unsigned run) {
   if (!isa<RankedTensorType>(ptr.getType()))
     return 1;
   unsigned bytes = std::max(1u, elementType.getIntOrFloatBitWidth() / 8);
   AxisInfo info = analysis.get(ptr);
   int64_t vec = std::min<int64_t>(run, 16 / bytes);
   vec = std::min<int64_t>(vec, info.contiguity[dim]);
-  vec = std::min<int64_t>(vec, std::max<int64_t>(1, info.divisibility[dim] / bytes));
+  vec = std::min<int64_t>(vec,
+                          std::max<int64_t>(1, info.divisibility[dim] / bytes));
   if (mask)
     vec = std::min<int64_t>(vec, analysis.get(mask).constancy[dim]);
   if (elementType.getIntOrFloatBitWidth() < 8)

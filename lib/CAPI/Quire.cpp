@@ -263,8 +263,7 @@ void quireCompileOptionsSetAsyncStages(QuireCompileOptions *options,
     options->asyncStages = stages;
 }
 
-void quireCompileOptionsSetWgmma(QuireCompileOptions *options,
-                                 int32_t wgmma) {
+void quireCompileOptionsSetWgmma(QuireCompileOptions *options, int32_t wgmma) {
   if (options)
     options->wgmma = wgmma != 0;
 }
@@ -324,10 +323,9 @@ QuireResult *quireCompile(const char *source, size_t size,
   CompileResult compiled;
   {
     std::lock_guard<std::mutex> lock(compileMutex());
-    result->succeeded = succeeded(
-        compileKernel(llvm::StringRef(source ? source : "", size),
-                      bufferNameOr(bufferName), compileOptions, compiled,
-                      result->diagnostics));
+    result->succeeded = succeeded(compileKernel(
+        llvm::StringRef(source ? source : "", size), bufferNameOr(bufferName),
+        compileOptions, compiled, result->diagnostics));
   }
   if (!result->succeeded)
     return result;
@@ -388,9 +386,8 @@ QuireResult *quireInterpret(const char *source, size_t size,
     switch (arg.kind) {
     case QUIRE_INTERP_ARG_BUFFER: {
       if (!arg.data && arg.bytes)
-        return makeError("argument #" + llvm::Twine(i) +
-                         ": buffer of " + llvm::Twine(arg.bytes) +
-                         " bytes has no data");
+        return makeError("argument #" + llvm::Twine(i) + ": buffer of " +
+                         llvm::Twine(arg.bytes) + " bytes has no data");
       InterpBuffer buffer;
       buffer.data = arg.data;
       buffer.bytes = arg.bytes;

@@ -1567,8 +1567,7 @@ LogicalResult Interpreter::execPagedLoad(tile::PagedLoadOp op) {
                             what + " (block " + Twine(entry) + ") column 0");
     if (!lo)
       return failure();
-    uint64_t lastAddr =
-        rowAddr + static_cast<uint64_t>(validCols - 1) * bytes;
+    uint64_t lastAddr = rowAddr + static_cast<uint64_t>(validCols - 1) * bytes;
     if (!access(op, lastAddr, bytes, /*write=*/false,
                 what + " (block " + Twine(entry) + ") column " +
                     Twine(validCols - 1)))

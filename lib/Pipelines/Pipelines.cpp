@@ -230,8 +230,8 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
            << options.asyncStages << "\n";
     return failure();
   }
-  if (options.maxRegisters && (options.maxRegisters < 24 ||
-                               options.maxRegisters > 255)) {
+  if (options.maxRegisters &&
+      (options.maxRegisters < 24 || options.maxRegisters > 255)) {
     diagOS << "error: --max-registers must be 0 (no cap) or in [24, 255], got "
            << options.maxRegisters << "\n";
     return failure();
@@ -251,11 +251,11 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
 
   PassManager pm(&context);
   if (options.printIRAfterAll) {
-    pm.enableIRPrinting(
-        [](Pass *, Operation *) { return false; },
-        [](Pass *, Operation *) { return true; },
-        /*printModuleScope=*/true, /*printAfterOnlyOnChange=*/false,
-        /*printAfterOnlyOnFailure=*/false, llvm::errs());
+    pm.enableIRPrinting([](Pass *, Operation *) { return false; },
+                        [](Pass *, Operation *) { return true; },
+                        /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/false,
+                        /*printAfterOnlyOnFailure=*/false, llvm::errs());
   }
   DefaultTimingManager tm;
   TimingScope rootTiming;

@@ -30,7 +30,8 @@ int main(int argc, char **argv) {
       argc, argv, "Quire optimizer driver\n", registry);
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
   std::string error;
-  std::unique_ptr<llvm::MemoryBuffer> file = openInputFile(inputFilename, &error);
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      openInputFile(inputFilename, &error);
   if (!file) {
     llvm::WithColor::error() << error << "\n";
     return 1;
@@ -42,7 +43,8 @@ int main(int argc, char **argv) {
   // Opened here, on the main thread: the output file registers LLVM's
   // signal handlers (and alternate signal stack), which must not belong to
   // the worker thread (ASan cannot tear such a thread down).
-  std::unique_ptr<llvm::ToolOutputFile> output = openOutputFile(outputFilename, &error);
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      openOutputFile(outputFilename, &error);
   if (!output) {
     llvm::WithColor::error() << error << "\n";
     return 1;

@@ -24,28 +24,35 @@ static cl::OptionCategory category("quirec options");
 static cl::opt<std::string> inputFile(cl::Positional, cl::Required,
                                       cl::desc("<kernel.mlir | - for stdin>"),
                                       cl::cat(category));
-static cl::opt<std::string> outputFile("o", cl::desc("output file (default: stdout)"),
-                                       cl::value_desc("file"), cl::init("-"),
-                                       cl::cat(category));
-static cl::opt<unsigned> sm("sm",
-                            cl::desc("target compute capability: 80, 86, 89 or 90 (default 90)"),
-                            cl::init(90), cl::cat(category));
-static cl::opt<unsigned> numWarps("num-warps",
-                                  cl::desc("warps per CTA, a power of two in [1, 32] (default 4)"),
-                                  cl::init(4), cl::cat(category));
+static cl::opt<std::string>
+    outputFile("o", cl::desc("output file (default: stdout)"),
+               cl::value_desc("file"), cl::init("-"), cl::cat(category));
+static cl::opt<unsigned>
+    sm("sm",
+       cl::desc("target compute capability: 80, 86, 89 or 90 (default 90)"),
+       cl::init(90), cl::cat(category));
+static cl::opt<unsigned>
+    numWarps("num-warps",
+             cl::desc("warps per CTA, a power of two in [1, 32] (default 4)"),
+             cl::init(4), cl::cat(category));
 static cl::opt<EmitKind> emit(
     "emit", cl::desc("what to produce (default ptx)"), cl::init(EmitKind::PTX),
-    cl::values(
-        clEnumValN(EmitKind::Tile, "tile", "tile IR after the tile pipeline (layouts assigned)"),
-        clEnumValN(EmitKind::LLVMMLIR, "llvm-mlir", "LLVM + NVVM dialect MLIR"),
-        clEnumValN(EmitKind::LLVMIR, "llvm", "optimized LLVM IR"),
-        clEnumValN(EmitKind::PTX, "ptx", "PTX assembly"),
-        clEnumValN(EmitKind::Cubin, "cubin", "cubin through ptxas (needs the CUDA toolkit)"),
-        clEnumValN(EmitKind::Meta, "meta", "kernel metadata as JSON: name, arguments, threads, shared memory")),
+    cl::values(clEnumValN(EmitKind::Tile, "tile",
+                          "tile IR after the tile pipeline (layouts assigned)"),
+               clEnumValN(EmitKind::LLVMMLIR, "llvm-mlir",
+                          "LLVM + NVVM dialect MLIR"),
+               clEnumValN(EmitKind::LLVMIR, "llvm", "optimized LLVM IR"),
+               clEnumValN(EmitKind::PTX, "ptx", "PTX assembly"),
+               clEnumValN(EmitKind::Cubin, "cubin",
+                          "cubin through ptxas (needs the CUDA toolkit)"),
+               clEnumValN(EmitKind::Meta, "meta",
+                          "kernel metadata as JSON: name, arguments, threads, "
+                          "shared memory")),
     cl::cat(category));
-static cl::opt<bool> printIRAfterAll("print-ir-after-all",
-                                     cl::desc("print the IR after every pass to stderr"),
-                                     cl::cat(category));
+static cl::opt<bool>
+    printIRAfterAll("print-ir-after-all",
+                    cl::desc("print the IR after every pass to stderr"),
+                    cl::cat(category));
 static cl::opt<bool> pagedPrefetch(
     "paged-prefetch", cl::init(true),
     cl::desc("load the next iteration's block-table entries one iteration "
@@ -53,10 +60,11 @@ static cl::opt<bool> pagedPrefetch(
              "or below sm_80), which issues the entries its copies need "
              "itself (default true)"),
     cl::cat(category));
-static cl::opt<bool> pagedSinglePage(
-    "paged-single-page", cl::init(true),
-    cl::desc("one scalar block-table entry for tiles that lie in one page (default true)"),
-    cl::cat(category));
+static cl::opt<bool>
+    pagedSinglePage("paged-single-page", cl::init(true),
+                    cl::desc("one scalar block-table entry for tiles that lie "
+                             "in one page (default true)"),
+                    cl::cat(category));
 static cl::opt<bool> pagedShifts(
     "paged-shifts", cl::init(true),
     cl::desc("shifts and masks for power-of-two pages (default true)"),
@@ -75,11 +83,11 @@ static cl::opt<unsigned> pipelineMaxRegisters(
              "loads it does not stage: those that feed no dot, or whose "
              "runs are under 4 bytes; 0 turns it off; default 32)"),
     cl::cat(category));
-static cl::opt<bool> mma(
-    "mma", cl::init(true),
-    cl::desc("run f16/bf16 dots with M >= 16 on tensor cores (mma.sync; "
-             "default true)"),
-    cl::cat(category));
+static cl::opt<bool>
+    mma("mma", cl::init(true),
+        cl::desc("run f16/bf16 dots with M >= 16 on tensor cores (mma.sync; "
+                 "default true)"),
+        cl::cat(category));
 static cl::opt<unsigned> sharedBuffers(
     "shared-buffers", cl::init(1),
     cl::desc("shared-memory buffers that layout conversions, reductions and "
@@ -120,9 +128,10 @@ static cl::opt<unsigned> maxRegisters(
              "fewer registers, more resident warps, possibly spills; 0 or "
              "24..255 (default 0: no cap)"),
     cl::cat(category));
-static cl::opt<std::string> metaFile("meta-out",
-                                     cl::desc("also write the kernel metadata JSON to this file"),
-                                     cl::value_desc("file"), cl::cat(category));
+static cl::opt<std::string>
+    metaFile("meta-out",
+             cl::desc("also write the kernel metadata JSON to this file"),
+             cl::value_desc("file"), cl::cat(category));
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -137,8 +146,8 @@ int main(int argc, char **argv) {
 
   auto input = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
   if (std::error_code ec = input.getError()) {
-    WithColor::error(errs(), "quirec") << "cannot read '" << inputFile
-                                       << "': " << ec.message() << "\n";
+    WithColor::error(errs(), "quirec")
+        << "cannot read '" << inputFile << "': " << ec.message() << "\n";
     return 1;
   }
   if ((*input)->getBuffer().trim().empty()) {
@@ -166,27 +175,29 @@ int main(int argc, char **argv) {
   CompileResult result;
   std::string diagnostics;
   std::string name = inputFile == "-" ? "<stdin>" : inputFile.getValue();
-  bool ok = succeeded(compileKernel((*input)->getBuffer(), name, options,
-                                    result, diagnostics));
+  bool ok = succeeded(
+      compileKernel((*input)->getBuffer(), name, options, result, diagnostics));
   errs() << diagnostics;
   if (!ok)
     return 1;
 
   std::error_code ec;
   auto out = std::make_unique<ToolOutputFile>(
-      outputFile, ec, emit == EmitKind::Cubin ? sys::fs::OF_None : sys::fs::OF_Text);
+      outputFile, ec,
+      emit == EmitKind::Cubin ? sys::fs::OF_None : sys::fs::OF_Text);
   if (ec) {
-    WithColor::error(errs(), "quirec") << "cannot write '" << outputFile
-                                       << "': " << ec.message() << "\n";
+    WithColor::error(errs(), "quirec")
+        << "cannot write '" << outputFile << "': " << ec.message() << "\n";
     return 1;
   }
   out->os() << result.output;
   out->keep();
   if (!metaFile.empty()) {
-    auto meta = std::make_unique<ToolOutputFile>(metaFile, ec, sys::fs::OF_Text);
+    auto meta =
+        std::make_unique<ToolOutputFile>(metaFile, ec, sys::fs::OF_Text);
     if (ec) {
-      WithColor::error(errs(), "quirec") << "cannot write '" << metaFile
-                                         << "': " << ec.message() << "\n";
+      WithColor::error(errs(), "quirec")
+          << "cannot write '" << metaFile << "': " << ec.message() << "\n";
       return 1;
     }
     meta->os() << kernelInfoToJSON(result.kernels) << "\n";

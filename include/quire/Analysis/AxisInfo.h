@@ -1,4 +1,4 @@
-//===- AxisInfo.h - Contiguity, divisibility, constancy -----------*- C++ -*-===//
+//===- AxisInfo.h - Contiguity, divisibility, constancy ---------*- C++ -*-===//
 //
 // Facts about integer and pointer values, per tensor dimension, that let the
 // GPU lowering vectorize memory accesses (Triton's AxisInfo):
@@ -52,15 +52,14 @@ private:
 /// tensor `ptr` with optional `mask`: a run of a thread's consecutive
 /// registers along the layout's fastest dimension over which the addresses
 /// are contiguous and aligned and the mask uniform. 1 for scalars.
-unsigned accessVectorWidth(const AxisInfoAnalysis &info, Value ptr,
-                           Value mask, Type elementType);
+unsigned accessVectorWidth(const AxisInfoAnalysis &info, Value ptr, Value mask,
+                           Type elementType);
 
 /// The same for a pointer tensor with or without a layout, given the
 /// dimension `dim` a thread's elements run along and how many it holds in
 /// a run (`run`, a power of two).
-unsigned accessVectorWidth(const AxisInfoAnalysis &info, Value ptr,
-                           Value mask, Type elementType, unsigned dim,
-                           unsigned run);
+unsigned accessVectorWidth(const AxisInfoAnalysis &info, Value ptr, Value mask,
+                           Type elementType, unsigned dim, unsigned run);
 
 } // namespace mlir::quire
 

@@ -1,4 +1,4 @@
-//===- TileToLLVM.h - Lower tile kernels to LLVM + NVVM -----------*- C++ -*-===//
+//===- TileToLLVM.h - Lower tile kernels to LLVM + NVVM ---------*- C++ -*-===//
 
 #ifndef QUIRE_CONVERSION_TILETOLLVM_H
 #define QUIRE_CONVERSION_TILETOLLVM_H

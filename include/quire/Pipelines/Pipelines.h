@@ -1,4 +1,4 @@
-//===- Pipelines.h - Quire's pass pipelines and compile driver ----*- C++ -*-===//
+//===- Pipelines.h - Quire's pass pipelines and compile driver --*- C++ -*-===//
 //
 // The pipelines quire-opt registers and quirec/libquire run, so the three
 // compile exactly the same way:
@@ -25,15 +25,16 @@ constexpr unsigned kDefaultAsyncStages = 2;
 struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<unsigned> sm{*this, "sm", llvm::cl::desc("compute capability"),
                       llvm::cl::init(90)};
-  Option<unsigned> numWarps{*this, "num-warps",
-                            llvm::cl::desc("warps per CTA"), llvm::cl::init(4)};
+  Option<unsigned> numWarps{*this, "num-warps", llvm::cl::desc("warps per CTA"),
+                            llvm::cl::init(4)};
   Option<bool> pagedPrefetch{*this, "paged-prefetch",
                              llvm::cl::desc("quire-lower-paged-loads prefetch "
                                             "(only without async staging)"),
                              llvm::cl::init(true)};
-  Option<bool> pagedSinglePage{*this, "paged-single-page",
-                               llvm::cl::desc("quire-lower-paged-loads single-page"),
-                               llvm::cl::init(true)};
+  Option<bool> pagedSinglePage{
+      *this, "paged-single-page",
+      llvm::cl::desc("quire-lower-paged-loads single-page"),
+      llvm::cl::init(true)};
   Option<bool> pagedShifts{*this, "paged-shifts",
                            llvm::cl::desc("quire-lower-paged-loads shifts"),
                            llvm::cl::init(true)};
@@ -60,8 +61,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(kDefaultAsyncStages)};
   Option<bool> asyncEagerRefill{
       *this, "async-eager-refill",
-      llvm::cl::desc("quire-async-copies eager-refill"),
-      llvm::cl::init(false)};
+      llvm::cl::desc("quire-async-copies eager-refill"), llvm::cl::init(false)};
   Option<bool> swizzleStaging{
       *this, "swizzle-staging",
       llvm::cl::desc("quire-convert-tile-to-llvm swizzle-staging"),
@@ -131,9 +131,9 @@ struct CompileOptions {
 };
 
 struct KernelArgInfo {
-  std::string kind;   // "ptr", "int" or "float"
-  std::string type;   // MLIR spelling: "!tile.ptr<f16>", "i32", "f32"
-  unsigned bits = 0;  // scalar bit width (64 for pointers)
+  std::string kind;  // "ptr", "int" or "float"
+  std::string type;  // MLIR spelling: "!tile.ptr<f16>", "i32", "f32"
+  unsigned bits = 0; // scalar bit width (64 for pointers)
   int64_t divisibility = 1;
 };
 
@@ -145,9 +145,9 @@ struct KernelInfo {
 };
 
 struct CompileResult {
-  std::string output;               // text (or cubin bytes) of `emit`
-  std::string ptx;                  // PTX, when the pipeline got that far
-  std::vector<KernelInfo> kernels;  // metadata of every kernel
+  std::string output;              // text (or cubin bytes) of `emit`
+  std::string ptx;                 // PTX, when the pipeline got that far
+  std::vector<KernelInfo> kernels; // metadata of every kernel
 };
 
 /// Parses `source` (named `bufferName` in diagnostics), verifies and compiles

@@ -134,16 +134,15 @@ struct AssertOpLowering : public ConvertOpToLLVMPattern<tile::AssertOp> {
                                 i32Const(rewriter, loc, 0));
     Value found = LLVM::ConstantOp::create(rewriter, loc, i1,
                                            rewriter.getBoolAttr(false));
-    Value yes = LLVM::ConstantOp::create(rewriter, loc, i1,
-                                         rewriter.getBoolAttr(true));
+    Value yes =
+        LLVM::ConstantOp::create(rewriter, loc, i1, rewriter.getBoolAttr(true));
     for (unsigned r = 0; r < conds.size(); ++r) {
       Value bad = LLVM::XOrOp::create(rewriter, loc, conds[r], yes);
       Value take = LLVM::AndOp::create(
           rewriter, loc, bad, LLVM::XOrOp::create(rewriter, loc, found, yes));
       for (auto [k, regs] : llvm::enumerate(adaptor.getArgs()))
-        selected[k] = LLVM::SelectOp::create(rewriter, loc, take,
-                                             regs[regs.size() == 1 ? 0 : r],
-                                             selected[k]);
+        selected[k] = LLVM::SelectOp::create(
+            rewriter, loc, take, regs[regs.size() == 1 ? 0 : r], selected[k]);
       found = LLVM::OrOp::create(rewriter, loc, found, bad);
     }
     Value fire = found;
@@ -173,9 +172,9 @@ struct AssertOpLowering : public ConvertOpToLLVMPattern<tile::AssertOp> {
                                       /*alignment=*/4);
     }
     LLVM::LLVMFuncOp vprintf = getVprintf(rewriter, module);
-    StringRef format = createFormat(
-        rewriter, module, loc,
-        (op.getMessage() + " in program (%d, %d, %d)\n").str());
+    StringRef format =
+        createFormat(rewriter, module, loc,
+                     (op.getMessage() + " in program (%d, %d, %d)\n").str());
 
     auto ifOp =
         scf::IfOp::create(rewriter, loc, fire, /*withElseRegion=*/false);

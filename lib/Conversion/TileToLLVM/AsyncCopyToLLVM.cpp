@@ -32,7 +32,8 @@ namespace {
 
 /// tile.async_copy %ptrs mask %m into stage %s {buffer = b, ...}
 ///   => per run of `vec` elements of a thread:
-///        cp.async.cg.shared.global [smem(b, s, coord)], [%ptr], 16, %m ? 16 : 0
+///        cp.async.cg.shared.global [smem(b, s, coord)], [%ptr], 16,
+///            %m ? 16 : 0
 ///      cp.async.commit_group
 struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
   AsyncCopyOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
@@ -43,10 +44,11 @@ struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto ptrType = op.getPtrs().getType();
-    Type elt = cast<tile::PointerType>(ptrType.getElementType()).getPointeeType();
+    Type elt =
+        cast<tile::PointerType>(ptrType.getElementType()).getPointeeType();
     if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() < 8)
-      return op.emitOpError() << "not supported on the GPU: async copies of "
-                              << elt;
+      return op.emitOpError()
+             << "not supported on the GPU: async copies of " << elt;
     int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
     FailureOr<tile::LinearLayout> layout = getLayout(op, ptrType);
     if (failed(layout))
@@ -66,12 +68,13 @@ struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
              << ")";
     SmallVector<int64_t> shape = op.getStagedShape();
     if (op.getNvmma() && !llvm::isPowerOf2_64(shape[op.getContig()]))
-      return op.emitOpError() << "not supported on the GPU: nvmma staging of "
-                              << shape[op.getContig()] << " contiguous elements";
+      return op.emitOpError()
+             << "not supported on the GPU: nvmma staging of "
+             << shape[op.getContig()] << " contiguous elements";
     Staging st = reserveStaging(state, shape, op.getContig(), bytes,
                                 op.getBuffer(), op.getStages(), op.getNvmma());
-    Value stageOff = stageOffset(rewriter, loc, adaptor.getStage().front(),
-                                 st.stageBytes);
+    Value stageOff =
+        stageOffset(rewriter, loc, adaptor.getStage().front(), st.stageBytes);
     ValueRange ptrs = adaptor.getPtrs();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
     ThreadIds ids = getThreadIds(rewriter, loc);
@@ -83,19 +86,18 @@ struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
       SmallVector<Value> c = regCoordValues(rewriter, loc, *layout, thread, r);
       if (op.getTransposed())
         std::swap(c[0], c[1]);
-      Value off = LLVM::AddOp::create(rewriter, loc,
-                                      st.at(rewriter, loc, c), stageOff);
+      Value off =
+          LLVM::AddOp::create(rewriter, loc, st.at(rewriter, loc, c), stageOff);
       Value dst = asyncSharedPtr(rewriter, loc, op, off, op.getBuffer());
       Value srcSize;
       if (!masks.empty())
         srcSize = LLVM::SelectOp::create(rewriter, loc, masks[r],
                                          i32Const(rewriter, loc, size),
                                          i32Const(rewriter, loc, 0));
-      NVVM::CpAsyncOp::create(rewriter, loc, dst, ptrs[r],
-                              rewriter.getI32IntegerAttr(size),
-                              NVVM::LoadCacheModifierKindAttr::get(
-                                  rewriter.getContext(), modifier),
-                              srcSize);
+      NVVM::CpAsyncOp::create(
+          rewriter, loc, dst, ptrs[r], rewriter.getI32IntegerAttr(size),
+          NVVM::LoadCacheModifierKindAttr::get(rewriter.getContext(), modifier),
+          srcSize);
     }
     NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
     rewriter.eraseOp(op);
@@ -115,8 +117,8 @@ struct AsyncWaitOpLowering : public ConvertOpToLLVMPattern<tile::AsyncWaitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
     if (op.getAsyncProxy())
-      inlinePtx(rewriter, op.getLoc(), {}, {},
-                "fence.proxy.async.shared::cta;", "", /*sideEffects=*/true);
+      inlinePtx(rewriter, op.getLoc(), {}, {}, "fence.proxy.async.shared::cta;",
+                "", /*sideEffects=*/true);
     NVVM::Barrier0Op::create(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
@@ -145,11 +147,11 @@ struct AsyncLocalLoadOpLowering
       return failure();
     Staging st = reserveStaging(state, type.getShape(), op.getContig(), bytes,
                                 op.getBuffer(), op.getStages());
-    Value stageOff = stageOffset(rewriter, loc, adaptor.getStage().front(),
-                                 st.stageBytes);
+    Value stageOff =
+        stageOffset(rewriter, loc, adaptor.getStage().front(), st.stageBytes);
     auto ptrAt = [&](ArrayRef<Value> c) {
-      Value off = LLVM::AddOp::create(rewriter, loc,
-                                      st.at(rewriter, loc, c), stageOff);
+      Value off =
+          LLVM::AddOp::create(rewriter, loc, st.at(rewriter, loc, c), stageOff);
       return asyncSharedPtr(rewriter, loc, op, off, op.getBuffer());
     };
     SmallVector<Value> results =
@@ -161,13 +163,11 @@ struct AsyncLocalLoadOpLowering
   TileToLLVMState &state;
 };
 
-
 } // namespace
 
 void tilellvm::populateAsyncCopyPatterns(LLVMTypeConverter &converter,
                                          RewritePatternSet &patterns,
                                          TileToLLVMState &state) {
-  patterns.add<AsyncCopyOpLowering, AsyncLocalLoadOpLowering>(converter,
-                                                              state);
+  patterns.add<AsyncCopyOpLowering, AsyncLocalLoadOpLowering>(converter, state);
   patterns.add<AsyncWaitOpLowering>(converter);
 }

@@ -66,8 +66,9 @@ Pending merge(Pending a, const Pending &b) {
   return a;
 }
 bool sameSet(const Pending &a, const Pending &b) {
-  return a.size() == b.size() &&
-         llvm::all_of(a, [&](SharedAccess x) { return llvm::is_contained(b, x); });
+  return a.size() == b.size() && llvm::all_of(a, [&](SharedAccess x) {
+           return llvm::is_contained(b, x);
+         });
 }
 
 std::optional<SharedAccess> accessOf(Operation *op) {

@@ -1,4 +1,4 @@
-//===- Barriers.h - Barriers of the tile-to-LLVM patterns ---------*- C++ -*-===//
+//===- Barriers.h - Barriers of the tile-to-LLVM patterns -------*- C++ -*-===//
 //
 // The lowerings ask for barriers around their shared-memory accesses
 // (`barrier`); once every op is lowered, `placeBarriers` replaces those by

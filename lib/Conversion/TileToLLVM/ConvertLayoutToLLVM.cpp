@@ -61,7 +61,8 @@ struct ConvertLayoutOpLowering
                     unsigned r) {
       SmallVector<Value> c = regCoordValues(rewriter, loc, layout, thread, r);
       Value idx = linearize(rewriter, loc, c, layout.getShape());
-      Value off = LLVM::MulOp::create(rewriter, loc, idx, i32Const(rewriter, loc, bytes));
+      Value off = LLVM::MulOp::create(rewriter, loc, idx,
+                                      i32Const(rewriter, loc, bytes));
       return sharedPtr(rewriter, loc, op, off, slot);
     };
     barrier(rewriter, loc);
@@ -73,7 +74,8 @@ struct ConvertLayoutOpLowering
     SmallVector<Value> dstThread = threadCoord(rewriter, loc, *dst, ids);
     SmallVector<Value> results;
     for (unsigned r = 0; r < dst->getNumRegs(); ++r) {
-      Value v = LLVM::LoadOp::create(rewriter, loc, mem, addr(*dst, dstThread, r));
+      Value v =
+          LLVM::LoadOp::create(rewriter, loc, mem, addr(*dst, dstThread, r));
       results.push_back(fromStorage(rewriter, loc, v, elt));
     }
     rewriter.replaceOpWithMultiple(op, {results});
@@ -108,7 +110,8 @@ struct Rank2ConvertLowering
     unsigned contig = 1;
     if (auto b = dyn_cast<tile::BlockedEncodingAttr>(srcType.getEncoding()))
       contig = b.getOrder()[0];
-    else if (auto b = dyn_cast<tile::BlockedEncodingAttr>(dstType.getEncoding()))
+    else if (auto b =
+                 dyn_cast<tile::BlockedEncodingAttr>(dstType.getEncoding()))
       contig = b.getOrder()[0];
     SharedTile tile = SharedTile::staging(shape, contig, bytes);
     unsigned slot = state.reserveShared(tile.sizeBytes());
@@ -158,8 +161,8 @@ tilellvm::loadStagedTile(OpBuilder &b, Location loc, RankedTensorType type,
   auto dotOp = dyn_cast<tile::DotOperandEncodingAttr>(type.getEncoding());
   if (dotOp && bytes == 2 && type.getDimSize(0) >= 8 &&
       type.getDimSize(1) >= 8 &&
-      succeeded(loadMatrices(b, loc, elt, dst, dotOp, contig, ids, ptrAt,
-                             results)))
+      succeeded(
+          loadMatrices(b, loc, elt, dst, dotOp, contig, ids, ptrAt, results)))
     return results;
   unsigned dv = registerRun(dst, contig, 16 / bytes);
   SmallVector<Value> thread = threadCoord(b, loc, dst, ids);
@@ -190,10 +193,12 @@ unsigned tilellvm::registerRun(const tile::LinearLayout &l, unsigned dim,
 /// Register pairs (r, r+1) hold consecutive K for (non-K g, K 2t) in lane
 /// 4g+t: exactly what ldmatrix gives lane 4g+t of an 8x8 matrix whose rows
 /// are non-K (smem rows along K: .trans).
-LogicalResult tilellvm::loadMatrices(
-    OpBuilder &rewriter, Location loc, Type elt, const tile::LinearLayout &dst,
-    tile::DotOperandEncodingAttr enc, unsigned contig, ThreadIds ids,
-    function_ref<Value(ArrayRef<Value>)> ptrAt, SmallVector<Value> &results) {
+LogicalResult tilellvm::loadMatrices(OpBuilder &rewriter, Location loc,
+                                     Type elt, const tile::LinearLayout &dst,
+                                     tile::DotOperandEncodingAttr enc,
+                                     unsigned contig, ThreadIds ids,
+                                     function_ref<Value(ArrayRef<Value>)> ptrAt,
+                                     SmallVector<Value> &results) {
   unsigned kDim = enc.getOpIdx() == 0 ? 1 : 0, nkDim = 1 - kDim;
   bool trans = contig != kDim;
   ArrayRef<int64_t> shape = dst.getShape();
@@ -206,8 +211,10 @@ LogicalResult tilellvm::loadMatrices(
   // The warp part of the coordinate (lane 0 of this warp).
   SmallVector<Value> warpPart =
       threadCoord(rewriter, loc, dst, ThreadIds{zero, ids.warp});
-  Value j = LLVM::LShrOp::create(rewriter, loc, ids.lane, i32Const(rewriter, loc, 3));
-  Value i = LLVM::AndOp::create(rewriter, loc, ids.lane, i32Const(rewriter, loc, 7));
+  Value j =
+      LLVM::LShrOp::create(rewriter, loc, ids.lane, i32Const(rewriter, loc, 3));
+  Value i =
+      LLVM::AndOp::create(rewriter, loc, ids.lane, i32Const(rewriter, loc, 7));
   Type i32 = rewriter.getI32Type();
   auto pairTy = VectorType::get({2}, elt);
   SmallVector<unsigned> pairs;
@@ -227,7 +234,8 @@ LogicalResult tilellvm::loadMatrices(
         }
         Value is = LLVM::ICmpOp::create(
             rewriter, loc, LLVM::ICmpPredicate::eq,
-            LLVM::AndOp::create(rewriter, loc, j, i32Const(rewriter, loc, num - 1)),
+            LLVM::AndOp::create(rewriter, loc, j,
+                                i32Const(rewriter, loc, num - 1)),
             i32Const(rewriter, loc, m));
         sel = LLVM::SelectOp::create(rewriter, loc, is, c, sel);
       }
@@ -239,21 +247,25 @@ LogicalResult tilellvm::loadMatrices(
       coord[d] = LLVM::AndOp::create(rewriter, loc, v,
                                      i32Const(rewriter, loc, shape[d] - 1));
     }
-    Type resTy = num == 1 ? i32
-                          : LLVM::LLVMStructType::getLiteral(
-                                rewriter.getContext(), SmallVector<Type>(num, i32));
+    Type resTy = num == 1
+                     ? i32
+                     : LLVM::LLVMStructType::getLiteral(
+                           rewriter.getContext(), SmallVector<Type>(num, i32));
     Value res = NVVM::LdMatrixOp::create(
         rewriter, loc, resTy, ptrAt(coord), num,
         trans ? NVVM::MMALayout::col : NVVM::MMALayout::row,
         NVVM::LdStMatrixShapeAttr::get(rewriter.getContext(), 8, 8),
         NVVM::LdStMatrixEltType::B16);
     for (unsigned m = 0; m < num; ++m) {
-      Value word = num == 1 ? res : LLVM::ExtractValueOp::create(rewriter, loc, res, m).getResult();
+      Value word =
+          num == 1
+              ? res
+              : LLVM::ExtractValueOp::create(rewriter, loc, res, m).getResult();
       Value v = LLVM::BitcastOp::create(rewriter, loc, pairTy, word);
       unsigned r = pairs[p0 + m];
       results[r] = LLVM::ExtractElementOp::create(rewriter, loc, v, zero);
-      results[r + 1] = LLVM::ExtractElementOp::create(rewriter, loc, v,
-                                                      i32Const(rewriter, loc, 1));
+      results[r + 1] = LLVM::ExtractElementOp::create(
+          rewriter, loc, v, i32Const(rewriter, loc, 1));
     }
     p0 += num;
   }
@@ -261,8 +273,8 @@ LogicalResult tilellvm::loadMatrices(
 }
 
 void tilellvm::populateConvertLayoutPatterns(LLVMTypeConverter &converter,
-                                   RewritePatternSet &patterns,
-                                   TileToLLVMState &state) {
+                                             RewritePatternSet &patterns,
+                                             TileToLLVMState &state) {
   patterns.add<ConvertLayoutOpLowering, Rank2ConvertLowering>(converter, state);
 }
 
@@ -291,7 +303,8 @@ void tilellvm::sinkMatrixLoads(Operation *root) {
     for (unsigned i = 0; i < closure.size(); ++i)
       for (Operation *user : closure[i]->getUsers())
         if (user->getBlock() == block &&
-            isa<LLVM::ExtractValueOp, LLVM::BitcastOp, LLVM::ExtractElementOp>(user))
+            isa<LLVM::ExtractValueOp, LLVM::BitcastOp, LLVM::ExtractElementOp>(
+                user))
           closure.insert(user);
     Operation *first = nullptr;
     for (Operation *op : closure)
@@ -305,7 +318,8 @@ void tilellvm::sinkMatrixLoads(Operation *root) {
     if (!first || !ld->isBeforeInBlock(first))
       continue;
     bool safe = true;
-    for (Operation *it = ld->getNextNode(); it && it != first; it = it->getNextNode())
+    for (Operation *it = ld->getNextNode(); it && it != first;
+         it = it->getNextNode())
       if (!closure.contains(it) && !writesNothing(it)) {
         safe = false;
         break;
@@ -313,7 +327,9 @@ void tilellvm::sinkMatrixLoads(Operation *root) {
     if (!safe)
       continue;
     SmallVector<Operation *> ordered(closure.begin(), closure.end());
-    llvm::sort(ordered, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
     for (Operation *op : ordered)
       op->moveBefore(first);
   }

@@ -24,9 +24,9 @@ namespace {
 
 /// How `vec` elements of `bits` each travel through PTX registers.
 struct Packing {
-  unsigned words;     // number of PTX registers
-  unsigned wordBits;  // 16 or 32
-  unsigned perWord;   // elements per register
+  unsigned words;    // number of PTX registers
+  unsigned wordBits; // 16 or 32
+  unsigned perWord;  // elements per register
 };
 Packing packing(unsigned vec, unsigned bits) {
   unsigned total = vec * bits;
@@ -47,13 +47,17 @@ SmallVector<Value> pack(OpBuilder &b, Location loc, ArrayRef<Value> elems,
   unsigned bits = elt.getIntOrFloatBitWidth();
   for (unsigned w = 0; w < p.words; ++w) {
     if (p.perWord == 1 && bits == p.wordBits) {
-      words.push_back(LLVM::BitcastOp::create(b, loc, wordType(b, p), elems[w]));
+      words.push_back(
+          LLVM::BitcastOp::create(b, loc, wordType(b, p), elems[w]));
       continue;
     }
     if (bits * p.perWord != p.wordBits) {
       // 8-bit element in a 16-bit word: zero-extend.
-      Value asInt = elt.isInteger() ? elems[w]
-                                    : LLVM::BitcastOp::create(b, loc, b.getIntegerType(bits), elems[w]).getResult();
+      Value asInt = elt.isInteger()
+                        ? elems[w]
+                        : LLVM::BitcastOp::create(
+                              b, loc, b.getIntegerType(bits), elems[w])
+                              .getResult();
       words.push_back(LLVM::ZExtOp::create(b, loc, wordType(b, p), asInt));
       continue;
     }
@@ -78,13 +82,17 @@ SmallVector<Value> unpack(OpBuilder &b, Location loc, ArrayRef<Value> words,
     }
     if (bits * p.perWord != p.wordBits) {
       Value t = LLVM::TruncOp::create(b, loc, b.getIntegerType(bits), w);
-      elems.push_back(elt.isInteger() ? t : LLVM::BitcastOp::create(b, loc, elt, t).getResult());
+      elems.push_back(
+          elt.isInteger()
+              ? t
+              : LLVM::BitcastOp::create(b, loc, elt, t).getResult());
       continue;
     }
     auto vecTy = VectorType::get({p.perWord}, elt);
     Value v = LLVM::BitcastOp::create(b, loc, vecTy, w);
     for (unsigned i = 0; i < p.perWord; ++i)
-      elems.push_back(LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i)));
+      elems.push_back(
+          LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i)));
   }
   return elems;
 }
@@ -113,14 +121,16 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
   matchAndRewrite(tile::LoadOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type elt = getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
+    Type elt =
+        getTypeConverter()->convertType(getElementTypeOrSelf(op.getType()));
     Type mem = storageType(elt);
     if (!mem.isIntOrFloat())
       return op.emitOpError() << "not supported on the GPU: loads of " << elt;
     ValueRange ptrs = adaptor.getPtr();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
     ValueRange others = op.getOther() ? adaptor.getOther() : ValueRange();
-    unsigned vec = accessVectorWidth(*state.axisInfo, op.getPtr(), op.getMask(), mem);
+    unsigned vec =
+        accessVectorWidth(*state.axisInfo, op.getPtr(), op.getMask(), mem);
     unsigned bits = mem.getIntOrFloatBitWidth();
     Packing p = packing(vec, bits);
     // Registers whose pointers (and mask) are provably equal load once: with
@@ -132,7 +142,8 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
     DenseMap<int64_t, unsigned> firstOfBlock;
     std::optional<tile::LinearLayout> layout;
     if (!sameBlock.empty())
-      layout = *tile::LinearLayout::get(cast<RankedTensorType>(op.getPtr().getType()));
+      layout = *tile::LinearLayout::get(
+          cast<RankedTensorType>(op.getPtr().getType()));
     SmallVector<Value> results;
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
       if (layout && vec == 1) {
@@ -149,21 +160,28 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
       SmallVector<Value> elems;
       if (masks.empty()) {
         Type ty = vec == 1 ? mem : VectorType::get({vec}, mem);
-        Value v = LLVM::LoadOp::create(rewriter, loc, ty, ptrs[r], vec * bits / 8);
+        Value v =
+            LLVM::LoadOp::create(rewriter, loc, ty, ptrs[r], vec * bits / 8);
         for (unsigned i = 0; i < vec; ++i)
-          elems.push_back(vec == 1 ? v : LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, i)).getResult());
+          elems.push_back(
+              vec == 1 ? v
+                       : LLVM::ExtractElementOp::create(
+                             rewriter, loc, v, i32Const(rewriter, loc, i))
+                             .getResult());
       } else {
         SmallVector<Value> otherElems;
         for (unsigned i = 0; i < vec; ++i)
-          otherElems.push_back(others.empty()
-                                   ? LLVM::ZeroOp::create(rewriter, loc, mem).getResult()
-                                   : toStorage(rewriter, loc, others[r + i]));
+          otherElems.push_back(
+              others.empty()
+                  ? LLVM::ZeroOp::create(rewriter, loc, mem).getResult()
+                  : toStorage(rewriter, loc, others[r + i]));
         SmallVector<Value> otherWords = pack(rewriter, loc, otherElems, p);
         std::string asmStr, cons;
         char regCons = p.wordBits == 16 ? 'h' : 'r';
         for (unsigned w = 0; w < p.words; ++w) {
-          asmStr += "mov.b" + std::to_string(p.wordBits) + " $" + std::to_string(w) +
-                    ", $" + std::to_string(p.words + 2 + w) + ";\n\t";
+          asmStr += "mov.b" + std::to_string(p.wordBits) + " $" +
+                    std::to_string(w) + ", $" +
+                    std::to_string(p.words + 2 + w) + ";\n\t";
           cons += std::string(w ? "," : "") + "=" + regCons;
         }
         asmStr += "@$" + std::to_string(p.words + 1) + " ld.global" +
@@ -175,10 +193,10 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
         SmallVector<Value> operands{ptrs[r], masks[r]};
         operands.append(otherWords);
         Type wordTy = wordType(rewriter, p);
-        Type resTy = p.words == 1
-                         ? wordTy
-                         : LLVM::LLVMStructType::getLiteral(
-                               getContext(), SmallVector<Type>(p.words, wordTy));
+        Type resTy = p.words == 1 ? wordTy
+                                  : LLVM::LLVMStructType::getLiteral(
+                                        getContext(),
+                                        SmallVector<Type>(p.words, wordTy));
         auto asmOp = LLVM::InlineAsmOp::create(
             rewriter, loc, resTy, operands, asmStr, cons,
             /*has_side_effects=*/true, /*is_align_stack=*/false,
@@ -190,7 +208,8 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
           words.push_back(asmOp.getResult(0));
         else
           for (unsigned w = 0; w < p.words; ++w)
-            words.push_back(LLVM::ExtractValueOp::create(rewriter, loc, asmOp.getResult(0), w));
+            words.push_back(LLVM::ExtractValueOp::create(
+                rewriter, loc, asmOp.getResult(0), w));
         elems = unpack(rewriter, loc, words, p, mem);
       }
       for (Value e : elems)
@@ -206,7 +225,8 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
   /// are constant and `other` is a constant; empty if that is 1 everywhere.
   SmallVector<int64_t> constantBlocks(tile::LoadOp op) const {
     auto type = dyn_cast<RankedTensorType>(op.getPtr().getType());
-    if (!type || (op.getOther() && !op.getOther().getDefiningOp<arith::ConstantOp>()))
+    if (!type ||
+        (op.getOther() && !op.getOther().getDefiningOp<arith::ConstantOp>()))
       return {};
     AxisInfo ptr = state.axisInfo->get(op.getPtr());
     std::optional<AxisInfo> mask;
@@ -218,7 +238,8 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
       int64_t b = ptr.constancy[d];
       if (mask)
         b = std::min(b, mask->constancy[d]);
-      b = std::max<int64_t>(1, int64_t(1) << llvm::Log2_64(std::max<int64_t>(1, b)));
+      b = std::max<int64_t>(1, int64_t(1)
+                                   << llvm::Log2_64(std::max<int64_t>(1, b)));
       any |= b > 1;
       blocks.push_back(b);
     }
@@ -237,14 +258,16 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
   matchAndRewrite(tile::StoreOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type elt = getTypeConverter()->convertType(getElementTypeOrSelf(op.getValue().getType()));
+    Type elt = getTypeConverter()->convertType(
+        getElementTypeOrSelf(op.getValue().getType()));
     Type mem = storageType(elt);
     if (!mem.isIntOrFloat())
       return op.emitOpError() << "not supported on the GPU: stores of " << elt;
     ValueRange ptrs = adaptor.getPtr();
     ValueRange values = adaptor.getValue();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
-    unsigned vec = accessVectorWidth(*state.axisInfo, op.getPtr(), op.getMask(), mem);
+    unsigned vec =
+        accessVectorWidth(*state.axisInfo, op.getPtr(), op.getMask(), mem);
     unsigned bits = mem.getIntOrFloatBitWidth();
     Packing p = packing(vec, bits);
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
@@ -256,7 +279,8 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
         if (vec > 1) {
           v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({vec}, mem));
           for (unsigned i = 0; i < vec; ++i)
-            v = LLVM::InsertElementOp::create(rewriter, loc, v, elems[i], i32Const(rewriter, loc, i));
+            v = LLVM::InsertElementOp::create(rewriter, loc, v, elems[i],
+                                              i32Const(rewriter, loc, i));
         }
         LLVM::StoreOp::create(rewriter, loc, v, ptrs[r], vec * bits / 8);
         continue;
@@ -286,7 +310,7 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
 } // namespace
 
 void tilellvm::populateLoadStorePatterns(LLVMTypeConverter &converter,
-                               RewritePatternSet &patterns,
-                               TileToLLVMState &state) {
+                                         RewritePatternSet &patterns,
+                                         TileToLLVMState &state) {
   patterns.add<LoadOpLowering, StoreOpLowering>(converter, state);
 }

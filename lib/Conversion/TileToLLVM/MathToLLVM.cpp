@@ -24,7 +24,8 @@ Value approx(OpBuilder &b, Location loc, StringRef instr, Value x) {
              b, loc, b.getF32Type(), ValueRange{x}, asmStr, "=f,f",
              /*has_side_effects=*/false, /*is_align_stack=*/false,
              LLVM::TailCallKind::None,
-             LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
              ArrayAttr())
       .getResult(0);
 }
@@ -51,10 +52,12 @@ struct FastMathLowering : public ConvertOpToLLVMPattern<Op> {
     auto scale = [&](Value v, double s) -> Value {
       if (s == 1.0)
         return v;
-      Value c = LLVM::ConstantOp::create(rewriter, loc, f32, rewriter.getF32FloatAttr(s));
+      Value c = LLVM::ConstantOp::create(rewriter, loc, f32,
+                                         rewriter.getF32FloatAttr(s));
       return LLVM::FMulOp::create(rewriter, loc, v, c);
     };
-    Value y = scale(approx(rewriter, loc, instr, scale(x, preScale)), postScale);
+    Value y =
+        scale(approx(rewriter, loc, instr, scale(x, preScale)), postScale);
     if (!t.isF32())
       y = LLVM::FPTruncOp::create(rewriter, loc, t, y);
     rewriter.replaceOp(op, y);
@@ -69,12 +72,20 @@ struct FastMathLowering : public ConvertOpToLLVMPattern<Op> {
 void mlir::quire::populateMathToNVVMFastPatterns(LLVMTypeConverter &converter,
                                                  RewritePatternSet &patterns) {
   const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
-  patterns.add<FastMathLowering<math::ExpOp>>(converter, "ex2.approx.ftz.f32", log2e, 1.0);
-  patterns.add<FastMathLowering<math::Exp2Op>>(converter, "ex2.approx.ftz.f32", 1.0, 1.0);
-  patterns.add<FastMathLowering<math::LogOp>>(converter, "lg2.approx.ftz.f32", 1.0, ln2);
-  patterns.add<FastMathLowering<math::Log2Op>>(converter, "lg2.approx.ftz.f32", 1.0, 1.0);
-  patterns.add<FastMathLowering<math::RsqrtOp>>(converter, "rsqrt.approx.ftz.f32", 1.0, 1.0);
-  patterns.add<FastMathLowering<math::TanhOp>>(converter, "tanh.approx.f32", 1.0, 1.0);
-  patterns.add<FastMathLowering<math::SinOp>>(converter, "sin.approx.ftz.f32", 1.0, 1.0);
-  patterns.add<FastMathLowering<math::CosOp>>(converter, "cos.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<FastMathLowering<math::ExpOp>>(converter, "ex2.approx.ftz.f32",
+                                              log2e, 1.0);
+  patterns.add<FastMathLowering<math::Exp2Op>>(converter, "ex2.approx.ftz.f32",
+                                               1.0, 1.0);
+  patterns.add<FastMathLowering<math::LogOp>>(converter, "lg2.approx.ftz.f32",
+                                              1.0, ln2);
+  patterns.add<FastMathLowering<math::Log2Op>>(converter, "lg2.approx.ftz.f32",
+                                               1.0, 1.0);
+  patterns.add<FastMathLowering<math::RsqrtOp>>(
+      converter, "rsqrt.approx.ftz.f32", 1.0, 1.0);
+  patterns.add<FastMathLowering<math::TanhOp>>(converter, "tanh.approx.f32",
+                                               1.0, 1.0);
+  patterns.add<FastMathLowering<math::SinOp>>(converter, "sin.approx.ftz.f32",
+                                              1.0, 1.0);
+  patterns.add<FastMathLowering<math::CosOp>>(converter, "cos.approx.ftz.f32",
+                                              1.0, 1.0);
 }

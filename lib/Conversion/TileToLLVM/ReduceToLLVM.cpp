@@ -75,7 +75,7 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
       return op.emitOpError() << "not supported on the GPU: reducing " << elt;
 
     // 1. Within the thread: registers with the same coordinate off the axis.
-    llvm::MapVector<int64_t, Value> partial;  // key: reduced coord index
+    llvm::MapVector<int64_t, Value> partial; // key: reduced coord index
     llvm::MapVector<int64_t, tile::Coord> keyCoord;
     SmallVector<int64_t> reducedShape(src->getShape());
     reducedShape.erase(reducedShape.begin() + axis);
@@ -124,12 +124,18 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
         const tile::Coord &c = keyCoord[key];
         SmallVector<Value> coord;
         for (unsigned d = 0; d < c.size(); ++d)
-          coord.push_back(c[d] ? LLVM::XOrOp::create(rewriter, loc, threadOff[d], i32Const(rewriter, loc, c[d])).getResult()
-                               : threadOff[d]);
+          coord.push_back(
+              c[d] ? LLVM::XOrOp::create(rewriter, loc, threadOff[d],
+                                         i32Const(rewriter, loc, c[d]))
+                         .getResult()
+                   : threadOff[d]);
         Value idx = linearize(rewriter, loc, coord, reducedShape);
-        Value full = LLVM::AddOp::create(rewriter, loc, idx,
-                                         LLVM::MulOp::create(rewriter, loc, slotIndex, i32Const(rewriter, loc, numel)));
-        Value byteOff = LLVM::MulOp::create(rewriter, loc, full, i32Const(rewriter, loc, bytes));
+        Value full = LLVM::AddOp::create(
+            rewriter, loc, idx,
+            LLVM::MulOp::create(rewriter, loc, slotIndex,
+                                i32Const(rewriter, loc, numel)));
+        Value byteOff = LLVM::MulOp::create(rewriter, loc, full,
+                                            i32Const(rewriter, loc, bytes));
         return sharedPtr(rewriter, loc, op, byteOff, buffer);
       };
       barrier(rewriter, loc);
@@ -139,8 +145,8 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
       for (auto &kv : partial) {
         Value acc;
         for (unsigned s = 0; s < slots; ++s) {
-          Value v = LLVM::LoadOp::create(rewriter, loc, elt,
-                                         addrOf(kv.first, i32Const(rewriter, loc, s)));
+          Value v = LLVM::LoadOp::create(
+              rewriter, loc, elt, addrOf(kv.first, i32Const(rewriter, loc, s)));
           acc = acc ? combine(rewriter, loc, kind, acc, v) : v;
         }
         kv.second = acc;
@@ -171,7 +177,7 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
 } // namespace
 
 void tilellvm::populateReducePatterns(LLVMTypeConverter &converter,
-                            RewritePatternSet &patterns,
-                            TileToLLVMState &state) {
+                                      RewritePatternSet &patterns,
+                                      TileToLLVMState &state) {
   patterns.add<ReduceOpLowering>(converter, state);
 }

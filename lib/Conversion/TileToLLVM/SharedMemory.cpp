@@ -33,8 +33,8 @@ static Value placedSharedPtr(OpBuilder &b, Location loc, Operation *anchor,
   }
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
   Value base = LLVM::AddressOfOp::create(b, loc, ptr3, kSharedMemoryName);
-  auto placeholder = LLVM::ConstantOp::create(b, loc, b.getI32Type(),
-                                              b.getI32IntegerAttr(0));
+  auto placeholder =
+      LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(0));
   placeholder->setAttr(baseAttr, baseValue);
   Value off = LLVM::AddOp::create(b, loc, offset, placeholder);
   auto gep = LLVM::GEPOp::create(b, loc, ptr3, i8, base, ValueRange{off});
@@ -74,8 +74,7 @@ tilellvm::placeSharedBuffers(ModuleOp module, const TileToLLVMState &state) {
   if (asyncAlign > 128)
     if (auto global = module.lookupSymbol<LLVM::GlobalOp>(kSharedMemoryName))
       global.setAlignment(
-          std::max<uint64_t>(global.getAlignment().value_or(16),
-                             asyncAlign));
+          std::max<uint64_t>(global.getAlignment().value_or(16), asyncAlign));
   // Each placeholder gets its region's base; each kernel needs up to the
   // end of the last region it touches (its highest slot, its async buffers).
   llvm::StringMap<int64_t> need;
@@ -94,8 +93,7 @@ tilellvm::placeSharedBuffers(ModuleOp module, const TileToLLVMState &state) {
       return;
     }
     c.setValueAttr(IntegerAttr::get(c.getType(), base));
-    int64_t &bytes =
-        need[c->getParentOfType<LLVM::LLVMFuncOp>().getName()];
+    int64_t &bytes = need[c->getParentOfType<LLVM::LLVMFuncOp>().getName()];
     bytes = std::max(bytes, end);
   });
   return need;
@@ -107,8 +105,8 @@ Staging tilellvm::reserveStaging(TileToLLVMState &state,
                                  bool nvmma) {
   SharedTile tile = SharedTile::staging(shape, contig, bytes);
   int64_t line = shape[contig] * bytes;
-  if (nvmma || (state.swizzleStaging && llvm::isPowerOf2_64(line) &&
-                line >= 32)) {
+  if (nvmma ||
+      (state.swizzleStaging && llvm::isPowerOf2_64(line) && line >= 32)) {
     // wgmma's swizzle atoms need 1024-byte aligned stages; the ldmatrix
     // reads only need the lines on bank boundaries.
     NvmmaTile t = NvmmaTile::get(shape, contig, bytes);

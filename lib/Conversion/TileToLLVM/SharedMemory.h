@@ -1,4 +1,4 @@
-//===- SharedMemory.h - Shared memory of the tile-to-LLVM patterns -*- C++ -*-===//
+//===- SharedMemory.h - Shared memory of the lowerings ----------*- C++ -*-===//
 //
 // Where the lowerings' shared memory lives. Every kernel of a module uses one
 // dynamic shared memory (@quire_smem): staging slots that layout
@@ -74,7 +74,8 @@ struct SharedTile {
   Value offset(OpBuilder &b, Location loc, ArrayRef<Value> c) const {
     Value row = c[1 - contig], col = c[contig];
     Value idx = LLVM::AddOp::create(
-        b, loc, LLVM::MulOp::create(b, loc, row, i32Const(b, loc, stride)), col);
+        b, loc, LLVM::MulOp::create(b, loc, row, i32Const(b, loc, stride)),
+        col);
     return LLVM::MulOp::create(b, loc, idx, i32Const(b, loc, bytes));
   }
 };

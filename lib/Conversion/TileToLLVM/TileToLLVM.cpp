@@ -47,8 +47,8 @@ void mlir::quire::populateTileToLLVMTypeConversions(
     return LLVM::LLVMPointerType::get(&converter.getContext(), 1);
   });
   converter.addConversion(
-      [&converter](RankedTensorType type,
-                   SmallVectorImpl<Type> &results) -> std::optional<LogicalResult> {
+      [&converter](RankedTensorType type, SmallVectorImpl<Type> &results)
+          -> std::optional<LogicalResult> {
         FailureOr<tile::LinearLayout> layout = tile::LinearLayout::get(type);
         if (failed(layout))
           return failure();
@@ -85,7 +85,8 @@ struct KernelOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
     for (auto [i, t] : llvm::enumerate(type.getInputs())) {
       Type converted = getTypeConverter()->convertType(t);
       if (!converted)
-        return func.emitOpError() << "not supported: kernel argument type " << t;
+        return func.emitOpError()
+               << "not supported: kernel argument type " << t;
       sig.addInputs(i, converted);
     }
     auto llvmType = LLVM::LLVMFunctionType::get(
@@ -135,9 +136,15 @@ struct GridOpLowering : public ConvertOpToLLVMPattern<SourceOp> {
     Type i32 = rewriter.getI32Type();
     Value v;
     switch (op.getAxis()) {
-    case tile::ProgramAxis::X: v = X::create(rewriter, op.getLoc(), i32); break;
-    case tile::ProgramAxis::Y: v = Y::create(rewriter, op.getLoc(), i32); break;
-    case tile::ProgramAxis::Z: v = Z::create(rewriter, op.getLoc(), i32); break;
+    case tile::ProgramAxis::X:
+      v = X::create(rewriter, op.getLoc(), i32);
+      break;
+    case tile::ProgramAxis::Y:
+      v = Y::create(rewriter, op.getLoc(), i32);
+      break;
+    case tile::ProgramAxis::Z:
+      v = Z::create(rewriter, op.getLoc(), i32);
+      break;
     }
     rewriter.replaceOp(op, v);
     return success();
@@ -184,7 +191,8 @@ struct SplatOpLowering : public ConvertOpToLLVMPattern<tile::SplatOp> {
 
 /// arith.constant dense<1.0> : tensor<...> => llvm.mlir.constant(1.0) in
 /// every register. Non-splat constants are not supported.
-struct TensorConstantLowering : public ConvertOpToLLVMPattern<arith::ConstantOp> {
+struct TensorConstantLowering
+    : public ConvertOpToLLVMPattern<arith::ConstantOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
   LogicalResult
   matchAndRewrite(arith::ConstantOp op, OneToNOpAdaptor,
@@ -252,12 +260,14 @@ struct ElementwiseOpLowering : public ConversionPattern {
 template <typename SourceOp>
 struct RegisterRenumbering : public ConvertOpToLLVMPattern<SourceOp> {
   using ConvertOpToLLVMPattern<SourceOp>::ConvertOpToLLVMPattern;
-  LogicalResult
-  matchAndRewrite(SourceOp op, typename ConvertOpToLLVMPattern<SourceOp>::OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+  LogicalResult matchAndRewrite(
+      SourceOp op,
+      typename ConvertOpToLLVMPattern<SourceOp>::OneToNOpAdaptor adaptor,
+      ConversionPatternRewriter &rewriter) const override {
     Value srcValue = op->getOperand(0);
     FailureOr<tile::LinearLayout> src = getLayout(op, srcValue.getType());
-    FailureOr<tile::LinearLayout> dst = getLayout(op, op->getResult(0).getType());
+    FailureOr<tile::LinearLayout> dst =
+        getLayout(op, op->getResult(0).getType());
     if (failed(src) || failed(dst))
       return failure();
     auto toSrc = [&](const tile::Coord &c) { return mapCoord(op, c); };
@@ -308,8 +318,8 @@ struct AddPtrOpLowering : public ConvertOpToLLVMPattern<tile::AddPtrOp> {
     auto llvmPtr = LLVM::LLVMPointerType::get(getContext(), 1);
     SmallVector<Value> regs;
     for (auto [p, o] : llvm::zip(adaptor.getPtr(), adaptor.getOffset()))
-      regs.push_back(LLVM::GEPOp::create(rewriter, op.getLoc(), llvmPtr, elt,
-                                         p, ValueRange{o}));
+      regs.push_back(LLVM::GEPOp::create(rewriter, op.getLoc(), llvmPtr, elt, p,
+                                         ValueRange{o}));
     replaceWith(rewriter, op, regs);
     return success();
   }
@@ -403,13 +413,14 @@ struct ConvertTileToLLVMPass
       WalkResult unsupported = module.walk([](Operation *op) {
         if (!isa<math::MathDialect>(op->getDialect()))
           return WalkResult::advance();
-        bool fast = isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
-                        math::RsqrtOp, math::TanhOp, math::SinOp, math::CosOp>(op);
-        bool native = isa<math::AbsFOp, math::SqrtOp, math::FmaOp,
-                          math::FloorOp, math::CeilOp, math::CopySignOp,
-                          math::TruncOp, math::RoundOp, math::RoundEvenOp,
-                          math::AbsIOp, math::CountLeadingZerosOp,
-                          math::CountTrailingZerosOp, math::CtPopOp>(op);
+        bool fast =
+            isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op,
+                math::RsqrtOp, math::TanhOp, math::SinOp, math::CosOp>(op);
+        bool native =
+            isa<math::AbsFOp, math::SqrtOp, math::FmaOp, math::FloorOp,
+                math::CeilOp, math::CopySignOp, math::TruncOp, math::RoundOp,
+                math::RoundEvenOp, math::AbsIOp, math::CountLeadingZerosOp,
+                math::CountTrailingZerosOp, math::CtPopOp>(op);
         Type t = op->getResult(0).getType();
         if (native || (fast && (t.isF32() || t.isF16() || t.isBF16())))
           return WalkResult::advance();

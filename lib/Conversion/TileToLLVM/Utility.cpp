@@ -2,7 +2,6 @@
 
 #include "Utility.h"
 
-
 using namespace mlir;
 using namespace mlir::quire;
 using namespace mlir::quire::tilellvm;
@@ -21,23 +20,26 @@ FailureOr<tile::LinearLayout> tilellvm::getLayout(Operation *op, Type type) {
 }
 
 Value tilellvm::i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI32Type(), b.getI32IntegerAttr(v));
+  return LLVM::ConstantOp::create(b, loc, b.getI32Type(),
+                                  b.getI32IntegerAttr(v));
 }
 
 Value tilellvm::i64Const(OpBuilder &b, Location loc, int64_t v) {
-  return LLVM::ConstantOp::create(b, loc, b.getI64Type(), b.getI64IntegerAttr(v));
+  return LLVM::ConstantOp::create(b, loc, b.getI64Type(),
+                                  b.getI64IntegerAttr(v));
 }
 
 ThreadIds tilellvm::getThreadIds(OpBuilder &b, Location loc) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  Value lane = LLVM::AndOp::create(b, loc, tid, i32Const(b, loc, tile::kWarpSize - 1));
+  Value lane =
+      LLVM::AndOp::create(b, loc, tid, i32Const(b, loc, tile::kWarpSize - 1));
   Value warp = LLVM::LShrOp::create(b, loc, tid, i32Const(b, loc, 5));
   return {lane, warp};
 }
 
 SmallVector<Value> tilellvm::threadCoord(OpBuilder &b, Location loc,
-                                       const tile::LinearLayout &layout,
-                                       const ThreadIds &ids) {
+                                         const tile::LinearLayout &layout,
+                                         const ThreadIds &ids) {
   unsigned rank = layout.getRank();
   SmallVector<Value> coord(rank, i32Const(b, loc, 0));
   auto apply = [&](ArrayRef<tile::Coord> bases, Value id) {
@@ -47,10 +49,12 @@ SmallVector<Value> tilellvm::threadCoord(OpBuilder &b, Location loc,
         if (bases[bit][d] == 0)
           continue;
         if (!set) {
-          Value shifted = LLVM::LShrOp::create(b, loc, id, i32Const(b, loc, bit));
+          Value shifted =
+              LLVM::LShrOp::create(b, loc, id, i32Const(b, loc, bit));
           set = LLVM::AndOp::create(b, loc, shifted, i32Const(b, loc, 1));
         }
-        Value image = LLVM::MulOp::create(b, loc, set, i32Const(b, loc, bases[bit][d]));
+        Value image =
+            LLVM::MulOp::create(b, loc, set, i32Const(b, loc, bases[bit][d]));
         coord[d] = LLVM::XOrOp::create(b, loc, coord[d], image);
       }
     }
@@ -61,18 +65,21 @@ SmallVector<Value> tilellvm::threadCoord(OpBuilder &b, Location loc,
 }
 
 SmallVector<Value> tilellvm::regCoordValues(OpBuilder &b, Location loc,
-                                          const tile::LinearLayout &layout,
-                                          ArrayRef<Value> thread, unsigned reg) {
+                                            const tile::LinearLayout &layout,
+                                            ArrayRef<Value> thread,
+                                            unsigned reg) {
   tile::Coord c = layout.regCoord(reg);
   SmallVector<Value> out;
   for (unsigned d = 0; d < layout.getRank(); ++d)
-    out.push_back(c[d] ? LLVM::XOrOp::create(b, loc, thread[d], i32Const(b, loc, c[d])).getResult()
-                       : thread[d]);
+    out.push_back(
+        c[d] ? LLVM::XOrOp::create(b, loc, thread[d], i32Const(b, loc, c[d]))
+                   .getResult()
+             : thread[d]);
   return out;
 }
 
 Value tilellvm::linearize(OpBuilder &b, Location loc, ArrayRef<Value> coord,
-                        ArrayRef<int64_t> shape) {
+                          ArrayRef<int64_t> shape) {
   Value index = i32Const(b, loc, 0);
   for (unsigned d = 0; d < shape.size(); ++d) {
     index = LLVM::MulOp::create(b, loc, index, i32Const(b, loc, shape[d]));
@@ -82,8 +89,9 @@ Value tilellvm::linearize(OpBuilder &b, Location loc, ArrayRef<Value> coord,
 }
 
 FailureOr<SmallVector<unsigned>>
-tilellvm::mapRegisters(const tile::LinearLayout &src, const tile::LinearLayout &dst,
-                     function_ref<tile::Coord(const tile::Coord &)> toSrc) {
+tilellvm::mapRegisters(const tile::LinearLayout &src,
+                       const tile::LinearLayout &dst,
+                       function_ref<tile::Coord(const tile::Coord &)> toSrc) {
   auto sameBases = [&](ArrayRef<tile::Coord> s, ArrayRef<tile::Coord> d) {
     if (s.size() != d.size())
       return false;
@@ -149,22 +157,31 @@ Value tilellvm::shuffleXor(OpBuilder &b, Location loc, Value v, unsigned mask) {
   if (t.isF32() || t.isInteger(32))
     return shfl(v);
   if (bits == 64) {
-    Value asInt = t.isInteger() ? v : LLVM::BitcastOp::create(b, loc, b.getI64Type(), v).getResult();
+    Value asInt =
+        t.isInteger()
+            ? v
+            : LLVM::BitcastOp::create(b, loc, b.getI64Type(), v).getResult();
     Value lo = LLVM::TruncOp::create(b, loc, i32, asInt);
-    Value hi = LLVM::TruncOp::create(b, loc, i32, LLVM::LShrOp::create(b, loc, asInt, i64Const(b, loc, 32)));
+    Value hi = LLVM::TruncOp::create(
+        b, loc, i32, LLVM::LShrOp::create(b, loc, asInt, i64Const(b, loc, 32)));
     lo = LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(lo));
     hi = LLVM::ZExtOp::create(b, loc, b.getI64Type(), shfl(hi));
-    Value r = LLVM::OrOp::create(b, loc, lo, LLVM::ShlOp::create(b, loc, hi, i64Const(b, loc, 32)));
-    return t.isInteger() ? r : LLVM::BitcastOp::create(b, loc, t, r).getResult();
+    Value r = LLVM::OrOp::create(
+        b, loc, lo, LLVM::ShlOp::create(b, loc, hi, i64Const(b, loc, 32)));
+    return t.isInteger() ? r
+                         : LLVM::BitcastOp::create(b, loc, t, r).getResult();
   }
   Type narrow = b.getIntegerType(bits);
-  Value asInt = t.isInteger() ? v : LLVM::BitcastOp::create(b, loc, narrow, v).getResult();
-  Value wide = t.isInteger(1) ? LLVM::ZExtOp::create(b, loc, i32, asInt).getResult()
-                              : LLVM::ZExtOp::create(b, loc, i32, asInt).getResult();
+  Value asInt = t.isInteger()
+                    ? v
+                    : LLVM::BitcastOp::create(b, loc, narrow, v).getResult();
+  Value wide = t.isInteger(1)
+                   ? LLVM::ZExtOp::create(b, loc, i32, asInt).getResult()
+                   : LLVM::ZExtOp::create(b, loc, i32, asInt).getResult();
   Value back = LLVM::TruncOp::create(b, loc, narrow, shfl(wide));
-  return t.isInteger() ? back : LLVM::BitcastOp::create(b, loc, t, back).getResult();
+  return t.isInteger() ? back
+                       : LLVM::BitcastOp::create(b, loc, t, back).getResult();
 }
-
 
 Value tilellvm::warpSlot(OpBuilder &b, Location loc, Value warp,
                          ArrayRef<unsigned> bits) {
@@ -173,8 +190,8 @@ Value tilellvm::warpSlot(OpBuilder &b, Location loc, Value warp,
     Value set = LLVM::AndOp::create(
         b, loc, LLVM::LShrOp::create(b, loc, warp, i32Const(b, loc, bit)),
         i32Const(b, loc, 1));
-    slot = LLVM::OrOp::create(b, loc, slot,
-                              LLVM::ShlOp::create(b, loc, set, i32Const(b, loc, i)));
+    slot = LLVM::OrOp::create(
+        b, loc, slot, LLVM::ShlOp::create(b, loc, set, i32Const(b, loc, i)));
   }
   return slot;
 }
@@ -208,6 +225,7 @@ SmallVector<Value> tilellvm::inlinePtx(OpBuilder &b, Location loc,
     out.push_back(asmOp.getResult(0));
   else
     for (unsigned i = 0; i < results.size(); ++i)
-      out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+      out.push_back(
+          LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
   return out;
 }

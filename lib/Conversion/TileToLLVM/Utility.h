@@ -1,4 +1,4 @@
-//===- Utility.h - Shared helpers of the tile-to-LLVM patterns ----*- C++ -*-===//
+//===- Utility.h - Shared helpers of the tile-to-LLVM patterns --*- C++ -*-===//
 //
 // Thread coordinates of a layout, constants, shuffles, inline PTX and the
 // reads of staged tiles, as the patterns in this folder emit them; the

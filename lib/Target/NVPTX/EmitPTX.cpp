@@ -45,14 +45,15 @@ static bool usesWgmma(const llvm::Module &module) {
   for (const llvm::Function &f : module)
     for (const llvm::Instruction &inst : llvm::instructions(f))
       if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
-        if (auto *ia = llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand()))
+        if (auto *ia =
+                llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand()))
           if (llvm::StringRef(ia->getAsmString()).contains("wgmma."))
             return true;
   return false;
 }
 
-FailureOr<std::string>
-mlir::quire::translateToPTX(ModuleOp module, const PTXOptions &options) {
+FailureOr<std::string> mlir::quire::translateToPTX(ModuleOp module,
+                                                   const PTXOptions &options) {
   if (!isSupportedSM(options.sm)) {
     module.emitError() << "not supported: sm_" << options.sm
                        << " (supported: 80, 86, 89, 90)";
@@ -75,7 +76,8 @@ mlir::quire::translateToPTX(ModuleOp module, const PTXOptions &options) {
   initializeNVPTX();
   llvm::Triple triple("nvptx64-nvidia-cuda");
   std::string error;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target) {
     module.emitError() << "NVPTX target unavailable: " << error;
     return failure();
@@ -83,7 +85,8 @@ mlir::quire::translateToPTX(ModuleOp module, const PTXOptions &options) {
   // PTX ISA 7.8 covers sm_80..sm_90 and is accepted by CUDA 12+ drivers;
   // wgmma needs sm_90a, PTX ISA 8.0.
   bool archSpecific = options.sm == 90 && usesWgmma(*llvmModule);
-  std::string cpu = "sm_" + std::to_string(options.sm) + (archSpecific ? "a" : "");
+  std::string cpu =
+      "sm_" + std::to_string(options.sm) + (archSpecific ? "a" : "");
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
       triple, cpu, archSpecific ? "+ptx80" : "+ptx78", llvm::TargetOptions(),
       std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
@@ -160,7 +163,8 @@ FailureOr<std::string> mlir::quire::assembleCubin(StringRef ptx, unsigned sm,
   }
   // PTX for the arch-specific target (wgmma) assembles only for it.
   bool archSpecific = ptx.contains(".target sm_" + std::to_string(sm) + "a");
-  std::string arch = "-arch=sm_" + std::to_string(sm) + (archSpecific ? "a" : "");
+  std::string arch =
+      "-arch=sm_" + std::to_string(sm) + (archSpecific ? "a" : "");
   SmallVector<StringRef> args{ptxas, arch, "-O3", in, "-o", out};
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};
@@ -172,7 +176,8 @@ FailureOr<std::string> mlir::quire::assembleCubin(StringRef ptx, unsigned sm,
   };
   if (rc != 0) {
     auto msg = llvm::MemoryBuffer::getFile(log);
-    error = "ptxas failed: " + (msg ? (*msg)->getBuffer().str() : std::string());
+    error =
+        "ptxas failed: " + (msg ? (*msg)->getBuffer().str() : std::string());
     cleanup();
     return failure();
   }

@@ -1,4 +1,4 @@
-//===- EmitPTX.h - LLVM dialect kernels to PTX and cubin ----------*- C++ -*-===//
+//===- EmitPTX.h - LLVM dialect kernels to PTX and cubin --------*- C++ -*-===//
 //
 // Translates a module of LLVM+NVVM dialect kernels to LLVM IR, optimizes it at
 // O3 for the NVPTX target and prints PTX; assembles PTX to a cubin with ptxas

@@ -55,23 +55,29 @@ struct FmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
 
     ThreadIds ids = getThreadIds(rewriter, loc);
     auto elemPtr = [&](Value row, Value col, int64_t base) {
-      Value idx = LLVM::AddOp::create(rewriter, loc,
-                                      LLVM::MulOp::create(rewriter, loc, row, i32Const(rewriter, loc, ld)), col);
-      Value off = LLVM::AddOp::create(rewriter, loc,
-                                      LLVM::MulOp::create(rewriter, loc, idx, i32Const(rewriter, loc, bytes)),
-                                      i32Const(rewriter, loc, base));
+      Value idx = LLVM::AddOp::create(
+          rewriter, loc,
+          LLVM::MulOp::create(rewriter, loc, row, i32Const(rewriter, loc, ld)),
+          col);
+      Value off = LLVM::AddOp::create(
+          rewriter, loc,
+          LLVM::MulOp::create(rewriter, loc, idx,
+                              i32Const(rewriter, loc, bytes)),
+          i32Const(rewriter, loc, base));
       return sharedPtr(rewriter, loc, op, off, buffer);
     };
     barrier(rewriter, loc);
     SmallVector<Value> at = threadCoord(rewriter, loc, *la, ids);
     for (unsigned r = 0; r < la->getNumRegs(); ++r) {
       SmallVector<Value> c = regCoordValues(rewriter, loc, *la, at, r);
-      LLVM::StoreOp::create(rewriter, loc, adaptor.getA()[r], elemPtr(c[0], c[1], 0));
+      LLVM::StoreOp::create(rewriter, loc, adaptor.getA()[r],
+                            elemPtr(c[0], c[1], 0));
     }
     SmallVector<Value> bt = threadCoord(rewriter, loc, *lb, ids);
     for (unsigned r = 0; r < lb->getNumRegs(); ++r) {
       SmallVector<Value> c = regCoordValues(rewriter, loc, *lb, bt, r);
-      LLVM::StoreOp::create(rewriter, loc, adaptor.getB()[r], elemPtr(c[1], c[0], aBytes));
+      LLVM::StoreOp::create(rewriter, loc, adaptor.getB()[r],
+                            elemPtr(c[1], c[0], aBytes));
     }
     barrier(rewriter, loc);
 
@@ -90,13 +96,17 @@ struct FmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
     Type f32 = rewriter.getF32Type();
     auto vecTy = VectorType::get({vec}, elt);
     auto loadChunk = [&](Value rowOrCol, int64_t k0, int64_t base) {
-      Value v = LLVM::LoadOp::create(rewriter, loc, vecTy,
-                                     elemPtr(rowOrCol, i32Const(rewriter, loc, k0), base),
-                                     vec * bytes);
+      Value v = LLVM::LoadOp::create(
+          rewriter, loc, vecTy,
+          elemPtr(rowOrCol, i32Const(rewriter, loc, k0), base), vec * bytes);
       SmallVector<Value> out;
       for (unsigned i = 0; i < vec; ++i) {
-        Value e = LLVM::ExtractElementOp::create(rewriter, loc, v, i32Const(rewriter, loc, i));
-        out.push_back(elt.isF32() ? e : LLVM::FPExtOp::create(rewriter, loc, f32, e).getResult());
+        Value e = LLVM::ExtractElementOp::create(rewriter, loc, v,
+                                                 i32Const(rewriter, loc, i));
+        out.push_back(
+            elt.isF32()
+                ? e
+                : LLVM::FPExtOp::create(rewriter, loc, f32, e).getResult());
       }
       return out;
     };
@@ -147,7 +157,9 @@ struct RegisterDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       return failure();
     Type f32 = rewriter.getF32Type();
     auto toF32 = [&](Value v) {
-      return v.getType().isF32() ? v : LLVM::FPExtOp::create(rewriter, loc, f32, v).getResult();
+      return v.getType().isF32()
+                 ? v
+                 : LLVM::FPExtOp::create(rewriter, loc, f32, v).getResult();
     };
     // A registers by (m, k) and B registers grouped by column n.
     DenseMap<std::pair<int64_t, int64_t>, unsigned> aReg;
@@ -175,8 +187,10 @@ struct RegisterDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
           return op.emitOpError() << "internal error: register dot layouts "
                                      "do not line up";
         Value prod = aF32[it->second];
-        acc = acc ? LLVM::FMAOp::create(rewriter, loc, prod, bF32[br], acc).getResult()
-                  : LLVM::FMulOp::create(rewriter, loc, prod, bF32[br]).getResult();
+        acc = acc ? LLVM::FMAOp::create(rewriter, loc, prod, bF32[br], acc)
+                        .getResult()
+                  : LLVM::FMulOp::create(rewriter, loc, prod, bF32[br])
+                        .getResult();
       }
       partial.push_back(acc);
     }
@@ -203,11 +217,14 @@ struct RegisterDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       auto addr = [&](unsigned r, Value s) {
         SmallVector<Value> c = regCoordValues(rewriter, loc, *lc, ct, r);
         Value idx = linearize(rewriter, loc, c, lc->getShape());
-        idx = LLVM::AddOp::create(rewriter, loc, idx,
-                                  LLVM::MulOp::create(rewriter, loc, s, i32Const(rewriter, loc, numel)));
-        return sharedPtr(rewriter, loc, op,
-                         LLVM::MulOp::create(rewriter, loc, idx, i32Const(rewriter, loc, 4)),
-                         buffer);
+        idx = LLVM::AddOp::create(
+            rewriter, loc, idx,
+            LLVM::MulOp::create(rewriter, loc, s,
+                                i32Const(rewriter, loc, numel)));
+        return sharedPtr(
+            rewriter, loc, op,
+            LLVM::MulOp::create(rewriter, loc, idx, i32Const(rewriter, loc, 4)),
+            buffer);
       };
       barrier(rewriter, loc);
       for (unsigned r = 0; r < partial.size(); ++r)
@@ -216,8 +233,10 @@ struct RegisterDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       for (unsigned r = 0; r < partial.size(); ++r) {
         Value sum;
         for (unsigned s2 = 0; s2 < slots; ++s2) {
-          Value v = LLVM::LoadOp::create(rewriter, loc, f32, addr(r, i32Const(rewriter, loc, s2)));
-          sum = sum ? LLVM::FAddOp::create(rewriter, loc, sum, v).getResult() : v;
+          Value v = LLVM::LoadOp::create(rewriter, loc, f32,
+                                         addr(r, i32Const(rewriter, loc, s2)));
+          sum =
+              sum ? LLVM::FAddOp::create(rewriter, loc, sum, v).getResult() : v;
         }
         partial[r] = sum;
       }

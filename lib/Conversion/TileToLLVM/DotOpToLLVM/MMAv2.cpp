@@ -90,19 +90,22 @@ struct MmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       Key key{m & (M - 1), k};
       Value &v = aPacked[key];
       if (!v)
-        v = pack(adaptor.getA(), reg(aReg, m, k, M, K), reg(aReg, m, k + 1, M, K));
+        v = pack(adaptor.getA(), reg(aReg, m, k, M, K),
+                 reg(aReg, m, k + 1, M, K));
       return v;
     };
     auto bPair = [&](int64_t k, int64_t n) {
       Key key{k, n & (N - 1)};
       Value &v = bPacked[key];
       if (!v)
-        v = pack(adaptor.getB(), reg(bReg, k, n, K, N), reg(bReg, k + 1, n, K, N));
+        v = pack(adaptor.getB(), reg(bReg, k, n, K, N),
+                 reg(bReg, k + 1, n, K, N));
       return v;
     };
     std::string ty = elt.isF16() ? "f16" : "bf16";
     std::string asmStr = "mma.sync.aligned.m16n8k16.row.col.f32." + ty + "." +
-                         ty + ".f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
+                         ty +
+                         ".f32 {$0,$1,$2,$3}, {$4,$5,$6,$7}, {$8,$9}, "
                          "{$10,$11,$12,$13};";
     StringRef cons = "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3";
     Type f32 = rewriter.getF32Type();
@@ -119,9 +122,9 @@ struct MmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
                        reg(cReg, m + 8, n + 1, M, N)};
       SmallVector<Value> d{acc[c[0]], acc[c[1]], acc[c[2]], acc[c[3]]};
       for (int64_t k = 0; k < K; k += 16) {
-        SmallVector<Value> operands{aPair(m, k), aPair(m + 8, k),
+        SmallVector<Value> operands{aPair(m, k),     aPair(m + 8, k),
                                     aPair(m, k + 8), aPair(m + 8, k + 8),
-                                    bPair(k, n), bPair(k + 8, n)};
+                                    bPair(k, n),     bPair(k + 8, n)};
         operands.append(d);
         d = inlinePtx(rewriter, loc, {f32, f32, f32, f32}, operands, asmStr,
                       cons, /*sideEffects=*/false);

@@ -58,8 +58,8 @@ struct WarpgroupDotOpLowering
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     if (state.sm != 90)
-      return op.emitOpError() << "not supported on sm_" << state.sm
-                              << ": wgmma is sm_90's";
+      return op.emitOpError()
+             << "not supported on sm_" << state.sm << ": wgmma is sm_90's";
     RankedTensorType cType = op.getC().getType();
     auto mma = cast<tile::MmaEncodingAttr>(cType.getEncoding());
     int64_t wm = mma.getWarpsPerCTA()[0];
@@ -86,12 +86,13 @@ struct WarpgroupDotOpLowering
     Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
     ThreadIds ids = getThreadIds(rewriter, loc);
     // This warp's warpgroup covers rows 64 g .. of every 16 wm-row block.
-    Value group = LLVM::UDivOp::create(
-        rewriter, loc,
-        LLVM::URemOp::create(rewriter, loc, ids.warp, i32Const(rewriter, loc, wm)),
-        i32Const(rewriter, loc, 4));
-    Value groupRow = LLVM::MulOp::create(rewriter, loc, group,
-                                         i32Const(rewriter, loc, 64));
+    Value group =
+        LLVM::UDivOp::create(rewriter, loc,
+                             LLVM::URemOp::create(rewriter, loc, ids.warp,
+                                                  i32Const(rewriter, loc, wm)),
+                             i32Const(rewriter, loc, 4));
+    Value groupRow =
+        LLVM::MulOp::create(rewriter, loc, group, i32Const(rewriter, loc, 64));
     // Shared address (i32) of a stage of a buffer.
     auto stageBase = [&](Value stage, int64_t buffer, const Staging &st) {
       Value off = stageOffset(rewriter, loc, stage, st.stageBytes);
@@ -99,7 +100,8 @@ struct WarpgroupDotOpLowering
       return LLVM::PtrToIntOp::create(rewriter, loc, i32, ptr).getResult();
     };
     auto add = [&](Value v, int64_t c) -> Value {
-      return c ? LLVM::AddOp::create(rewriter, loc, v, i32Const(rewriter, loc, c))
+      return c ? LLVM::AddOp::create(rewriter, loc, v,
+                                     i32Const(rewriter, loc, c))
                      .getResult()
                : v;
     };
@@ -125,8 +127,9 @@ struct WarpgroupDotOpLowering
     DenseMap<Key, unsigned> aReg;
     ValueRange aVals;
     if (staged) {
-      Staging sa = reserveStaging(state, op.getAShape(), *op.getAContig(),
-                                  bytes, *op.getABuffer(), op.getStages(), true);
+      Staging sa =
+          reserveStaging(state, op.getAShape(), *op.getAContig(), bytes,
+                         *op.getABuffer(), op.getStages(), true);
       ta = sa.nvmma;
       baseA = stageBase(adaptor.getAStage().front(), *op.getABuffer(), sa);
       transA = *op.getAContig() == 0; // M contiguous: MN-major
@@ -176,12 +179,11 @@ struct WarpgroupDotOpLowering
     std::string regs;
     for (int64_t i = 0; i < n2; ++i)
       regs += (i ? ", $" : "$") + std::to_string(i);
-    std::string aOperand = staged
-                               ? "$" + std::to_string(2 * n2)
-                               : "{$" + std::to_string(2 * n2) + ", $" +
-                                     std::to_string(2 * n2 + 1) + ", $" +
-                                     std::to_string(2 * n2 + 2) + ", $" +
-                                     std::to_string(2 * n2 + 3) + "}";
+    std::string aOperand = staged ? "$" + std::to_string(2 * n2)
+                                  : "{$" + std::to_string(2 * n2) + ", $" +
+                                        std::to_string(2 * n2 + 1) + ", $" +
+                                        std::to_string(2 * n2 + 2) + ", $" +
+                                        std::to_string(2 * n2 + 3) + "}";
     int64_t next = 2 * n2 + (staged ? 1 : 4);
     std::string asmStr =
         "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(next + 1) +

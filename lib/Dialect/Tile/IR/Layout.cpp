@@ -1,4 +1,4 @@
-//===- Layout.cpp - Distributed layouts as linear maps ---------------------===//
+//===- Layout.cpp - Distributed layouts as linear maps --------------------===//
 //
 // Builds the GF(2) linear map of a #tile.blocked or #tile.slice layout over a
 // tensor shape. Register bases that map to nothing (elements a smaller tensor
@@ -32,8 +32,9 @@ static void buildBlocked(BlockedEncodingAttr enc, ArrayRef<int64_t> shape,
     c[dim] = value < shape[dim] ? value : 0;
     return c;
   };
-  ArrayRef<unsigned> spt = enc.getSizePerThread(), tpw = enc.getThreadsPerWarp(),
-                     wpc = enc.getWarpsPerCTA(), order = enc.getOrder();
+  ArrayRef<unsigned> spt = enc.getSizePerThread(),
+                     tpw = enc.getThreadsPerWarp(), wpc = enc.getWarpsPerCTA(),
+                     order = enc.getOrder();
   for (unsigned d : order)
     for (unsigned b = 1; b < spt[d]; b <<= 1)
       regs.push_back(unit(d, b));
@@ -157,8 +158,8 @@ FailureOr<LinearLayout> LinearLayout::get(RankedTensorType type,
   LinearLayout layout;
   layout.shape.assign(type.getShape().begin(), type.getShape().end());
   SmallVector<Coord> regs;
-  if (failed(build(type.getEncoding(), type.getShape(), regs,
-                   layout.laneBases, layout.warpBases, why)))
+  if (failed(build(type.getEncoding(), type.getShape(), regs, layout.laneBases,
+                   layout.warpBases, why)))
     return failure();
   // Registers that would duplicate another register of the same thread go.
   for (Coord &c : regs)
@@ -218,7 +219,8 @@ mlir::quire::tile::getDefaultBlockedLayout(MLIRContext *ctx,
   for (int d = rank - 1; d >= 0; --d)
     order.push_back(d);
   auto clampPow2 = [](int64_t v) {
-    return static_cast<unsigned>(std::max<int64_t>(1, llvm::bit_floor(static_cast<uint64_t>(v))));
+    return static_cast<unsigned>(
+        std::max<int64_t>(1, llvm::bit_floor(static_cast<uint64_t>(v))));
   };
   // Elements per thread along the contiguous (last) dimension.
   spt[rank - 1] = std::min<unsigned>(vec, clampPow2(shape[rank - 1]));
@@ -266,8 +268,8 @@ Attribute mlir::quire::tile::permuteLayout(Attribute layout,
 }
 
 unsigned mlir::quire::tile::getNumWarps(Operation *op) {
-  auto module = isa<ModuleOp>(op) ? cast<ModuleOp>(op)
-                                  : op->getParentOfType<ModuleOp>();
+  auto module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
   if (module)
     if (auto attr = module->getAttrOfType<IntegerAttr>(
             TileDialect::getNumWarpsAttrName()))
@@ -287,8 +289,8 @@ mlir::quire::tile::getRegisterDotLayouts(BlockedEncodingAttr b, int64_t m) {
   BlockedEncodingAttr a = BlockedEncodingAttr::get(
       b.getContext(), {mm, spt[0]}, {tpw[1], tpw[0]}, {wpc[1], wpc[0]},
       {aOrder(order[0]), aOrder(order[1])});
-  BlockedEncodingAttr c = BlockedEncodingAttr::get(
-      b.getContext(), {mm, spt[1]}, {tpw[0], tpw[1]}, {wpc[0], wpc[1]},
-      {order[0], order[1]});
+  BlockedEncodingAttr c =
+      BlockedEncodingAttr::get(b.getContext(), {mm, spt[1]}, {tpw[0], tpw[1]},
+                               {wpc[0], wpc[1]}, {order[0], order[1]});
   return {a, c};
 }

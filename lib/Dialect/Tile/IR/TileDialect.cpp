@@ -9,8 +9,8 @@
 
 #include "quire/Dialect/Tile/IR/Tile.h"
 
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -43,9 +43,8 @@ void TileDialect::initialize() {
       >();
 }
 
-LogicalResult
-PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
-                    Type pointee) {
+LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  Type pointee) {
   if (pointee.isSignlessInteger() || isa<FloatType>(pointee))
     return success();
   return emitError() << "!tile.ptr pointee must be a signless integer or "
@@ -54,15 +53,14 @@ PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
 }
 
 static bool allPowersOfTwo(ArrayRef<unsigned> values) {
-  return llvm::all_of(values, [](unsigned v) { return llvm::isPowerOf2_32(v); });
+  return llvm::all_of(values,
+                      [](unsigned v) { return llvm::isPowerOf2_32(v); });
 }
 
-LogicalResult
-BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                            ArrayRef<unsigned> sizePerThread,
-                            ArrayRef<unsigned> threadsPerWarp,
-                            ArrayRef<unsigned> warpsPerCTA,
-                            ArrayRef<unsigned> order) {
+LogicalResult BlockedEncodingAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError,
+    ArrayRef<unsigned> sizePerThread, ArrayRef<unsigned> threadsPerWarp,
+    ArrayRef<unsigned> warpsPerCTA, ArrayRef<unsigned> order) {
   size_t rank = sizePerThread.size();
   if (rank == 0 || threadsPerWarp.size() != rank ||
       warpsPerCTA.size() != rank || order.size() != rank)
@@ -170,9 +168,9 @@ static LogicalResult verifyHint(Operation *op, NamedAttribute attr) {
   Type type = op->getResult(0).getType();
   Type elt = getElementTypeOrSelf(type);
   if (!isa<PointerType>(elt) && !elt.isSignlessInteger())
-    return op->emitOpError() << "'" << name
-                             << "' needs an integer or pointer result, got "
-                             << type;
+    return op->emitOpError()
+           << "'" << name << "' needs an integer or pointer result, got "
+           << type;
   auto tensor = dyn_cast<RankedTensorType>(type);
   int64_t rank = tensor ? tensor.getRank() : 0;
   SmallVector<int64_t> values;
@@ -199,8 +197,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                                     NamedAttribute attr) {
   if (attr.getName() == getKernelAttrName()) {
     if (!isa<UnitAttr>(attr.getValue()))
-      return op->emitOpError() << "'" << getKernelAttrName()
-                               << "' must be a unit attribute";
+      return op->emitOpError()
+             << "'" << getKernelAttrName() << "' must be a unit attribute";
     auto func = dyn_cast<func::FuncOp>(op);
     if (!func)
       return op->emitOpError() << "'" << getKernelAttrName()
@@ -212,11 +210,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
       return op->emitOpError() << "kernel must not return values";
     for (auto [i, arg] : llvm::enumerate(type.getInputs()))
       if (!isKernelArgType(arg))
-        return op->emitOpError()
-               << "kernel argument #" << i
-               << " must be a !tile.ptr, i1/i8/i16/i32/i64 or f16/bf16/f32/f64, "
-                  "got "
-               << arg;
+        return op->emitOpError() << "kernel argument #" << i
+                                 << " must be a !tile.ptr, i1/i8/i16/i32/i64 "
+                                    "or f16/bf16/f32/f64, "
+                                    "got "
+                                 << arg;
     return success();
   }
   if (attr.getName() == getNumWarpsAttrName()) {

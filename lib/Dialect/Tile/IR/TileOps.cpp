@@ -48,9 +48,9 @@ LogicalResult mlir::quire::tile::verifyTensorShapes(Operation *op) {
       return op->emitOpError() << kind << " #" << index
                                << " must have a static shape, got " << type;
     if (llvm::is_contained(tensor.getShape(), 0))
-      return op->emitOpError() << kind << " #" << index
-                               << " must not have a zero-size dimension, got "
-                               << type;
+      return op->emitOpError()
+             << kind << " #" << index
+             << " must not have a zero-size dimension, got " << type;
     return success();
   };
   for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
@@ -118,8 +118,7 @@ LogicalResult BroadcastOp::verify() {
   for (int64_t i = 0; i < src.getRank(); ++i)
     if (src.getDimSize(i) != dst.getDimSize(i) && src.getDimSize(i) != 1)
       return emitOpError() << "cannot broadcast dimension " << i << " of size "
-                           << src.getDimSize(i) << " to "
-                           << dst.getDimSize(i)
+                           << src.getDimSize(i) << " to " << dst.getDimSize(i)
                            << " (only size-1 dimensions broadcast)";
   return success();
 }
@@ -138,8 +137,8 @@ LogicalResult ExpandDimsOp::verify() {
     return emitOpError() << "result type " << dst << " does not match "
                          << RankedTensorType::get(expected,
                                                   src.getElementType())
-                         << " (source with a size-1 dimension at axis "
-                         << axis << ")";
+                         << " (source with a size-1 dimension at axis " << axis
+                         << ")";
   return success();
 }
 
@@ -256,11 +255,11 @@ LogicalResult ReduceOp::verify() {
   // Compare shape and element type: layouts (encodings) may differ.
   auto resultTensor = dyn_cast<RankedTensorType>(getResult().getType());
   auto expectedTensor = dyn_cast<RankedTensorType>(expected);
-  bool matches = resultTensor && expectedTensor
-                     ? resultTensor.getShape() == expectedTensor.getShape() &&
-                           resultTensor.getElementType() ==
-                               expectedTensor.getElementType()
-                     : getResult().getType() == expected;
+  bool matches =
+      resultTensor && expectedTensor
+          ? resultTensor.getShape() == expectedTensor.getShape() &&
+                resultTensor.getElementType() == expectedTensor.getElementType()
+          : getResult().getType() == expected;
   if (!matches)
     return emitOpError() << "result type " << getResult().getType()
                          << " must be " << expected
@@ -313,9 +312,8 @@ LogicalResult AssertOp::verify() {
   auto cond = dyn_cast<RankedTensorType>(getCond().getType());
   for (auto [i, arg] : llvm::enumerate(getArgs())) {
     auto type = dyn_cast<RankedTensorType>(arg.getType());
-    if (!cond != !type ||
-        (cond && (type.getShape() != cond.getShape() ||
-                  type.getEncoding() != cond.getEncoding())))
+    if (!cond != !type || (cond && (type.getShape() != cond.getShape() ||
+                                    type.getEncoding() != cond.getEncoding())))
       return emitOpError() << "argument #" << i << " must be i32 shaped like "
                            << "cond (" << getCond().getType() << "), got "
                            << arg.getType();
@@ -377,8 +375,8 @@ SmallVector<int64_t> AsyncCopyOp::getStagedShape() {
 static LogicalResult verifyNvmma(Operation *op, ArrayRef<int64_t> shape,
                                  Type elt, int64_t contig) {
   if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() != 16)
-    return op->emitOpError() << "nvmma staging needs 16-bit elements, got "
-                             << elt;
+    return op->emitOpError()
+           << "nvmma staging needs 16-bit elements, got " << elt;
   if (shape.size() != 2 || shape[contig] * 2 < 32 || shape[1 - contig] < 8)
     return op->emitOpError()
            << "nvmma staging needs at least 16 elements along the contiguous "

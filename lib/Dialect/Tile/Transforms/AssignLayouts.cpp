@@ -126,7 +126,7 @@ struct Solver {
   unsigned numWarps;
   llvm::EquivalenceClasses<Value> groups;
   /// Insertion-ordered so defaults are picked in program order.
-  DenseMap<Value, Attribute> layouts;       // leader -> layout
+  DenseMap<Value, Attribute> layouts; // leader -> layout
   SmallVector<Operation *> relations;
   SmallVector<Value> values;
 
@@ -260,7 +260,8 @@ struct Solver {
       if (it == values.end())
         break;
       Type elt = tensorType(*it).getElementType();
-      set(*it, defaultLayout(*it, isa<PointerType>(elt) ? vectorWidth(elt) : 4));
+      set(*it,
+          defaultLayout(*it, isa<PointerType>(elt) ? vectorWidth(elt) : 4));
     }
   }
 };
@@ -308,9 +309,9 @@ struct AssignLayoutsPass
                          << numWarps;
       return signalPassFailure();
     }
-    module->setAttr(TileDialect::getNumWarpsAttrName(),
-                    IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                     numWarps));
+    module->setAttr(
+        TileDialect::getNumWarpsAttrName(),
+        IntegerAttr::get(IntegerType::get(&getContext(), 32), numWarps));
     for (auto func : module.getOps<func::FuncOp>())
       if (isKernel(func) && failed(runOnKernel(func)))
         return signalPassFailure();
@@ -328,7 +329,8 @@ struct AssignLayoutsPass
       return !isTensor(splat.getSrc());
     Type elt = tensorType(op->getResult(0)).getElementType();
     bool index = isa<IntegerType, PointerType>(elt);
-    if (!index || !(isElementwise(op) || isa<ExpandDimsOp, BroadcastOp, AddPtrOp>(op)))
+    if (!index ||
+        !(isElementwise(op) || isa<ExpandDimsOp, BroadcastOp, AddPtrOp>(op)))
       return false;
     return llvm::all_of(op->getOperands(), [](Value v) {
       return !isTensor(v) || isFree(v.getDefiningOp());
@@ -478,12 +480,13 @@ struct AssignLayoutsPass
     // Repair relations the chosen layouts do not satisfy.
     for (Operation *op : s.relations) {
       if (auto e = dyn_cast<ExpandDimsOp>(op)) {
-        convertOperand(e.getSrcMutable(),
-                       SliceEncodingAttr::get(&getContext(),
-                                              e.getAxisAttr().getInt(),
-                                              tensorType(e.getResult()).getEncoding()));
+        convertOperand(
+            e.getSrcMutable(),
+            SliceEncodingAttr::get(&getContext(), e.getAxisAttr().getInt(),
+                                   tensorType(e.getResult()).getEncoding()));
       } else if (auto b = dyn_cast<BroadcastOp>(op)) {
-        convertOperand(b.getSrcMutable(), tensorType(b.getResult()).getEncoding());
+        convertOperand(b.getSrcMutable(),
+                       tensorType(b.getResult()).getEncoding());
       } else if (auto r = dyn_cast<ReduceOp>(op)) {
         Attribute src = tensorType(r.getSrc()).getEncoding();
         if (!isa<BlockedEncodingAttr, MmaEncodingAttr>(src)) {
@@ -505,7 +508,8 @@ struct AssignLayoutsPass
         convertOperand(d.getCMutable(), c);
         convertResult(d.getResult(), c);
       } else if (auto d = dyn_cast<DotOp>(op)) {
-        auto b = dyn_cast<BlockedEncodingAttr>(tensorType(d.getB()).getEncoding());
+        auto b =
+            dyn_cast<BlockedEncodingAttr>(tensorType(d.getB()).getEncoding());
         if (!b) {
           b = cast<BlockedEncodingAttr>(s.defaultLayout(d.getB(), 4));
           convertOperand(d.getBMutable(), b);

@@ -47,11 +47,11 @@ namespace {
 /// A load staged through shared memory, and where its value was used.
 struct Candidate {
   LoadOp load;
-  TransOp trans;            // null when the load feeds the conversion directly
-  ConvertLayoutOp convert;  // to a #tile.dot_op layout
-  unsigned contig;          // staged tile's contiguous dimension
-  DotOp dot;                // the conversion's only user, if a dot
-  bool nvmma = false;       // staged for wgmma (tile.warpgroup_dot)
+  TransOp trans;           // null when the load feeds the conversion directly
+  ConvertLayoutOp convert; // to a #tile.dot_op layout
+  unsigned contig;         // staged tile's contiguous dimension
+  DotOp dot;               // the conversion's only user, if a dot
+  bool nvmma = false;      // staged for wgmma (tile.warpgroup_dot)
 };
 
 /// True if `d` (laid out) is a dot wgmma computes: f16/bf16 into f32, a
@@ -171,8 +171,8 @@ struct AsyncCopiesPass
 
   void runOnOperation() override {
     if (stages < 2) {
-      getOperation().emitError() << "quire-async-copies: stages must be >= 2, got "
-                                 << stages;
+      getOperation().emitError()
+          << "quire-async-copies: stages must be >= 2, got " << stages;
       return signalPassFailure();
     }
     AxisInfoAnalysis info(getOperation());
@@ -247,7 +247,8 @@ struct AsyncCopiesPass
                    b.dot.getB() == b.convert.getResult();
           });
     }
-    bool anyNvmma = llvm::any_of(cands, [](const Candidate &c) { return c.nvmma; });
+    bool anyNvmma =
+        llvm::any_of(cands, [](const Candidate &c) { return c.nvmma; });
     SmallVector<Operation *> depOps = loadDeps(loop, slice);
     int64_t S = stages;
     Location loc = loop.getLoc();
@@ -262,13 +263,15 @@ struct AsyncCopiesPass
       return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
     };
     // iv + k * step, and whether it is below ub.
-    auto ahead = [&](OpBuilder &b, Value iv, int64_t k) -> std::pair<Value, Value> {
+    auto ahead = [&](OpBuilder &b, Value iv,
+                     int64_t k) -> std::pair<Value, Value> {
       Value j = k == 0 ? iv
                        : arith::AddIOp::create(
                              b, loc, iv,
                              arith::MulIOp::create(b, loc, step, cst(b, k)))
                              .getResult();
-      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, ub);
+      Value in =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, ub);
       return {j, in};
     };
     auto emitCopies = [&](OpBuilder &b, IRMapping &map, Value in,
@@ -276,15 +279,14 @@ struct AsyncCopiesPass
       cloneSlice(b, pureOps, map);
       for (auto [c, buffer] : llvm::zip(cands, buffers)) {
         Value ptrs = map.lookupOrDefault(c.load.getPtr());
-        Value mask = c.load.getMask() ? map.lookupOrDefault(c.load.getMask())
-                                      : Value();
-        AsyncCopyOp::create(b, c.load.getLoc(), ptrs,
-                            guardMask(b, loc, ptrs, mask, in), stageIdx,
-                            b.getI32IntegerAttr(buffer),
-                            b.getI32IntegerAttr(c.contig),
-                            b.getI32IntegerAttr(S),
-                            c.trans ? b.getUnitAttr() : UnitAttr(),
-                            c.nvmma ? b.getUnitAttr() : UnitAttr());
+        Value mask =
+            c.load.getMask() ? map.lookupOrDefault(c.load.getMask()) : Value();
+        AsyncCopyOp::create(
+            b, c.load.getLoc(), ptrs, guardMask(b, loc, ptrs, mask, in),
+            stageIdx, b.getI32IntegerAttr(buffer),
+            b.getI32IntegerAttr(c.contig), b.getI32IntegerAttr(S),
+            c.trans ? b.getUnitAttr() : UnitAttr(),
+            c.nvmma ? b.getUnitAttr() : UnitAttr());
       }
     };
     // The slice loads of iteration iv + k * step, guarded.
@@ -325,8 +327,8 @@ struct AsyncCopiesPass
     IRRewriter rewriter(loop.getContext());
     Value stageArg;
     Operation *refillBegin = nullptr, *refillEnd = nullptr;
-    auto body = [&](OpBuilder &b, Location, ArrayRef<BlockArgument> args)
-        -> SmallVector<Value> {
+    auto body = [&](OpBuilder &b, Location,
+                    ArrayRef<BlockArgument> args) -> SmallVector<Value> {
       Block *block = args.front().getOwner();
       OpBuilder top = OpBuilder::atBlockBegin(block);
       stageArg = args.back();
@@ -362,8 +364,8 @@ struct AsyncCopiesPass
         map.map(l->getResult(0), carried);
       emitCopies(issue, map, in, issueStage);
       SmallVector<Value> yields = emitSliceLoads(issue, iv, ahead0 + 1);
-      Value isLast = arith::CmpIOp::create(
-          issue, loc, arith::CmpIPredicate::eq, stageArg, cst(issue, S - 1));
+      Value isLast = arith::CmpIOp::create(issue, loc, arith::CmpIPredicate::eq,
+                                           stageArg, cst(issue, S - 1));
       auto next = arith::SelectOp::create(
           issue, loc, isLast, cst(issue, 0),
           arith::AddIOp::create(issue, loc, stageArg, cst(issue, 1)));

@@ -44,9 +44,10 @@ Value tile::emitGuardedLoad(OpBuilder &b, LoadOp load, IRMapping &map,
   Location loc = load.getLoc();
   Value ptr = map.lookupOrDefault(load.getPtr());
   Value mask = load.getMask() ? map.lookupOrDefault(load.getMask()) : Value();
-  Value other = load.getOther() ? map.lookupOrDefault(load.getOther()) : Value();
-  auto copy = LoadOp::create(b, loc, ptr, guardMask(b, loc, ptr, mask, cond),
-                             other);
+  Value other =
+      load.getOther() ? map.lookupOrDefault(load.getOther()) : Value();
+  auto copy =
+      LoadOp::create(b, loc, ptr, guardMask(b, loc, ptr, mask, cond), other);
   copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
   map.map(load.getResult(), copy.getResult());
   return copy.getResult();

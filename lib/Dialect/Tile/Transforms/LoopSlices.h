@@ -1,4 +1,4 @@
-//===- LoopSlices.h - Re-emitting a loop's loads for another iteration -*- C++ -*-===//
+//===- LoopSlices.h - A loop's loads for another iteration ------*- C++ -*-===//
 //
 // What quire-pipeline-loads and quire-async-copies share: both issue a
 // loop's loads ahead of the iteration that uses them, which is only sound in

@@ -49,12 +49,16 @@ struct Emitter {
 
   Type i32() { return b.getI32Type(); }
   Type i64() { return b.getI64Type(); }
-  RankedTensorType vec(int64_t n, Type t) { return RankedTensorType::get({n}, t); }
+  RankedTensorType vec(int64_t n, Type t) {
+    return RankedTensorType::get({n}, t);
+  }
 
   Value cst(Type t, int64_t v) {
     if (auto tensor = dyn_cast<RankedTensorType>(t))
       return arith::ConstantOp::create(
-          b, loc, DenseElementsAttr::get(tensor, b.getIntegerAttr(tensor.getElementType(), v)));
+          b, loc,
+          DenseElementsAttr::get(tensor,
+                                 b.getIntegerAttr(tensor.getElementType(), v)));
     return arith::ConstantOp::create(b, loc, b.getIntegerAttr(t, v));
   }
   Value splat(Value v, int64_t n) {
@@ -63,7 +67,8 @@ struct Emitter {
   /// x / p and x % p for unsigned x (token indices are never negative).
   Value div(Value x, int64_t p) {
     if (shifts && llvm::isPowerOf2_64(p))
-      return arith::ShRUIOp::create(b, loc, x, cst(x.getType(), llvm::Log2_64(p)));
+      return arith::ShRUIOp::create(b, loc, x,
+                                    cst(x.getType(), llvm::Log2_64(p)));
     return arith::DivUIOp::create(b, loc, x, cst(x.getType(), p));
   }
   Value rem(Value x, int64_t p) {
@@ -123,8 +128,8 @@ struct GroupKey {
   Block *block;
   bool operator==(const GroupKey &o) const {
     return blockTable == o.blockTable && first == o.first &&
-           seqLen == o.seqLen && pageSize == o.pageSize &&
-           blockN == o.blockN && block == o.block;
+           seqLen == o.seqLen && pageSize == o.pageSize && blockN == o.blockN &&
+           block == o.block;
   }
 };
 
@@ -141,8 +146,8 @@ struct LowerPagedLoadsPass
 
   /// Block-table entries for the tile starting at `first`: a scalar i32 when
   /// `onePage`, else a [N] i32 vector (one per row, constant over a page).
-  Value emitEntries(Emitter &e, Value bt, Value first, Value seqLen,
-                    int64_t p, int64_t n, bool onePage) {
+  Value emitEntries(Emitter &e, Value bt, Value first, Value seqLen, int64_t p,
+                    int64_t n, bool onePage) {
     if (onePage) {
       Value page = e.div(first, p);
       Value ptr = AddPtrOp::create(e.b, e.loc, bt.getType(), bt, page);
@@ -154,7 +159,8 @@ struct LowerPagedLoadsPass
     Value tok = e.tokens(first, n);
     Value page = e.div(tok, p);
     // A page is read if its first token is below seq_len.
-    Value pageStart = arith::MulIOp::create(e.b, e.loc, page, e.cst(page.getType(), p));
+    Value pageStart =
+        arith::MulIOp::create(e.b, e.loc, page, e.cst(page.getType(), p));
     Value valid = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt,
                                         pageStart, e.splat(seqLen, n));
     Value ptrs = AddPtrOp::create(e.b, e.loc, e.vec(n, bt.getType()),
@@ -192,9 +198,9 @@ struct LowerPagedLoadsPass
         e.or_(e.cmp(CmpIPredicate::eq, e.rem(tok, p), e.cst(tok.getType(), 0)),
               e.cmp(CmpIPredicate::eq, tok, e.splat(first, n)));
     Value report = e.and_(valid, lead);
-    AssertOp::create(e.b, e.loc, e.or_(e.not_(report), inRange), message,
-                     ValueRange{entries, e.splat(numBlocks, n), e.div(tok, p),
-                                tok});
+    AssertOp::create(
+        e.b, e.loc, e.or_(e.not_(report), inRange), message,
+        ValueRange{entries, e.splat(numBlocks, n), e.div(tok, p), tok});
     return e.and_(valid, inRange);
   }
 
@@ -211,13 +217,15 @@ struct LowerPagedLoadsPass
     if (!isa<RankedTensorType>(entries.getType())) {
       // One page: base = entry * ps + (first % P) * ts + head * hs, then
       // rows = base + r * ts.
-      Value base = arith::MulIOp::create(e.b, e.loc, e.ext64(entries), op.getPageStride());
+      Value base = arith::MulIOp::create(e.b, e.loc, e.ext64(entries),
+                                         op.getPageStride());
       Value inPage = arith::MulIOp::create(e.b, e.loc, e.ext64(e.rem(first, p)),
                                            op.getTokenStride());
       base = arith::AddIOp::create(e.b, e.loc, base, inPage);
       base = arith::AddIOp::create(e.b, e.loc, base, headOff);
       Value r = e.ext64(RangeOp::create(e.b, e.loc, e.vec(n, e.i32()), 0, n));
-      Value step = arith::MulIOp::create(e.b, e.loc, r, e.splat(op.getTokenStride(), n));
+      Value step =
+          arith::MulIOp::create(e.b, e.loc, r, e.splat(op.getTokenStride(), n));
       rows = arith::AddIOp::create(e.b, e.loc, e.splat(base, n), step);
     } else {
       Value pageOff = arith::MulIOp::create(e.b, e.loc, e.ext64(entries),
@@ -252,9 +260,9 @@ struct LowerPagedLoadsPass
         ExpandDimsOp::create(e.b, e.loc, row2(e.b.getI1Type()), valid, 1));
     if (int64_t c = op.getValidCols(); c < d) {
       // Columns past `cols` issue no access: mask &= cols < c.
-      Value inCols = arith::CmpIOp::create(e.b, e.loc,
-                                           arith::CmpIPredicate::slt, cols,
-                                           e.cst(cols.getType(), c));
+      Value inCols =
+          arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt, cols,
+                                e.cst(cols.getType(), c));
       Value colMask = BroadcastOp::create(
           e.b, e.loc, tile2(e.b.getI1Type()),
           ExpandDimsOp::create(e.b, e.loc, col2(e.b.getI1Type()), inCols, 0));
@@ -309,9 +317,9 @@ struct LowerPagedLoadsPass
     // induction variables), which would change the keys.
     SmallVector<std::pair<GroupKey, SmallVector<PagedLoadOp>>> groups;
     module.walk([&](PagedLoadOp op) {
-      GroupKey key{op.getBlockTable(), op.getFirstToken(), op.getSeqLen(),
-                   op.getPageSizeAttr().getInt(), op.getBlockN(),
-                   op->getBlock()};
+      GroupKey key{op.getBlockTable(), op.getFirstToken(),
+                   op.getSeqLen(),     op.getPageSizeAttr().getInt(),
+                   op.getBlockN(),     op->getBlock()};
       for (auto &[k, members] : groups)
         if (k == key) {
           members.push_back(op);
@@ -326,13 +334,13 @@ struct LowerPagedLoadsPass
       bool onePage = inOnePage(op, info);
       Value entries;
       auto loop = prefetch ? loopToken(op.getFirstToken()) : std::nullopt;
-      bool invariant =
-          loop && loop->first.isDefinedOutsideOfLoop(op.getBlockTable()) &&
-          loop->first.isDefinedOutsideOfLoop(op.getSeqLen()) &&
-          op->getParentOp() == loop->first.getOperation();
+      bool invariant = loop &&
+                       loop->first.isDefinedOutsideOfLoop(op.getBlockTable()) &&
+                       loop->first.isDefinedOutsideOfLoop(op.getSeqLen()) &&
+                       op->getParentOp() == loop->first.getOperation();
       if (invariant) {
-        entries = prefetchEntries(rewriter, op, loop->first, loop->second, p,
-                                  n, onePage);
+        entries = prefetchEntries(rewriter, op, loop->first, loop->second, p, n,
+                                  onePage);
       } else {
         OpBuilder b(op);
         Emitter e{b, op.getLoc(), shifts};
@@ -357,7 +365,8 @@ struct LowerPagedLoadsPass
     Location loc = op.getLoc();
     Value bt = op.getBlockTable(), len = op.getSeqLen();
     auto firstOf = [&](OpBuilder &b, Value iv) -> Value {
-      return addend ? arith::AddIOp::create(b, loc, iv, addend).getResult() : iv;
+      return addend ? arith::AddIOp::create(b, loc, iv, addend).getResult()
+                    : iv;
     };
     rewriter.setInsertionPoint(loop);
     Emitter pre{rewriter, loc, shifts};
@@ -366,7 +375,8 @@ struct LowerPagedLoadsPass
     unsigned index = loop.getNumRegionIterArgs();
     auto newLoop = cast<scf::ForOp>(*loop.replaceWithAdditionalYields(
         rewriter, ValueRange{init}, /*replaceInitOperandUsesInLoop=*/false,
-        [&](OpBuilder &b, Location, ArrayRef<BlockArgument>) -> SmallVector<Value> {
+        [&](OpBuilder &b, Location,
+            ArrayRef<BlockArgument>) -> SmallVector<Value> {
           Emitter in{b, loc, shifts};
           Value next = arith::AddIOp::create(b, loc, loop.getInductionVar(),
                                              loop.getStep());

@@ -81,8 +81,9 @@ bool feedsDot(LoadOp load) {
   for (Operation *user : load->getUsers()) {
     if (isa<DotOp>(user))
       return true;
-    if (isa<TransOp>(user) &&
-        llvm::any_of(user->getUsers(), [](Operation *u) { return isa<DotOp>(u); }))
+    if (isa<TransOp>(user) && llvm::any_of(user->getUsers(), [](Operation *u) {
+          return isa<DotOp>(u);
+        }))
       return true;
   }
   return false;
@@ -101,7 +102,8 @@ bool stageable(LoadOp load, const AxisInfoAnalysis &info) {
       type.getElementType().getIntOrFloatBitWidth() != 16)
     return false;
   if (Value other = load.getOther())
-    if (!matchPattern(other, m_AnyZeroFloat()) && !matchPattern(other, m_Zero()))
+    if (!matchPattern(other, m_AnyZeroFloat()) &&
+        !matchPattern(other, m_Zero()))
       return false;
   unsigned vec = accessVectorWidth(info, load.getPtr(), load.getMask(),
                                    type.getElementType(), /*dim=*/1,
@@ -209,8 +211,8 @@ struct PipelineLoadsPass
 
     // The first iteration's loads, before the loop.
     OpBuilder before(loop);
-    Value firstIn = arith::CmpIOp::create(before, loc, arith::CmpIPredicate::slt,
-                                          lb, ub);
+    Value firstIn =
+        arith::CmpIOp::create(before, loc, arith::CmpIPredicate::slt, lb, ub);
     IRMapping pre;
     pre.map(loop.getInductionVar(), lb);
     SmallVector<Value> inits;
@@ -220,8 +222,8 @@ struct PipelineLoadsPass
     // The next iteration's loads, at the top of the body.
     OpBuilder top = OpBuilder::atBlockBegin(loop.getBody());
     Value next = arith::AddIOp::create(top, loc, loop.getInductionVar(), step);
-    Value nextIn = arith::CmpIOp::create(top, loc, arith::CmpIPredicate::slt,
-                                         next, ub);
+    Value nextIn =
+        arith::CmpIOp::create(top, loc, arith::CmpIPredicate::slt, next, ub);
     IRMapping ahead;
     ahead.map(loop.getInductionVar(), next);
     SmallVector<Value> nexts;
@@ -233,17 +235,17 @@ struct PipelineLoadsPass
     auto yieldNexts = [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
       return SmallVector<Value>(nexts);
     };
-    FailureOr<LoopLikeOpInterface> grown =
-        loop.replaceWithAdditionalYields(rewriter, inits,
-                                         /*replaceInitOperandUsesInLoop=*/false,
-                                         yieldNexts);
+    FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
+        rewriter, inits,
+        /*replaceInitOperandUsesInLoop=*/false, yieldNexts);
     if (failed(grown))
       return;
     auto newLoop = cast<scf::ForOp>(grown->getOperation());
     unsigned first = newLoop.getNumRegionIterArgs() - loads.size();
     for (unsigned i = 0; i < loads.size(); ++i) {
       LoadOp load = loads[i].first;
-      load.getResult().replaceAllUsesWith(newLoop.getRegionIterArgs()[first + i]);
+      load.getResult().replaceAllUsesWith(
+          newLoop.getRegionIterArgs()[first + i]);
       load.erase();
     }
   }

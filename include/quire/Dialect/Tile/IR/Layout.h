@@ -1,4 +1,4 @@
-//===- Layout.h - Distributed layouts as linear maps --------------*- C++ -*-===//
+//===- Layout.h - Distributed layouts as linear maps ------------*- C++ -*-===//
 //
 // Every distributed layout of a tensor with power-of-two dimensions is a
 // linear map over GF(2) from (register, lane, warp) bits to coordinate bits:

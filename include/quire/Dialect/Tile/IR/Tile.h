@@ -1,4 +1,4 @@
-//===- Tile.h - The tile dialect ----------------------------------*- C++ -*-===//
+//===- Tile.h - The tile dialect --------------------------------*- C++ -*-===//
 //
 // Public header of the tile dialect: the dialect class, `!tile.ptr`, the op
 // classes, and small type helpers the ops' constraints use.

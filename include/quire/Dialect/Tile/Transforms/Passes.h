@@ -1,4 +1,4 @@
-//===- Passes.h - Tile dialect transformations --------------------*- C++ -*-===//
+//===- Passes.h - Tile dialect transformations ------------------*- C++ -*-===//
 
 #ifndef QUIRE_DIALECT_TILE_TRANSFORMS_PASSES_H
 #define QUIRE_DIALECT_TILE_TRANSFORMS_PASSES_H
