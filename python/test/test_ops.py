@@ -1,4 +1,4 @@
-"""quire.ops.paged_decode_attention: the generated kernel in the interpreter
+"""quire.ops.paged_decode_attention: its kernels in the interpreter
 against a float64 reference (numpy inputs), and every validation error, with
 numpy arrays and with fake CUDA arrays, before anything compiles."""
 
@@ -129,7 +129,10 @@ def test_strided_inputs_use_the_unaligned_variant(rng):
     ref = paged_attention_ref(np, q, k, v, bt, np.array(lens))
     assert rel_err(np, out, ref) < 2e-3
     assert np.isnan(outp[..., D:]).all()
-    assert any(key[5] is False for key in quire.ops._sources)  # strides % 16 != 0
+    # The plan keys (dtype, group, head_dim, page, block_n, aligned
+    # pointers, aligned strides, ...): strides % 16 != 0 took the variant
+    # without the divisibility facts.
+    assert any(key[6] is False for key in quire.ops.decode._plans)
 
 
 def test_generated_source_is_a_kernel():

@@ -1,0 +1,125 @@
+"""Tile configurations of the attention kernels and the choices made from
+shapes: tile padding, tokens per step and warps, the decode kernel's form,
+the split count, and which kernels a unified_attention call launches.
+
+Everything here depends on shapes and the device's SM count only, never on
+tensor values, so every launch it plans can be captured in a CUDA graph.
+The numbers behind the defaults are in docs/performance.md."""
+
+# The most splits the combine kernel merges (its tile height).
+MAX_SPLITS = 32
+
+
+def next_pow2(n):
+    return 1 << max(0, n - 1).bit_length()
+
+
+def tile_rows(group):
+    """Rows of the decode kernel's query tile: the GQA group padded to a
+    power of two, at least the 16 rows of an mma.sync tile."""
+    return max(16, next_pow2(group))
+
+
+def tile_cols(group):
+    """Columns of the transposed decode kernel's query tile: the GQA group
+    padded to a power of two, at least the 8 columns (the N) of an mma.sync
+    tile."""
+    return max(8, next_pow2(group))
+
+
+def tile_width(head_dim):
+    """Columns of the K/V tiles, and of a partial-result row: the head dim
+    padded to a power of two, at least 16. The paged loads carry
+    `cols = head_dim` when it is narrower, so the padding is never read."""
+    return max(16, next_pow2(head_dim))
+
+
+def decode_config(head_dim, group):
+    """(block_n, num_warps) of the split kernel for a head dimension and GQA
+    group: one warp on 16-token tiles, staged through shared memory with
+    cp.async two tiles deep (no cross-warp reductions, a small register
+    footprint, many CTAs per SM), the fastest or close to it on every decode
+    shape benchmarked (docs/performance.md, "Decode: split-KV over one-warp
+    programs"); wider heads (256) take 4 warps on 32-token tiles, whose
+    accumulator would not fit one warp's registers. Groups padded past 16
+    rows get a warp per 16 rows."""
+    rows = tile_rows(group)
+    if tile_width(head_dim) <= 128:
+        return 16, rows // 16
+    return 32, max(4, rows // 16)
+
+
+def decode_transposed(head_dim, group):
+    """Whether the split kernel runs its dots transposed (the GQA group as
+    the N of the MMAs, padded to 8 instead of 16 rows): for GQA groups of 2
+    to 8 on one-warp programs, where it halves the accumulator and the MMAs
+    and is the faster form; MHA and larger groups keep the row form
+    (docs/performance.md, "Decode: the transposed form")."""
+    return 2 <= group <= 8 and tile_width(head_dim) <= 128
+
+
+def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132):
+    """Splits of each sequence: enough programs for about four per SM, at
+    least 4 tiles of block_n tokens per split, at most MAX_SPLITS. Depends on
+    the shapes only (not on seq_lens), so a launch can be graph-captured."""
+    programs = max(1, num_seqs * num_kv_heads)
+    want = -(-4 * sms // programs)
+    most = max(1, -(-max_tokens // (4 * block_n)))
+    return max(1, min(want, most, MAX_SPLITS))
+
+
+def tokens_per_split(max_tokens, num_splits, block_n):
+    """(tokens per split, splits): the partition of max_tokens into
+    num_splits runs of whole block_n tiles, dropping splits that would start
+    past max_tokens. The last split also takes any tokens beyond, so an
+    understated max_tokens costs time, never tokens."""
+    tps = -(-max(1, -(-max_tokens // num_splits)) // block_n) * block_n
+    return tps, max(1, min(num_splits, -(-max_tokens // tps)))
+
+
+def prefill_config(head_dim):
+    """(block_m, block_n, num_warps) of the prefill kernel for a head
+    dimension: 128 query rows on 8 warps (two wgmma warpgroups) and 64 keys
+    per step, the fastest tile shape benchmarked at head dim 128
+    (docs/performance.md, "Prefill tiles"); head dim 256 takes 32 keys per
+    step, the largest tile that does not spill."""
+    return (128, 64, 8) if tile_width(head_dim) <= 128 else (128, 32, 8)
+
+
+def window_tokens(max_tokens, window_left, block_n):
+    """The most keys one query of a sequence of at most max_tokens reads
+    with a left window (-1: none): the window and the query, and the part
+    of its first tile before the window (tiles start at a multiple of
+    block_n)."""
+    if window_left < 0:
+        return max_tokens
+    return min(max_tokens, window_left + block_n)
+
+
+def possible_decodes(num_tokens, num_seqs, max_seqlen_q):
+    """The most sequences of a batch that can have at most one query token,
+    from its shapes: num_seqs sequences of at most max_seqlen_q tokens
+    hold num_tokens, so at most (num_seqs * max_seqlen_q - num_tokens) /
+    (max_seqlen_q - 1) of them are that short."""
+    if max_seqlen_q <= 1:
+        return num_seqs
+    return max(0, min(num_seqs, (num_seqs * max_seqlen_q - num_tokens) //
+                      (max_seqlen_q - 1)))
+
+
+def unified_plan(num_tokens, num_seqs, max_seqlen_q):
+    """Which kernels a unified_attention call launches, from shapes only:
+
+      "decode"   max_seqlen_q <= 1: the split-KV decode kernel (and its
+                 combine) for every sequence, GQA packed;
+      "prefill"  no sequence can have one query token (possible_decodes is
+                 0): the query-tiled prefill kernel for every sequence;
+      "mixed"    both: the decode kernel takes the sequences with one query
+                 token, the prefill kernel the longer chunks (each
+                 kernel's programs of the other kind return at once).
+    """
+    if max_seqlen_q <= 1:
+        return "decode"
+    if possible_decodes(num_tokens, num_seqs, max_seqlen_q) == 0:
+        return "prefill"
+    return "mixed"

@@ -1,0 +1,110 @@
+"""Specializing, compiling and launching the ops' @quire.jit kernels.
+
+The ops validate their arguments once (validation.py), so they do not
+launch through `kernel[grid](...)`, which would check and key every
+argument again on each call. A specialization is named here explicitly: the
+constexprs and absent (None) parameters, and for each run-time parameter
+its dtype and the divisibility facts the arguments guarantee. Its MLIR is
+generated once per process by the frontend's code generator (the same text
+`kernel.warmup(...)` would compile for the same facts), compiled through
+libquire (whose PTX is cached on disk by source) and launched through one
+packed parameter buffer (Kernel._launch_trusted). numpy arrays run the same
+source in the reference interpreter.
+"""
+
+import threading
+
+from .. import _kernel
+from ..compiler import code_generator
+from ..language import core
+
+I32, I64, F32 = core.int32, core.int64, core.float32
+
+DTYPES = {"f16": core.float16, "bf16": core.bfloat16, "f32": core.float32,
+          "i32": core.int32, "u16": core.bfloat16}
+
+_specs = {}
+_kernels = {}
+_lock = threading.Lock()
+
+
+def ptr(view):
+    """The pointer type of an argument's view (uint16 host arrays are bf16
+    bit patterns)."""
+    return core.pointer_type(DTYPES[view.dtype])
+
+
+class Specialization:
+    """One specialization of kernel `fn`: its MLIR text `source` (function
+    `name`) and `order`, the names of its run-time parameters in the order
+    the launch passes them."""
+
+    __slots__ = ("fn", "name", "source", "order")
+
+    def __init__(self, fn, name, consts, args):
+        params = [p.name for p in fn.params]
+        missing = [n for n in params if n not in consts and n not in args]
+        extra = [n for n in list(consts) + list(args) if n not in params]
+        if missing or extra:
+            raise AssertionError(f"{fn.__name__}: specialization lacks "
+                                 f"{missing}, has unknown {extra}")
+        specs = []
+        for p in fn.params:
+            if p.name in consts:
+                continue
+            dt, div = args[p.name]
+            attrs = {"tile.divisibility": f"{div} : i32"} if div > 1 else {}
+            specs.append((p.name, dt, attrs))
+        self.fn = fn
+        self.name = name
+        self.order = [n for n, _, _ in specs]
+        self.source = code_generator.generate(fn, consts, specs,
+                                              {"debug": False}, name=name)
+
+
+def specialize(fn, name, consts, args):
+    """The Specialization of `fn` with `consts` ({param: compile-time value},
+    absent parameters as None) and `args` ({param: (dtype, divisibility)}),
+    generated once per process."""
+    key = (fn, name, tuple(sorted(consts.items())),
+           tuple(sorted(args.items(), key=lambda kv: kv[0])))
+    spec = _specs.get(key)
+    if spec is None:
+        spec = Specialization(fn, name, consts, args)
+        with _lock:
+            spec = _specs.setdefault(key, spec)
+    return spec
+
+
+def compiled(spec, sm, num_warps, wgmma=True, checked=False):
+    """`spec` compiled for `sm`, once per process per option set."""
+    key = (spec, sm, num_warps, wgmma, checked)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        kernel = _kernel.compile(spec.source, sm=sm, num_warps=num_warps,
+                                 wgmma=wgmma, checked=checked,
+                                 source_name=f"<MLIR of {spec.name}>")
+        with _lock:
+            kernel = _kernels.setdefault(key, kernel)
+    return kernel
+
+
+def interpret(spec, grid, values):
+    """Runs `spec` over `grid` in the reference interpreter; `values` maps
+    the run-time parameters to numpy arrays and numbers."""
+    _kernel.interpret(spec.source, grid, *[values[n] for n in spec.order],
+                      kernel=spec.name, source_name=f"<MLIR of {spec.name}>")
+
+
+def launch(kernel, spec, grid, values, address, device):
+    """Launches `kernel` (compiled from `spec`) on `device`'s current
+    stream; `values` maps parameters to numbers or to tensors, which go in
+    as their `address[id(tensor)]`. The op has validated everything."""
+    args = []
+    for n in spec.order:
+        a = values[n]
+        args.append(a if isinstance(a, (int, float)) else address[id(a)])
+    if device is None:
+        from .. import _cuda
+        device = _cuda.current_device()
+    kernel._launch_trusted(grid, args, device)

@@ -1,0 +1,274 @@
+"""quire.ops.paged_prefill_attention, and the query-tiled prefill launch
+that unified_attention shares: validation, the specialization and the
+launch of prefill_kernel.py."""
+
+from .. import _args
+from . import configs, features, launch, validation as val
+from .decode import outputs, run
+from .prefill_kernel import paged_prefill
+
+WHAT = "paged_prefill_attention"
+_plans = {}
+
+
+def _spec(dtype, group, head_dim, page_size, block_m, block_n,
+          aligned_pointers, aligned_strides, separate, checked, causal,
+          skip_decode, feats):
+    P = launch.core.pointer_type(launch.DTYPES[dtype])
+    I32P = launch.core.pointer_type(launch.I32)
+    I32, I64 = launch.I32, launch.I64
+    pd = 16 if aligned_pointers else 1
+    sd = 16 if aligned_strides else 1
+    consts = dict(GROUP=group, D=head_dim, DP=configs.tile_width(head_dim),
+                  PAGE_SIZE=page_size, BLOCK_M=block_m, BLOCK_N=block_n,
+                  SEPARATE=separate, CAUSAL=causal, SKIP_DECODE=skip_decode)
+    args = dict(
+        out=(P, pd), q=(P, pd), k_cache=(P, pd), v_cache=(P, pd),
+        block_tables=(I32P, pd), query_start=(I32P, 1), seq_lens=(I32P, 1),
+        scale=(launch.F32, 1), bt_stride=(I64, 1),
+        q_token_stride=(I32, sd), q_head_stride=(I64, sd),
+        out_token_stride=(I32, sd), out_head_stride=(I64, sd),
+        k_page_stride=(I64, sd), k_token_stride=(I64, sd),
+        k_head_stride=(I64, sd), v_page_stride=(I64, sd),
+        v_token_stride=(I64, sd), v_head_stride=(I64, sd))
+    new = dict(k_new=(P, pd), v_new=(P, pd), kn_token_stride=(I32, sd),
+               kn_head_stride=(I64, sd), vn_token_stride=(I32, sd),
+               vn_head_stride=(I64, sd))
+    if separate:
+        args.update(new)
+    else:
+        consts.update(dict.fromkeys(new))
+    if checked:
+        args["num_blocks"] = (I32, 1)
+    else:
+        consts["num_blocks"] = None
+    feats.spec(consts, args)
+    return launch.specialize(paged_prefill, "paged_prefill_attention",
+                             consts, args)
+
+
+def paged_prefill_source(dtype="f16", group=4, head_dim=128, page_size=16,
+                         block_m=64, block_n=64, aligned_pointers=True,
+                         aligned_strides=True, separate=True, checked=False):
+    """The MLIR of one specialization of the paged prefill kernel
+    (@paged_prefill_attention, causal, without the optional features), as
+    the frontend generates it from prefill_kernel.py: with `separate`, the
+    chunk's own keys/values come from k_new/v_new tensors; without, from
+    the cache after the context. With `checked`, the kernel takes
+    `num_blocks` after `scale` and bounds every paged load by it."""
+    feats = features.Features(-1, 0.0, None, None, False, {})
+    return _spec(dtype, group, head_dim, page_size, block_m, block_n,
+                 aligned_pointers, aligned_strides, separate, checked, True,
+                 False, feats).source
+
+
+def paged_prefill_attention(query, key_cache, value_cache, block_table,
+                            query_start_loc, seq_lens, scale=None, out=None,
+                            *, key=None, value=None, max_query_len=None,
+                            checked=False, causal=True, window_size=(-1, -1),
+                            softcap=0.0, alibi_slopes=None, sinks=None,
+                            return_lse=False, q_descale=None, k_descale=None,
+                            v_descale=None):
+    """Prefill / chunked-prefill attention over a paged KV cache, with vLLM's
+    layout: each sequence's chunk of new query tokens attends over the
+    sequence's cached context and, causally, over the chunk itself.
+
+      query            [num_tokens, num_heads, head_dim] f16 or bf16: the
+                       batch's chunks back to back
+      key_cache,       [num_blocks, block_size, num_kv_heads, head_dim], the
+      value_cache      query's dtype; any strides, last dimension contiguous
+      block_table      int32 [num_seqs, max_blocks]
+      query_start_loc  int32 [num_seqs + 1]: sequence s's chunk is query
+                       tokens query_start_loc[s] .. query_start_loc[s+1]-1
+      seq_lens         int32 [num_seqs]: tokens of sequence s including its
+                       chunk (its context is seq_lens[s] - chunk length)
+      scale            softmax scale (default 1 / sqrt(head_dim))
+      out              [num_tokens, num_heads, head_dim] to write (default: a
+                       new tensor)
+      key, value       [num_tokens, num_kv_heads, head_dim]: the chunk's own
+                       keys and values when they are not in the cache yet;
+                       without them (vLLM's order: the cache is written
+                       first) they are read from the cache, as tokens
+                       context .. seq_len - 1 of each sequence
+      max_query_len    the longest chunk, as vLLM passes it: sizes the grid.
+                       Default num_tokens (right, with idle programs). It is
+                       trusted on the GPU: a smaller value than the longest
+                       chunk leaves that chunk's later rows unwritten (the
+                       interpreter checks it)
+      checked          compile the kernel in checked mode with the cache's
+                       num_blocks (as for paged_decode_attention)
+      causal, window_size, softcap, alibi_slopes, sinks, return_lse,
+      q_descale, k_descale, v_descale
+                       as for unified_attention; with return_lse the result
+                       is (out, lse), lse f32 [num_heads, num_tokens]
+
+    Query head h reads KV head h // (num_heads // num_kv_heads). head_dim may
+    be 1..256 (padded to a power of two inside the kernel; the padding is
+    never read). Returns `out`. One launch on the current stream whose grid
+    depends on shapes and max_query_len only, so it can be graph-captured.
+    On the host (numpy) the start locations and lengths are checked against
+    each other and the block table (ValueError naming the sequence) and the
+    interpreter checks every access; on the GPU they are not read by the
+    host and are trusted as vLLM trusts them, except that checked=True
+    catches block-table entries outside the cache.
+    """
+    return _paged_prefill(query, key_cache, value_cache, block_table,
+                          query_start_loc, seq_lens, scale, out, key, value,
+                          max_query_len, checked=checked, causal=causal,
+                          window_size=window_size, softcap=softcap,
+                          alibi_slopes=alibi_slopes, sinks=sinks,
+                          return_lse=return_lse, q_descale=q_descale,
+                          k_descale=k_descale, v_descale=v_descale)
+
+
+def prefill_views(query, key_cache, value_cache, block_table,
+                  query_start_loc, seq_lens, out, extra=(),
+                  names=("query", "key_cache", "value_cache", "block_table",
+                         "query_start_loc", "seq_lens", "out")):
+    tok = ("num_tokens", "num_heads", "head_dim")
+    q, kc, vc, bt, qs, sl, o = names
+    items = [(q, query, tok), (kc, key_cache, val.KV_DIMS),
+             (vc, value_cache, val.KV_DIMS),
+             (bt, block_table, ("num_seqs", "max_blocks")),
+             (qs, query_start_loc, ("num_seqs + 1",)),
+             (sl, seq_lens, ("num_seqs",))]
+    if out is not None:
+        items.append((o, out, tok))
+    return val.views(items + list(extra))
+
+
+def _paged_prefill(query, key_cache, value_cache, block_table,
+                   query_start_loc, seq_lens, scale, out, key, value,
+                   max_query_len, block_m=None, block_n=None,
+                   num_warps=None, wgmma=True, checked=False, causal=True,
+                   window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
+                   sinks=None, return_lse=False, q_descale=None,
+                   k_descale=None, v_descale=None):
+    """paged_prefill_attention with the tile shape (and wgmma, on sm_90)
+    open for benchmarks."""
+    val.check_not_fp8(WHAT, (("query", query), ("key_cache", key_cache),
+                             ("value_cache", value_cache), ("key", key),
+                             ("value", value)))
+    if (key is None) != (value is None):
+        raise ValueError(f"{'value' if key is not None else 'key'}: key and "
+                         "value are given together or not at all")
+    extra, optional = features.optional_items(alibi_slopes, sinks, q_descale,
+                                              k_descale, v_descale)
+    if key is not None:
+        kvd = ("num_tokens", "num_kv_heads", "head_dim")
+        extra += [("key", key, kvd), ("value", value, kvd)]
+    v = prefill_views(query, key_cache, value_cache, block_table,
+                      query_start_loc, seq_lens, out, extra)
+    host, dtype = val.check_attention(
+        v, "query", "key_cache", "value_cache", ("out", "key", "value"),
+        ("block_table", "query_start_loc", "seq_lens"))
+    q, kc, bt = v["query"], v["key_cache"], v["block_table"]
+    num_tokens, num_heads, head_dim = q.shape
+    num_blocks, page_size, num_kv_heads, _ = kc.shape
+    num_seqs = bt.shape[0]
+    val.check_batch(v, num_seqs, "seq_lens", "query_start_loc",
+                    whose=" (block_table rows)")
+    for name in ("key", "value"):
+        if name in v and v[name].shape != (num_tokens, num_kv_heads, head_dim):
+            raise ValueError(
+                f"{name}: expected shape {[num_tokens, num_kv_heads, head_dim]}"
+                f" (query's tokens, the cache's heads), got "
+                f"{list(v[name].shape)}")
+    scale = val.check_scale(scale, head_dim)
+    checked = val.check_checked(checked, num_blocks, WHAT)
+    val.check_bool(causal, "causal")
+    feats = features.parse(v, optional, num_heads, num_seqs, num_kv_heads,
+                           causal, window_size, softcap, return_lse)
+    if max_query_len is None:
+        max_q = num_tokens
+    else:
+        max_q = min(val.to_int(max_query_len, "max_query_len"), num_tokens)
+    if host:
+        val.check_chunks(v["query_start_loc"], v["seq_lens"], num_tokens,
+                         max_q, bt.shape[1] * page_size, key is not None)
+    out, o, lse = outputs(query, out, v, return_lse)
+    cfg = (block_m, block_n, num_warps)
+    launches, tensors = prefill_launch(
+        WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,
+        cfg, "query_start_loc", "seq_lens")
+    run(WHAT, launches, tensors, host, q.device, checked, wgmma)
+    return (out, lse) if return_lse else out
+
+
+def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
+                   causal, skip_decode, cfg, qs_name, lens_name):
+    """([launch], tensors) of the prefill kernel over every sequence of the
+    validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
+    writing `o` (and `lse`); none for an empty batch."""
+    q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
+        v["block_table"]
+    num_tokens, num_heads, head_dim = q.shape
+    num_blocks, page_size, num_kv_heads, _ = kc.shape
+    num_seqs = bt.shape[0]
+    group = num_heads // num_kv_heads if num_heads else 1
+    dflt = configs.prefill_config(head_dim)
+    block_m, block_n, num_warps = (c or d for c, d in zip(cfg, dflt))
+    if not 1 <= head_dim <= 256:
+        val.unsupported(what, f"head_dim {head_dim} (needs 1..256)")
+    if num_seqs > val.I32_MAX:
+        val.unsupported(what, f"num_seqs {num_seqs} (grid x is below 2^31)")
+    if num_heads > 65535:
+        val.unsupported(what, f"num_heads {num_heads} (grid y is at most "
+                        "65535)")
+    if -(-max_q // block_m) > 65535:
+        val.unsupported(what, f"max_query_len {max_q} (grid z, chunks of "
+                        f"{block_m} tokens, is at most 65535)")
+    if bt.shape[1] * page_size > val.I32_MAX // 2 or \
+            num_tokens > val.I32_MAX // 2:
+        val.unsupported(what, "sequences or batches past 2^30 tokens (token "
+                        "indices are 32-bit)")
+    if num_tokens == 0 or num_seqs == 0 or num_heads == 0:
+        return [], []
+    separate = "key" in v
+    # In-tile offsets are 32-bit: a tile's rows times the token stride.
+    tiled = [("query", q, block_m), ("out", o, block_m)]
+    if separate:
+        tiled += [("key", v["key"], block_n), ("value", v["value"], block_n)]
+    for name, x, rows in tiled:
+        ts = val.stride(x, 0)
+        if ts * (rows - 1) + configs.tile_width(head_dim) > val.I32_MAX:
+            val.unsupported(what, f"{name} token stride {ts} (in-tile offsets "
+                            "are 32-bit)")
+    strides = dict(
+        q_token_stride=val.stride(q, 0), q_head_stride=val.stride(q, 1),
+        out_token_stride=val.stride(o, 0), out_head_stride=val.stride(o, 1),
+        k_page_stride=val.stride(kc, 0), k_token_stride=val.stride(kc, 1),
+        k_head_stride=val.stride(kc, 2), v_page_stride=val.stride(vc, 0),
+        v_token_stride=val.stride(vc, 1), v_head_stride=val.stride(vc, 2))
+    data = [o, q, kc, vc, bt]
+    if separate:
+        kn, vn = v["key"], v["value"]
+        strides.update(kn_token_stride=val.stride(kn, 0),
+                       kn_head_stride=val.stride(kn, 1),
+                       vn_token_stride=val.stride(vn, 0),
+                       vn_head_stride=val.stride(vn, 1))
+        data += [kn, vn]
+    aligned_pointers = all(x.ptr % 16 == 0 for x in data)
+    aligned_strides = all(s % 16 == 0 for s in strides.values())
+    key = (dtype, group, head_dim, page_size, block_m, block_n,
+           aligned_pointers, aligned_strides, separate, checked, causal,
+           skip_decode, feats.key)
+    spec = _plans.get(key)
+    if spec is None:
+        spec = _plans.setdefault(key, _spec(
+            dtype, group, head_dim, page_size, block_m, block_n,
+            aligned_pointers, aligned_strides, separate, checked, causal,
+            skip_decode, feats))
+    values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
+                  v_cache=vc.obj, block_tables=bt.obj,
+                  query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,
+                  scale=scale, num_blocks=num_blocks,
+                  bt_stride=val.stride(bt, 0))
+    if separate:
+        values.update(k_new=v["key"].obj, v_new=v["value"].obj)
+    feats.values(values, lse, num_tokens if lse is not None else 0)
+    tensors = list(v.values()) + [o] + feats.views()
+    if lse is not None:
+        tensors.append(_args.view(lse, "lse"))
+    grid = (num_seqs, num_heads, max(1, -(-max_q // block_m)))
+    return [(spec, grid, values, num_warps)], tensors

@@ -1,0 +1,285 @@
+"""Paged prefill attention (vLLM's prefix prefill / chunked prefill) on
+tensor cores: the kernel behind quire.ops.paged_prefill_attention and the
+query-tiled part of unified_attention (examples/paged_prefill_attention.mlir
+is one specialization, written by hand).
+
+A program takes BLOCK_M query tokens of one sequence's chunk and one query
+head; they attend over
+  1. the sequence's cached context (its first ctx_s tokens), read through
+     the block table with tl.paged_load, K transposed for Q K^T, and
+  2. the chunk's own tokens (causally: query token i sees new tokens
+     j <= i), read from k_new/v_new (SEPARATE) or from the cache, where
+     they are tokens ctx_s + j of the sequence (vLLM writes the chunk's K/V
+     into the cache before attention).
+Online softmax in base 2 over tiles of BLOCK_N keys; P stays in registers
+(the S accumulator becomes the A operand of P V).
+
+Layouts (strides in elements; the last dimension of each is dense):
+  q, out        [num_tokens, num_q_heads, D]   the batch's chunks back to back
+  k_new, v_new  [num_tokens, num_kv_heads, D]  (SEPARATE)
+  k/v_cache     [num_blocks, PAGE_SIZE, num_kv_heads, D]
+  block_tables  i32 [num_seqs, max_blocks]
+  query_start   i32 [num_seqs + 1]  chunk of sequence s: tokens
+                                    query_start[s] .. query_start[s+1]-1
+  seq_lens      i32 [num_seqs]      tokens of sequence s with its chunk:
+                                    context ctx_s = seq_lens[s] - chunk
+                                    length (clamped at 0)
+  lse           f32 [num_q_heads, num_tokens]  (LSE)
+out[t, h, :] = softmax(scale * q[t, h] . [K_ctx; K_new[:i+1]]^T + bias) [V_ctx; V_new[:i+1]]
+
+Grid: (num_seqs, num_q_heads, ceil(max_chunk_len / BLOCK_M)); programs past
+their chunk's end do nothing. The grid depends on shapes and the longest
+chunk only. The contract with the host (ops/prefill.py): query_start is
+non-decreasing from 0 to num_tokens and seq_lens[s] <= max_blocks *
+PAGE_SIZE (the cache holds the context, and the chunk too when it is read
+from there); in-tile offsets (BLOCK_M rows of q/out, BLOCK_N of
+k_new/v_new) fit 32 bits.
+
+Constexprs, each off costing nothing:
+  GROUP        query heads per KV head (GQA group)
+  D, DP        the head dimension and the tile width (D padded to a power
+               of two >= 16; the paged loads carry cols = D)
+  PAGE_SIZE    tokens per cache block
+  BLOCK_M      query tokens per program, a power of two >= 16
+  BLOCK_N      keys per loop iteration, a power of two >= 16
+  SEPARATE     the chunk's keys and values come from k_new/v_new
+  CAUSAL       query token i of a chunk sees its chunk's tokens j <= i
+               (else all of them)
+  SKIP_DECODE  programs of sequences with a one-token chunk return at once
+               (unified_attention's mixed batches: the split-KV decode
+               kernel takes those)
+  WINDOW       a left window: query position p sees keys p - window_left
+               .. p; both loops start at the tile holding the first key
+               any of the program's rows sees, so tiles before the window
+               are never visited
+  SOFTCAP, ALIBI, SINKS, LSE, Q_DESCALE, K_DESCALE, V_DESCALE
+               as for the decode kernel (decode_kernels.py), per query head
+`num_blocks` (not None) bounds every paged load for checked mode.
+"""
+
+from .. import language as tl
+from ..runtime import jit
+from .decode_kernels import (LN2, LOG2E, _chunk, _descale, _score_scales,
+                             _tanh)
+
+
+@jit
+def _scores(qv, k, cap_in, cap_out, sl2, SOFTCAP: tl.constexpr):
+    """Q K^T in base 2: scale * log2(e) * (q . k), or with SOFTCAP
+    softcap * log2(e) * tanh(scale * (q . k) / softcap)."""
+    qk = tl.dot(qv, tl.trans(k))
+    if SOFTCAP:
+        return _tanh(qk * cap_in) * cap_out
+    else:
+        return qk * sl2
+
+
+@jit
+def _softmax_step(s, m, l, GUARD: tl.constexpr):
+    """One online-softmax step over the score tile `s` (-inf where masked):
+    (m_new, p, alpha, l_new). With GUARD, a row that has seen no key yet
+    (m_new = -inf: a window may mask a whole tile for some rows) takes 0 as
+    its exponent base, so its p and alpha are 0 rather than NaN."""
+    m_new = tl.maximum(m, tl.max(s, axis=1), propagate_nan=tl.PropagateNan.ALL)
+    if GUARD:
+        m_use = tl.where(m_new > float("-inf"), m_new, 0.0)
+    else:
+        m_use = m_new
+    p = tl.exp2(s - m_use[:, None])
+    alpha = tl.exp2(m - m_use)
+    return m_new, p, alpha, l * alpha + tl.sum(p, axis=1)
+
+
+@jit
+def paged_prefill(
+        out, q, k_new, v_new, k_cache, v_cache, block_tables, query_start,
+        seq_lens, scale, num_blocks, bt_stride: tl.int64,
+        q_token_stride: tl.int32, q_head_stride: tl.int64,
+        out_token_stride: tl.int32, out_head_stride: tl.int64,
+        kn_token_stride: tl.int32, kn_head_stride: tl.int64,
+        vn_token_stride: tl.int32, vn_head_stride: tl.int64,
+        k_page_stride: tl.int64, k_token_stride: tl.int64,
+        k_head_stride: tl.int64,
+        v_page_stride: tl.int64, v_token_stride: tl.int64,
+        v_head_stride: tl.int64,
+        alibi_slopes, sinks, lse, lse_head_stride: tl.int64, softcap,
+        window_left,
+        q_descale, qd_seq_stride, qd_head_stride,
+        k_descale, kd_seq_stride, kd_head_stride,
+        v_descale, vd_seq_stride, vd_head_stride,
+        GROUP: tl.constexpr, D: tl.constexpr, DP: tl.constexpr,
+        PAGE_SIZE: tl.constexpr, BLOCK_M: tl.constexpr,
+        BLOCK_N: tl.constexpr, SEPARATE: tl.constexpr, CAUSAL: tl.constexpr,
+        SKIP_DECODE: tl.constexpr, WINDOW: tl.constexpr,
+        SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, SINKS: tl.constexpr,
+        LSE: tl.constexpr, Q_DESCALE: tl.constexpr, K_DESCALE: tl.constexpr,
+        V_DESCALE: tl.constexpr):
+    seq = tl.program_id(0)
+    head = tl.program_id(1)
+    mblk = tl.program_id(2)
+    kv_head = head // GROUP
+    COLS: tl.constexpr = D if DP > D else None
+
+    # This program's chunk rows and the sequence's context.
+    q_begin, q_len = _chunk(query_start, seq)
+    if SKIP_DECODE:
+        if q_len == 1:
+            return
+    seq_len = tl.load(seq_lens + seq)
+    ctx_len = tl.maximum(seq_len - q_len, 0)
+    m0 = mblk * BLOCK_M
+    active = m0 < q_len
+    seq64 = seq.to(tl.int64)
+    bt_row = block_tables + seq64 * bt_stride
+    head64 = head.to(tl.int64)
+    kv_head64 = kv_head.to(tl.int64)
+    tok0 = q_begin + m0
+    tok0_64 = tok0.to(tl.int64)
+
+    # Query rows i = m0 + r of the chunk (r < BLOCK_M), valid while
+    # i < q_len; columns d < D.
+    r = tl.arange(0, BLOCK_M)
+    rows = r + m0
+    row_ok = rows < q_len
+    d = tl.arange(0, DP)
+    d2 = d[None, :]
+    d_ok = d2 < D
+    q_mask = row_ok[:, None] & d_ok
+    r2 = r[:, None]
+    # q rows: base (q_begin + m0) * q_token_stride + head * q_head_stride
+    # (64 bits), in-tile offsets r * q_token_stride + d.
+    q_base = q + (tok0_64 * q_token_stride.to(tl.int64) +
+                  head64 * q_head_stride)
+    qv = tl.load(q_base + (r2 * q_token_stride + d2), mask=q_mask, other=0.0)
+
+    # Scores in base 2: s = (q . k) * scale * log2(e), with the features'
+    # terms.
+    cap_in, cap_out, sl2 = _score_scales(
+        scale, softcap, seq, kv_head, q_descale, qd_seq_stride,
+        qd_head_stride, k_descale, kd_seq_stride, kd_head_stride, SOFTCAP,
+        Q_DESCALE, K_DESCALE)
+    if ALIBI:
+        slope = tl.load(alibi_slopes + head).to(tl.float32) * LOG2E
+    if SINKS:
+        # The sink starts the softmax: m = sink, l = exp2(sink - m) = 1.
+        sink = tl.load(sinks + head).to(tl.float32) * LOG2E
+        m = tl.full((BLOCK_M,), sink, tl.float32)
+        l = tl.full((BLOCK_M,), 1.0, tl.float32)
+    else:
+        m = tl.full((BLOCK_M,), float("-inf"), tl.float32)
+        l = tl.zeros((BLOCK_M,), tl.float32)
+    acc = tl.zeros((BLOCK_M, DP), tl.float32)
+    cols = tl.arange(0, BLOCK_N)
+
+    # 1. The cached context: every query row sees every context token (in
+    # its window).
+    ctx_end = tl.where(active, ctx_len, 0)
+    ctx_start = 0
+    if WINDOW:
+        # Row i (position ctx_len + i) sees keys from ctx_len + i -
+        # window_left; the program's first row sees the most.
+        lo_pos = rows + (ctx_len - window_left)
+        ctx_start = tl.maximum(ctx_len + m0 - window_left, 0) // BLOCK_N * \
+            BLOCK_N
+    for start in range(ctx_start, ctx_end, BLOCK_N):
+        k = tl.paged_load(k_cache, bt_row, start, kv_head, (BLOCK_N, DP),
+                          PAGE_SIZE, (k_page_stride, k_token_stride,
+                                      k_head_stride), ctx_len, cols=COLS,
+                          num_blocks=num_blocks)
+        s = _scores(qv, k, cap_in, cap_out, sl2, SOFTCAP)
+        toks = start + cols
+        if ALIBI:
+            s = s + slope * (toks[None, :] - (rows + ctx_len)[:, None]).to(
+                tl.float32)
+        tok_ok = (toks < ctx_len)[None, :]
+        if WINDOW:
+            tok_ok = tok_ok & (toks[None, :] >= lo_pos[:, None])
+        s = tl.where(tok_ok, s, float("-inf"))
+        m_new, p, alpha, l = _softmax_step(s, m, l, WINDOW)
+        v = tl.paged_load(v_cache, bt_row, start, kv_head, (BLOCK_N, DP),
+                          PAGE_SIZE, (v_page_stride, v_token_stride,
+                                      v_head_stride), ctx_len, cols=COLS,
+                          num_blocks=num_blocks)
+        acc = tl.dot(p.to(qv.dtype), v, acc * alpha[:, None])
+        m = m_new
+
+    # 2. The chunk's own tokens j < min(m0 + BLOCK_M, q_len), causal: j <= i
+    # (all j < q_len without CAUSAL).
+    if CAUSAL:
+        new_end = tl.where(active, tl.minimum(m0 + BLOCK_M, q_len), 0)
+    else:
+        new_end = tl.where(active, q_len, 0)
+    new_start = 0
+    if WINDOW:
+        lo_row = rows - window_left
+        new_start = tl.maximum(m0 - window_left, 0) // BLOCK_N * BLOCK_N
+    rows2 = rows[:, None]
+    if SEPARATE:
+        # k_new/v_new rows: base q_begin * token_stride + kv_head *
+        # head_stride (64 bits), in-tile offsets (j - start) * token_stride
+        # + d.
+        q_begin64 = q_begin.to(tl.int64)
+        kn_base = k_new + (q_begin64 * kn_token_stride.to(tl.int64) +
+                           kv_head64 * kn_head_stride)
+        vn_base = v_new + (q_begin64 * vn_token_stride.to(tl.int64) +
+                           kv_head64 * vn_head_stride)
+        c2 = cols[:, None]
+        kn_offs = c2 * kn_token_stride + d2
+        vn_offs = c2 * vn_token_stride + d2
+    else:
+        # The chunk's keys are the cache's tokens ctx_len + j < seq_len.
+        seq_end = ctx_len + q_len
+    # (The names differ from the context loop's: a name local to one
+    # run-time loop cannot be assigned in a later one.)
+    for start in range(new_start, new_end, BLOCK_N):
+        j = start + cols
+        if SEPARATE:
+            kv_mask = (j < q_len)[:, None] & d_ok
+            k_j = tl.load(kn_base + start * kn_token_stride + kn_offs,
+                          mask=kv_mask, other=0.0)
+        else:
+            first = ctx_len + start
+            k_j = tl.paged_load(k_cache, bt_row, first, kv_head,
+                                (BLOCK_N, DP), PAGE_SIZE,
+                                (k_page_stride, k_token_stride,
+                                 k_head_stride), seq_end, cols=COLS,
+                                num_blocks=num_blocks)
+        s_j = _scores(qv, k_j, cap_in, cap_out, sl2, SOFTCAP)
+        if ALIBI:
+            s_j = s_j + slope * (j[None, :] - rows2).to(tl.float32)
+        if CAUSAL:
+            seen = j[None, :] <= rows2
+        else:
+            seen = (j < q_len)[None, :]
+        if WINDOW:
+            seen = seen & (j[None, :] >= lo_row[:, None])
+        s_j = tl.where(seen, s_j, float("-inf"))
+        m_j, p_j, alpha_j, l = _softmax_step(s_j, m, l, WINDOW)
+        if SEPARATE:
+            v_j = tl.load(vn_base + start * vn_token_stride + vn_offs,
+                          mask=kv_mask, other=0.0)
+        else:
+            v_j = tl.paged_load(v_cache, bt_row, first, kv_head,
+                                (BLOCK_N, DP), PAGE_SIZE,
+                                (v_page_stride, v_token_stride,
+                                 v_head_stride), seq_end, cols=COLS,
+                                num_blocks=num_blocks)
+        acc = tl.dot(p_j.to(qv.dtype), v_j, acc * alpha_j[:, None])
+        m = m_j
+
+    # out = acc / l for the valid rows (every valid row saw at least
+    # itself, or with a window the keys inside it).
+    has = l > 0.0
+    l_safe = tl.where(has, l, 1.0)
+    o = acc / l_safe[:, None]
+    if V_DESCALE:
+        o = o * _descale(v_descale, seq, kv_head, vd_seq_stride,
+                         vd_head_stride)
+    o_base = out + (tok0_64 * out_token_stride.to(tl.int64) +
+                    head64 * out_head_stride)
+    tl.store(o_base + (r2 * out_token_stride + d2), o.to(qv.dtype),
+             mask=q_mask)
+    if LSE:
+        lse_v = tl.where(has, (m + tl.log2(l_safe)) * LN2, float("-inf"))
+        tl.store(lse + (head64 * lse_head_stride + (tok0 + r)), lse_v,
+                 mask=row_ok)
