@@ -48,3 +48,80 @@ def rel_err(np, out, ref):
     if np.isnan(out).any():
         return float("nan")
     return float(np.linalg.norm(out - ref) / max(np.linalg.norm(ref), 1e-30))
+
+
+def attention_ref(np, q, k_cache, v_cache, block_table, cu_seqlens_q,
+                  seq_lens, scale, causal=True, window_left=-1, softcap=0.0,
+                  alibi_slopes=None, sinks=None, q_descale=None,
+                  k_descale=None, v_descale=None):
+    """(out, lse) of unified_attention in float64: chunk token i of
+    sequence s sits at position ctx + i (ctx = seq_lens[s] - chunk length)
+    and sees the keys at positions <= its own (all with causal=False) and
+    >= its own - window_left (window_left -1: no limit). Scores are
+    scale * q_descale * k_descale * (q . k), then softcap * tanh(x /
+    softcap), then + slope * (key position - query position); a sink is
+    one more logit with no value. lse: [num_heads, num_tokens], natural
+    log, -inf for a token that sees nothing. Descales are per tensor (one
+    element) or [num_seqs, num_kv_heads]."""
+    T, H, D = q.shape
+    P, Hkv = k_cache.shape[1], k_cache.shape[2]
+    group = H // Hkv
+    out = np.zeros((T, H, D))
+    lse = np.full((H, T), -np.inf)
+
+    def factor(x, s):
+        if x is None:
+            return np.ones(Hkv)
+        x = np.asarray(x, np.float64)
+        return np.full(Hkv, x.reshape(-1)[0]) if x.size == 1 else x[s]
+
+    for s in range(len(seq_lens)):
+        a, b = int(cu_seqlens_q[s]), int(cu_seqlens_q[s + 1])
+        L = int(seq_lens[s])
+        n = b - a
+        if n == 0:
+            continue
+        t = np.arange(L)
+        blocks = block_table[s, t // P].astype(np.int64)
+        kk = k_cache[blocks, t % P].astype(np.float64)   # [L, Hkv, D]
+        vv = v_cache[blocks, t % P].astype(np.float64)
+        qpos = L - n + np.arange(n)                       # [n]
+        seen = np.ones((n, L), bool)
+        if causal:
+            seen &= t[None, :] <= qpos[:, None]
+        if window_left >= 0:
+            seen &= t[None, :] >= qpos[:, None] - window_left
+        fq, fk, fv = (factor(x, s) for x in (q_descale, k_descale, v_descale))
+        for h in range(H):
+            kh = h // group
+            sc = (q[a:b, h].astype(np.float64) @ kk[:, kh].T) * scale * \
+                fq[kh] * fk[kh]                           # [n, L]
+            if softcap:
+                sc = softcap * np.tanh(sc / softcap)
+            if alibi_slopes is not None:
+                sc = sc + float(alibi_slopes[h]) * (t[None, :] - qpos[:, None])
+            sc = np.where(seen, sc, -np.inf)
+            if sinks is not None:
+                sc = np.concatenate([sc, np.full((n, 1), float(sinks[h]))], 1)
+            m = sc.max(axis=1, keepdims=True)
+            m = np.where(np.isfinite(m), m, 0.0)
+            e = np.exp(sc - m)
+            tot = e.sum(axis=1)
+            with np.errstate(divide="ignore"):
+                lse[h, a:b] = np.log(tot) + m[:, 0]
+            p = e[:, :L] / np.where(tot > 0, tot, 1.0)[:, None]
+            out[a:b, h] = p @ vv[:, kh] * fv[kh]
+    return out, lse
+
+
+def to_bf16(np, x):
+    """float32 values as bfloat16 bit patterns (uint16, round to nearest
+    even), the interpreter's bf16 without ml_dtypes."""
+    bits = np.ascontiguousarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    bits = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return bits.astype(np.uint16)
+
+
+def from_bf16(np, bits):
+    """bfloat16 bit patterns as float32 values (NaN stays NaN)."""
+    return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
