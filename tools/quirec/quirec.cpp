@@ -128,6 +128,12 @@ static cl::opt<unsigned> maxRegisters(
              "fewer registers, more resident warps, possibly spills; 0 or "
              "24..255 (default 0: no cap)"),
     cl::cat(category));
+static cl::opt<bool> stridedIterArgs(
+    "strided-iter-args", cl::init(true),
+    cl::desc("rewrite values a loop advances by a fixed stride (p += s) as "
+             "functions of the induction variable, so their loads can be "
+             "staged (quire-strided-iter-args; default true)"),
+    cl::cat(category));
 static cl::opt<std::string>
     metaFile("meta-out",
              cl::desc("also write the kernel metadata JSON to this file"),
@@ -171,6 +177,7 @@ int main(int argc, char **argv) {
   options.asyncEagerRefill = asyncEagerRefill;
   options.swizzleStaging = swizzleStaging;
   options.maxRegisters = maxRegisters;
+  options.stridedIterArgs = stridedIterArgs;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;

@@ -45,6 +45,27 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::quire::tile::TileDialect"];
 }
 
+def StridedIterArgs : Pass<"quire-strided-iter-args", "::mlir::ModuleOp"> {
+  let summary = "recompute values a loop advances by a fixed stride from the "
+                "induction variable";
+  let description = [{
+    Expects tile IR without layouts. For every loop-carried value of an
+    `scf.for` that the body advances by a loop-invariant amount, `%p =
+    tile.addptr %p, %inc` or `%x = arith.addi %x, %inc` (as a Triton kernel
+    writes `a_ptrs += BLOCK_K * stride_ak`), the body's uses read `%p0 +
+    k * %inc` instead, k = (iv - lb) / step the iteration number: pointer
+    offsets in 64 bits (a splat stride as one scalar product), integers in
+    their own type. Guarantees that no use in the body depends on such a
+    carried value, so addresses become functions of the induction variable
+    that `quire-async-copies` and `quire-pipeline-loads` can issue ahead.
+    The carried value itself is left for uses after the loop (dead ones are
+    dropped by canonicalization). Values advanced any other way (in a
+    branch, by a loop-variant amount) are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::quire::tile::TileDialect"];
+}
+
 def LowerPagedLoads : Pass<"quire-lower-paged-loads", "::mlir::ModuleOp"> {
   let summary = "rewrite tile.paged_load into block-table loads, index vectors and tile.load";
   let description = [{
