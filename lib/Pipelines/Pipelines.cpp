@@ -69,6 +69,12 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
   }
+  // Natural paged gathers become tile.paged_load, lowered below.
+  if (options.raisePagedLoads && !options.pagedChecked) {
+    pm.addPass(tile::createRaisePagedLoads());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   // Staging dot operands with cp.async (sm_80+) subsumes the register
   // prefetches for them: it issues the tiles, and the block-table entries
   // they need, `stages` iterations ahead itself. So the paged prefetch is
@@ -286,6 +292,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.wgmma = options.wgmma;
   popts.asyncEagerRefill = options.asyncEagerRefill;
   popts.stridedIterArgs = options.stridedIterArgs;
+  popts.raisePagedLoads = options.raisePagedLoads;
   popts.swizzleStaging = options.swizzleStaging;
   popts.maxRegisters = options.maxRegisters;
   if (options.emit == EmitKind::Tile)

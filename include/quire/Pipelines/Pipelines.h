@@ -75,6 +75,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("quire-strided-iter-args (loop-carried strides as "
                      "functions of the induction variable)"),
       llvm::cl::init(true)};
+  Option<bool> raisePagedLoads{
+      *this, "raise-paged-loads",
+      llvm::cl::desc("quire-raise-paged-loads (natural paged gathers -> "
+                     "tile.paged_load)"),
+      llvm::cl::init(true)};
   Option<bool> wgmma{
       *this, "wgmma",
       llvm::cl::desc("on sm_90 with async staging, compute staged dots with "
@@ -136,6 +141,9 @@ struct CompileOptions {
   /// Loop-carried strides rewritten from the induction variable
   /// (quire-strided-iter-args).
   bool stridedIterArgs = true;
+  /// Natural paged gathers raised to tile.paged_load
+  /// (quire-raise-paged-loads).
+  bool raisePagedLoads = true;
 };
 
 struct KernelArgInfo {
