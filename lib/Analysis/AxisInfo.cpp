@@ -133,8 +133,8 @@ static AxisInfo remByValueInfo(const AxisInfo &a, const AxisInfo &n,
   r.scalarDivisibility = gcd(a.scalarDivisibility, n.scalarDivisibility);
   for (unsigned d = 0; d < rank; ++d) {
     int64_t c = n.divisibility[d];
-    r.contiguity[d] = gcd(gcd(a.contiguity[d], gcd(a.divisibility[d], c)),
-                          n.constancy[d]);
+    r.contiguity[d] =
+        gcd(gcd(a.contiguity[d], gcd(a.divisibility[d], c)), n.constancy[d]);
     r.divisibility[d] = gcd(a.divisibility[d], c);
     r.constancy[d] = gcd(a.constancy[d], n.constancy[d]);
   }

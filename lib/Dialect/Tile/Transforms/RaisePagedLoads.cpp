@@ -69,13 +69,14 @@ Value uniformScalar(OpBuilder &b, Value v) {
     return uniformScalar(b, e.getSrc());
   if (auto ext = v.getDefiningOp<arith::ExtSIOp>())
     if (Value s = uniformScalar(b, ext.getIn()))
-      return arith::ExtSIOp::create(
-          b, ext.getLoc(), getElementTypeOrSelf(ext.getType()), s);
+      return arith::ExtSIOp::create(b, ext.getLoc(),
+                                    getElementTypeOrSelf(ext.getType()), s);
   DenseIntElementsAttr dense;
   if (matchPattern(v, m_Constant(&dense)) && dense.isSplat()) {
     Type elt = dense.getElementType();
     return arith::ConstantOp::create(
-        b, v.getLoc(), elt, b.getIntegerAttr(elt, dense.getSplatValue<APInt>()));
+        b, v.getLoc(), elt,
+        b.getIntegerAttr(elt, dense.getSplatValue<APInt>()));
   }
   return {};
 }
@@ -255,7 +256,8 @@ bool affineTokens(OpBuilder &b, Value tok, int64_t length, Value &start) {
   if (a != 0)
     s = arith::AddIOp::create(
         b, tok.getLoc(), s,
-        arith::ConstantOp::create(b, tok.getLoc(), i32, b.getI32IntegerAttr(a)));
+        arith::ConstantOp::create(b, tok.getLoc(), i32,
+                                  b.getI32IntegerAttr(a)));
   start = s;
   return true;
 }
@@ -319,7 +321,8 @@ Value boundOf(OpBuilder &b, Value mask, Value tok) {
     pred = pred == arith::CmpIPredicate::sgt ? arith::CmpIPredicate::slt
                                              : arith::CmpIPredicate::ult;
   }
-  if ((pred != arith::CmpIPredicate::slt && pred != arith::CmpIPredicate::ult) ||
+  if ((pred != arith::CmpIPredicate::slt &&
+       pred != arith::CmpIPredicate::ult) ||
       peelExt(lhs) != peelExt(tok) || !isUniform(rhs))
     return {};
   Value bound = uniformScalar(b, rhs);
@@ -427,8 +430,8 @@ struct Raiser {
     // The entries: bt_row[tok / P], tok the same vector as in tok % P.
     int64_t page = 0, page2 = 0;
     Value tok = slotOf(slot->factor, page);
-    if (!tok || ids.getResult().getType() !=
-                    RankedTensorType::get({T}, b.getI32Type()))
+    if (!tok ||
+        ids.getResult().getType() != RankedTensorType::get({T}, b.getI32Type()))
       return fail();
     Decomposer bt{b, {}, {}};
     auto btAdd = ids.getPtr().getDefiningOp<AddPtrOp>();
@@ -437,7 +440,8 @@ struct Raiser {
     Value btRow = btAdd.getPtr().getDefiningOp<SplatOp>().getSrc();
     if (pageOf(btAdd.getOffset(), page2) != tok || page2 != page)
       return fail();
-    if (Value root = rootOf(btRow); !root || llvm::is_contained(storedRoots, root))
+    if (Value root = rootOf(btRow);
+        !root || llvm::is_contained(storedRoots, root))
       return fail();
     Value start;
     if (!affineTokens(b, tok, T, start))
@@ -501,16 +505,18 @@ struct Raiser {
     Value cache = d.base;
     Value headOff;
     for (Value u : uniform)
-      headOff = headOff ? arith::AddIOp::create(b, loc, headOff, to64(u))
-                        : to64(u);
+      headOff =
+          headOff ? arith::AddIOp::create(b, loc, headOff, to64(u)) : to64(u);
     if (headOff)
       cache = AddPtrOp::create(b, loc, cache.getType(), cache, headOff);
     Value s0 = to64(entry->scale);
     Value s1 = slot->scale ? to64(slot->scale)
                            : arith::ConstantOp::create(b, loc, i64,
                                                        b.getI64IntegerAttr(1));
-    Value zero32 = arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
-    Value zero64 = arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0));
+    Value zero32 =
+        arith::ConstantOp::create(b, loc, i32, b.getI32IntegerAttr(0));
+    Value zero64 =
+        arith::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(0));
     auto tileType = RankedTensorType::get({T, D}, type.getElementType());
     Value result = PagedLoadOp::create(
         b, loc, tileType, cache, btRow, start, zero32, s0, s1, zero64, bound,

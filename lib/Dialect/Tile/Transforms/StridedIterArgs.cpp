@@ -132,8 +132,8 @@ unsigned rewriteLoop(scf::ForOp loop) {
       Value k64 = castInt(b, loc, k, i64);
       Value off;
       if (scalarInc) {
-        off = arith::MulIOp::create(b, loc, k64,
-                                    castInt(b, loc, scalarInc, i64));
+        off =
+            arith::MulIOp::create(b, loc, k64, castInt(b, loc, scalarInc, i64));
         off = splatTo(b, loc, off, arg.getType());
       } else {
         auto incType = cast<RankedTensorType>(inc.getType());
