@@ -145,6 +145,14 @@ QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetMaxRegisters(QuireCompileOptions *options,
                                    uint32_t maxRegisters);
 
+/* Nonzero (the default): tile.loads whose offsets a kernel builds from
+ * block-table entries (`bt[tok / P] * s0 + (tok % P) * s1 + col`, the
+ * natural form of a Triton paged kernel) become tile.paged_load (quirec
+ * --raise-paged-loads); zero leaves them as written. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetRaisePagedLoads(QuireCompileOptions *options,
+                                      int32_t raise);
+
 /* Parses, verifies and compiles `source` (`size` bytes; it needs no NUL
  * terminator). `bufferName` names it in diagnostics (NULL: "<source>").
  * NULL options mean the defaults. Never returns NULL. */

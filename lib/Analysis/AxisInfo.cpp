@@ -124,6 +124,23 @@ static AxisInfo remInfo(const AxisInfo &a, int64_t c, unsigned rank) {
   return r;
 }
 
+/// x % n for a run-time n (Triton's `(pid * B + arange(B)) % N`): the
+/// power of two dividing n takes the constant's place, over the runs where
+/// n is constant. Like remInfo, this assumes x >= 0.
+static AxisInfo remByValueInfo(const AxisInfo &a, const AxisInfo &n,
+                               unsigned rank) {
+  AxisInfo r = AxisInfo::unknown(rank);
+  r.scalarDivisibility = gcd(a.scalarDivisibility, n.scalarDivisibility);
+  for (unsigned d = 0; d < rank; ++d) {
+    int64_t c = n.divisibility[d];
+    r.contiguity[d] =
+        gcd(gcd(a.contiguity[d], gcd(a.divisibility[d], c)), n.constancy[d]);
+    r.divisibility[d] = gcd(a.divisibility[d], c);
+    r.constancy[d] = gcd(a.constancy[d], n.constancy[d]);
+  }
+  return r;
+}
+
 AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     // Kernel arguments: divisibility from `tile.divisibility`.
@@ -307,9 +324,11 @@ void AxisInfoAnalysis::visit(Operation *op) {
           .Case<arith::RemUIOp, arith::RemSIOp>(
               [&](Operation *) -> std::optional<AxisInfo> {
                 std::optional<int64_t> c = constantInt(op->getOperand(1));
-                if (!c || *c <= 0)
+                if (c && *c > 0)
+                  return remInfo(operand(0), *c, rank);
+                if (c)
                   return std::nullopt;
-                return remInfo(operand(0), *c, rank);
+                return remByValueInfo(operand(0), operand(1), rank);
               })
           .Case<arith::ShRUIOp, arith::ShRSIOp>(
               [&](Operation *) -> std::optional<AxisInfo> {

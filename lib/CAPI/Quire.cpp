@@ -56,6 +56,7 @@ struct QuireCompileOptions {
   unsigned asyncStages = mlir::quire::kDefaultAsyncStages;
   bool wgmma = true;
   unsigned maxRegisters = 0;
+  bool raisePagedLoads = true;
 };
 
 namespace {
@@ -274,6 +275,12 @@ void quireCompileOptionsSetMaxRegisters(QuireCompileOptions *options,
     options->maxRegisters = maxRegisters;
 }
 
+void quireCompileOptionsSetRaisePagedLoads(QuireCompileOptions *options,
+                                           int32_t raise) {
+  if (options)
+    options->raisePagedLoads = raise != 0;
+}
+
 void quireCompileOptionsSetPagedChecked(QuireCompileOptions *options,
                                         int32_t checked) {
   if (options)
@@ -296,6 +303,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.asyncStages = options->asyncStages;
   compileOptions.wgmma = options->wgmma;
   compileOptions.maxRegisters = options->maxRegisters;
+  compileOptions.raisePagedLoads = options->raisePagedLoads;
   switch (options->emit) {
   case QUIRE_EMIT_PTX:
     compileOptions.emit = EmitKind::PTX;

@@ -61,6 +61,20 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
                                     const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Strides a loop carries (`p += s`) become functions of the induction
+  // variable once their invariant parts are hoisted.
+  if (options.stridedIterArgs) {
+    pm.addPass(createLoopInvariantCodeMotionPass());
+    pm.addPass(tile::createStridedIterArgs());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
+  // Natural paged gathers become tile.paged_load, lowered below.
+  if (options.raisePagedLoads && !options.pagedChecked) {
+    pm.addPass(tile::createRaisePagedLoads());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   // Staging dot operands with cp.async (sm_80+) subsumes the register
   // prefetches for them: it issues the tiles, and the block-table entries
   // they need, `stages` iterations ahead itself. So the paged prefetch is
@@ -277,6 +291,8 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.asyncStages = options.asyncStages;
   popts.wgmma = options.wgmma;
   popts.asyncEagerRefill = options.asyncEagerRefill;
+  popts.stridedIterArgs = options.stridedIterArgs;
+  popts.raisePagedLoads = options.raisePagedLoads;
   popts.swizzleStaging = options.swizzleStaging;
   popts.maxRegisters = options.maxRegisters;
   if (options.emit == EmitKind::Tile)

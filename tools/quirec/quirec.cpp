@@ -128,6 +128,18 @@ static cl::opt<unsigned> maxRegisters(
              "fewer registers, more resident warps, possibly spills; 0 or "
              "24..255 (default 0: no cap)"),
     cl::cat(category));
+static cl::opt<bool> stridedIterArgs(
+    "strided-iter-args", cl::init(true),
+    cl::desc("rewrite values a loop advances by a fixed stride (p += s) as "
+             "functions of the induction variable, so their loads can be "
+             "staged (quire-strided-iter-args; default true)"),
+    cl::cat(category));
+static cl::opt<bool> raisePagedLoads(
+    "raise-paged-loads", cl::init(true),
+    cl::desc("rewrite tile.loads whose offsets are built from block-table "
+             "entries (bt[tok / P] * s0 + tok % P * s1 + col) into "
+             "tile.paged_load (quire-raise-paged-loads; default true)"),
+    cl::cat(category));
 static cl::opt<std::string>
     metaFile("meta-out",
              cl::desc("also write the kernel metadata JSON to this file"),
@@ -171,6 +183,8 @@ int main(int argc, char **argv) {
   options.asyncEagerRefill = asyncEagerRefill;
   options.swizzleStaging = swizzleStaging;
   options.maxRegisters = maxRegisters;
+  options.stridedIterArgs = stridedIterArgs;
+  options.raisePagedLoads = raisePagedLoads;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;

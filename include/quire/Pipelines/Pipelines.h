@@ -70,6 +70,16 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "max-registers",
       llvm::cl::desc("quire-convert-tile-to-llvm max-registers (0: no cap)"),
       llvm::cl::init(0)};
+  Option<bool> stridedIterArgs{
+      *this, "strided-iter-args",
+      llvm::cl::desc("quire-strided-iter-args (loop-carried strides as "
+                     "functions of the induction variable)"),
+      llvm::cl::init(true)};
+  Option<bool> raisePagedLoads{
+      *this, "raise-paged-loads",
+      llvm::cl::desc("quire-raise-paged-loads (natural paged gathers -> "
+                     "tile.paged_load)"),
+      llvm::cl::init(true)};
   Option<bool> wgmma{
       *this, "wgmma",
       llvm::cl::desc("on sm_90 with async staging, compute staged dots with "
@@ -128,6 +138,12 @@ struct CompileOptions {
   bool swizzleStaging = true;
   /// Registers per thread ptxas may use (.maxnreg); 0: no cap.
   unsigned maxRegisters = 0;
+  /// Loop-carried strides rewritten from the induction variable
+  /// (quire-strided-iter-args).
+  bool stridedIterArgs = true;
+  /// Natural paged gathers raised to tile.paged_load
+  /// (quire-raise-paged-loads).
+  bool raisePagedLoads = true;
 };
 
 struct KernelArgInfo {

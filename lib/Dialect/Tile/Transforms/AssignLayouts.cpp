@@ -238,12 +238,30 @@ struct Solver {
     for (auto [l, vec] : hints)
       set(l, defaultLayout(l, vec));
   }
-  void propagateAll() {
+  /// Register-dot accumulators take their layout from the dot before any
+  /// other relation reaches their group: elsewhere in a loop (the running
+  /// scale of an online softmax, say) a mismatch costs a small conversion,
+  /// on the accumulator a whole tile's each iteration. So after every
+  /// relation that fires, the dots that can fire do.
+  void propagateDots() {
     bool changed = true;
     while (changed) {
       changed = false;
       for (Operation *op : relations)
-        changed |= propagate(op);
+        if (isa<DotOp>(op))
+          changed |= propagate(op);
+    }
+  }
+  void propagateAll() {
+    propagateDots();
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (Operation *op : relations)
+        if (!isa<DotOp>(op) && propagate(op)) {
+          changed = true;
+          propagateDots();
+        }
     }
   }
 

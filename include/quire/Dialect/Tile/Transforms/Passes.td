@@ -45,6 +45,61 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::quire::tile::TileDialect"];
 }
 
+def StridedIterArgs : Pass<"quire-strided-iter-args", "::mlir::ModuleOp"> {
+  let summary = "recompute values a loop advances by a fixed stride from the "
+                "induction variable";
+  let description = [{
+    Expects tile IR without layouts. For every loop-carried value of an
+    `scf.for` that the body advances by a loop-invariant amount, `%p =
+    tile.addptr %p, %inc` or `%x = arith.addi %x, %inc` (as a Triton kernel
+    writes `a_ptrs += BLOCK_K * stride_ak`), the body's uses read `%p0 +
+    k * %inc` instead, k = (iv - lb) / step the iteration number: pointer
+    offsets in 64 bits (a splat stride as one scalar product), integers in
+    their own type. Guarantees that no use in the body depends on such a
+    carried value, so addresses become functions of the induction variable
+    that `quire-async-copies` and `quire-pipeline-loads` can issue ahead.
+    The carried value itself is left for uses after the loop (dead ones are
+    dropped by canonicalization). Values advanced any other way (in a
+    branch, by a loop-variant amount) are left alone.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::quire::tile::TileDialect"];
+}
+
+def RaisePagedLoads : Pass<"quire-raise-paged-loads", "::mlir::ModuleOp"> {
+  let summary = "rewrite natural paged gathers (offsets built from "
+                "block-table entries) into tile.paged_load";
+  let description = [{
+    Expects tile IR without layouts, canonicalized. A 2-D `tile.load` of a
+    kernel whose pointers are `base + entry * s0 + slot * s1 + u + col`, in
+    any order of the terms, where
+      - `entry` is a tile.load of `bt_row + tok / P` (or `tok >> log2 P`),
+        with or without a sign extension, `bt_row` a scalar pointer to i32
+        whose kernel argument no store of the kernel writes through;
+      - `slot` is `tok % P` (or `tok & (P - 1)`) of the same `tok`, a
+        token vector `splat(start) + range(a, a + T)` along one dimension;
+      - `col` is `range(0, D)` along the other dimension (stride 1);
+      - `u` is any sum of uniform (splat) scalars, and P a constant;
+    becomes `tile.paged_load base + u [bt_row, start + a, 0] {page_size = P}
+    strides(s0, s1, 0)`, followed by a `tile.trans` when the tokens run
+    along the columns ([D, T] tiles, K^T read directly). The mask must be
+    `tok < bound` along the tokens (the op's bound; without it the bound is
+    start + T), optionally and-ed with `col < C` for a constant C (the op's
+    `cols`); the block table must be read under the same bound or none.
+    `other` absent or zero is what the op returns for masked elements; a
+    different uniform `other` is kept by a select after the op. The entries'
+    load is erased when nothing else uses it. Offsets are taken as exact:
+    32-bit offset arithmetic is assumed not to wrap (a wrapped offset would
+    address memory outside the cache). Anything else, a non-constant page
+    size, a token vector that is not affine, a column mask with a run-time
+    bound, a column stride other than 1, a block table the kernel stores
+    to, is left as it is. Not run in checked mode (quirec --paged-checked),
+    whose paged loads need a block count the natural form does not have.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::quire::tile::TileDialect"];
+}
+
 def LowerPagedLoads : Pass<"quire-lower-paged-loads", "::mlir::ModuleOp"> {
   let summary = "rewrite tile.paged_load into block-table loads, index vectors and tile.load";
   let description = [{

@@ -1,0 +1,399 @@
+// Each accepted form of quire-raise-paged-loads computes, raised, exactly
+// what it computed as written: quire-run runs the kernels before and after
+// the pass on the same seeded cache, block table [5, 2, 0, 4, 1, 3] and a
+// ragged length of 37 tokens (the last tile half masked), and the outputs
+// (poisoned where unwritten) must be byte for byte the same.
+// RUN: quire-opt %s --canonicalize --cse --quire-raise-paged-loads -o %t.raised.mlir
+// RUN: FileCheck %s --input-file %t.raised.mlir
+// RUN: quire-run %s --kernel rows_i64 --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.rows_i64.a.npy:f16:1536 --arg i32:37 --arg i32:512 --arg i32:64 --arg i32:32 --arg i32:1
+// RUN: quire-run %t.raised.mlir --kernel rows_i64 --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.rows_i64.b.npy:f16:1536 --arg i32:37 --arg i32:512 --arg i32:64 --arg i32:32 --arg i32:1
+// RUN: cmp %t.rows_i64.a.npy %t.rows_i64.b.npy
+// RUN: quire-run %s --kernel rows_i32 --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.rows_i32.a.npy:f16:1536 --arg i32:37 --arg i32:512 --arg i32:64
+// RUN: quire-run %t.raised.mlir --kernel rows_i32 --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.rows_i32.b.npy:f16:1536 --arg i32:37 --arg i32:512 --arg i32:64
+// RUN: cmp %t.rows_i32.a.npy %t.rows_i32.b.npy
+// RUN: quire-run %s --kernel cols_kt --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.cols_kt.a.npy:f16:32768 --arg i32:37 --arg i32:512 --arg i32:64
+// RUN: quire-run %t.raised.mlir --kernel cols_kt --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.cols_kt.b.npy:f16:32768 --arg i32:37 --arg i32:512 --arg i32:64
+// RUN: cmp %t.cols_kt.a.npy %t.cols_kt.b.npy
+// RUN: quire-run %s --kernel shifts_and_cols --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.shifts_and_cols.a.npy:f16:1536 --arg i32:37 --arg i32:512 --arg i32:64
+// RUN: quire-run %t.raised.mlir --kernel shifts_and_cols --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.shifts_and_cols.b.npy:f16:1536 --arg i32:37 --arg i32:512 --arg i32:64
+// RUN: cmp %t.shifts_and_cols.a.npy %t.shifts_and_cols.b.npy
+// RUN: quire-run %s --kernel other_value --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.other_value.a.npy:f16:1536 --arg i32:37 --arg i32:512 --arg i32:64
+// RUN: quire-run %t.raised.mlir --kernel other_value --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.other_value.b.npy:f16:1536 --arg i32:37 --arg i32:512 --arg i32:64
+// RUN: cmp %t.other_value.a.npy %t.other_value.b.npy
+// RUN: quire-run %s --kernel unmasked --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.unmasked.a.npy:f16:1536 --arg i32:37 --arg i32:512 --arg i32:64
+// RUN: quire-run %t.raised.mlir --kernel unmasked --grid 3 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.unmasked.b.npy:f16:1536 --arg i32:37 --arg i32:512 --arg i32:64
+// RUN: cmp %t.unmasked.a.npy %t.unmasked.b.npy
+// RUN: quire-run %s --kernel in_loop --grid 1 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.in_loop.a.npy:f16:32 --arg i32:37 --arg i32:512 --arg i32:64 --arg i32:0
+// RUN: quire-run %t.raised.mlir --kernel in_loop --grid 1 --arg rand:f16:3072:seed=7 --arg values:i32:5,2,0,4,1,3 \
+// RUN:   --arg out:%t.in_loop.b.npy:f16:32 --arg i32:37 --arg i32:512 --arg i32:64 --arg i32:0
+// RUN: cmp %t.in_loop.a.npy %t.in_loop.b.npy
+
+// CHECK-COUNT-7: tile.paged_load
+
+func.func @rows_i64(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<i32>, %arg2: !tile.ptr<f16>, %arg3: i32, %arg4: i32, %arg5: i32, %arg6: i32, %arg7: i32) attributes {tile.kernel} {
+  %0 = tile.program_id x
+  %1 = arith.constant 16 : i32
+  %2 = arith.muli %0, %1 : i32
+  %3 = tile.range 0, 16 : tensor<16xi32>
+  %4 = tile.splat %2 : i32 -> tensor<16xi32>
+  %5 = arith.addi %4, %3 : tensor<16xi32>
+  %6 = tile.splat %arg3 : i32 -> tensor<16xi32>
+  %7 = arith.cmpi slt, %5, %6 : tensor<16xi32>
+  %8 = arith.constant dense<8> : tensor<16xi32>
+  %9 = arith.divsi %5, %8 : tensor<16xi32>
+  %10 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %11 = tile.addptr %10, %9 : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %12 = arith.constant dense<0> : tensor<16xi32>
+  %13 = tile.load %11, %7, %12 : tensor<16x!tile.ptr<i32>>
+  %14 = tile.range 0, 32 : tensor<32xi32>
+  %15 = tile.expand_dims %13 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %16 = arith.extsi %15 : tensor<16x1xi32> to tensor<16x1xi64>
+  %17 = arith.extsi %arg4 : i32 to i64
+  %18 = tile.splat %17 : i64 -> tensor<16x1xi64>
+  %19 = arith.muli %16, %18 : tensor<16x1xi64>
+  %20 = arith.constant dense<8> : tensor<16xi32>
+  %21 = arith.remsi %5, %20 : tensor<16xi32>
+  %22 = tile.expand_dims %21 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %23 = tile.splat %arg5 : i32 -> tensor<16x1xi32>
+  %24 = arith.muli %22, %23 : tensor<16x1xi32>
+  %25 = arith.extsi %24 : tensor<16x1xi32> to tensor<16x1xi64>
+  %26 = arith.addi %19, %25 : tensor<16x1xi64>
+  %27 = arith.muli %arg7, %arg6 : i32
+  %28 = arith.extsi %27 : i32 to i64
+  %29 = tile.splat %28 : i64 -> tensor<16x1xi64>
+  %30 = arith.addi %26, %29 : tensor<16x1xi64>
+  %31 = tile.expand_dims %14 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %32 = tile.broadcast %30 : tensor<16x1xi64> -> tensor<16x32xi64>
+  %33 = arith.extsi %31 : tensor<1x32xi32> to tensor<1x32xi64>
+  %34 = tile.broadcast %33 : tensor<1x32xi64> -> tensor<16x32xi64>
+  %35 = arith.addi %32, %34 : tensor<16x32xi64>
+  %36 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<16x32x!tile.ptr<f16>>
+  %37 = tile.addptr %36, %35 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi64>
+  %38 = tile.expand_dims %7 {axis = 1 : i32} : tensor<16xi1> -> tensor<16x1xi1>
+  %39 = tile.broadcast %38 : tensor<16x1xi1> -> tensor<16x32xi1>
+  %40 = arith.constant dense<0x0000> : tensor<16x32xf16>
+  %41 = tile.load %37, %39, %40 : tensor<16x32x!tile.ptr<f16>>
+  %42 = tile.expand_dims %5 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %43 = arith.constant dense<32> : tensor<16x1xi32>
+  %44 = arith.muli %42, %43 : tensor<16x1xi32>
+  %45 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %46 = tile.addptr %45, %44 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %47 = tile.expand_dims %14 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %48 = tile.broadcast %47 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %49 = tile.broadcast %46 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %50 = tile.addptr %49, %48 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  tile.store %50, %41 : tensor<16x32x!tile.ptr<f16>>
+  return
+}
+
+func.func @rows_i32(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<i32>, %arg2: !tile.ptr<f16>, %arg3: i32, %arg4: i32, %arg5: i32) attributes {tile.kernel} {
+  %0 = tile.program_id x
+  %1 = arith.constant 16 : i32
+  %2 = arith.muli %0, %1 : i32
+  %3 = tile.range 0, 16 : tensor<16xi32>
+  %4 = tile.splat %2 : i32 -> tensor<16xi32>
+  %5 = arith.addi %4, %3 : tensor<16xi32>
+  %6 = tile.splat %arg3 : i32 -> tensor<16xi32>
+  %7 = arith.cmpi slt, %5, %6 : tensor<16xi32>
+  %8 = arith.constant dense<8> : tensor<16xi32>
+  %9 = arith.divsi %5, %8 : tensor<16xi32>
+  %10 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %11 = tile.addptr %10, %9 : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %12 = arith.constant dense<0> : tensor<16xi32>
+  %13 = tile.load %11, %7, %12 : tensor<16x!tile.ptr<i32>>
+  %14 = tile.range 0, 32 : tensor<32xi32>
+  %15 = tile.expand_dims %14 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %16 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<1x32x!tile.ptr<f16>>
+  %17 = tile.addptr %16, %15 : tensor<1x32x!tile.ptr<f16>>, tensor<1x32xi32>
+  %18 = arith.constant dense<8> : tensor<16xi32>
+  %19 = arith.remsi %5, %18 : tensor<16xi32>
+  %20 = tile.expand_dims %19 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %21 = tile.splat %arg5 : i32 -> tensor<16x1xi32>
+  %22 = arith.muli %20, %21 : tensor<16x1xi32>
+  %23 = tile.broadcast %22 : tensor<16x1xi32> -> tensor<16x32xi32>
+  %24 = tile.broadcast %17 : tensor<1x32x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %25 = tile.addptr %24, %23 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  %26 = tile.expand_dims %13 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %27 = tile.splat %arg4 : i32 -> tensor<16x1xi32>
+  %28 = arith.muli %26, %27 : tensor<16x1xi32>
+  %29 = tile.broadcast %28 : tensor<16x1xi32> -> tensor<16x32xi32>
+  %30 = tile.addptr %25, %29 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  %31 = tile.expand_dims %7 {axis = 1 : i32} : tensor<16xi1> -> tensor<16x1xi1>
+  %32 = tile.broadcast %31 : tensor<16x1xi1> -> tensor<16x32xi1>
+  %33 = arith.constant dense<0x0000> : tensor<16x32xf16>
+  %34 = tile.load %30, %32, %33 : tensor<16x32x!tile.ptr<f16>>
+  %35 = tile.expand_dims %5 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %36 = arith.constant dense<32> : tensor<16x1xi32>
+  %37 = arith.muli %35, %36 : tensor<16x1xi32>
+  %38 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %39 = tile.addptr %38, %37 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %40 = tile.expand_dims %14 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %41 = tile.broadcast %40 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %42 = tile.broadcast %39 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %43 = tile.addptr %42, %41 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  tile.store %43, %34 : tensor<16x32x!tile.ptr<f16>>
+  return
+}
+
+func.func @cols_kt(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<i32>, %arg2: !tile.ptr<f16>, %arg3: i32, %arg4: i32, %arg5: i32) attributes {tile.kernel} {
+  %0 = tile.program_id x
+  %1 = arith.constant 16 : i32
+  %2 = arith.muli %0, %1 : i32
+  %3 = tile.range 0, 16 : tensor<16xi32>
+  %4 = tile.splat %2 : i32 -> tensor<16xi32>
+  %5 = arith.addi %4, %3 : tensor<16xi32>
+  %6 = tile.splat %arg3 : i32 -> tensor<16xi32>
+  %7 = arith.cmpi slt, %5, %6 : tensor<16xi32>
+  %8 = arith.constant dense<8> : tensor<16xi32>
+  %9 = arith.divsi %5, %8 : tensor<16xi32>
+  %10 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %11 = tile.addptr %10, %9 : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %12 = arith.constant dense<0> : tensor<16xi32>
+  %13 = tile.load %11, %7, %12 : tensor<16x!tile.ptr<i32>>
+  %14 = tile.range 0, 32 : tensor<32xi32>
+  %15 = tile.expand_dims %13 {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+  %16 = arith.extsi %15 : tensor<1x16xi32> to tensor<1x16xi64>
+  %17 = arith.extsi %arg4 : i32 to i64
+  %18 = tile.splat %17 : i64 -> tensor<1x16xi64>
+  %19 = arith.muli %16, %18 : tensor<1x16xi64>
+  %20 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<1x16x!tile.ptr<f16>>
+  %21 = tile.addptr %20, %19 : tensor<1x16x!tile.ptr<f16>>, tensor<1x16xi64>
+  %22 = arith.constant dense<8> : tensor<16xi32>
+  %23 = arith.remsi %5, %22 : tensor<16xi32>
+  %24 = tile.expand_dims %23 {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+  %25 = tile.splat %arg5 : i32 -> tensor<1x16xi32>
+  %26 = arith.muli %24, %25 : tensor<1x16xi32>
+  %27 = tile.addptr %21, %26 : tensor<1x16x!tile.ptr<f16>>, tensor<1x16xi32>
+  %28 = tile.expand_dims %14 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %29 = tile.broadcast %28 : tensor<32x1xi32> -> tensor<32x16xi32>
+  %30 = tile.broadcast %27 : tensor<1x16x!tile.ptr<f16>> -> tensor<32x16x!tile.ptr<f16>>
+  %31 = tile.addptr %30, %29 : tensor<32x16x!tile.ptr<f16>>, tensor<32x16xi32>
+  %32 = tile.expand_dims %7 {axis = 0 : i32} : tensor<16xi1> -> tensor<1x16xi1>
+  %33 = tile.broadcast %32 : tensor<1x16xi1> -> tensor<32x16xi1>
+  %34 = arith.constant dense<0x0000> : tensor<32x16xf16>
+  %35 = tile.load %31, %33, %34 : tensor<32x16x!tile.ptr<f16>>
+  %36 = tile.expand_dims %14 {axis = 1 : i32} : tensor<32xi32> -> tensor<32x1xi32>
+  %37 = arith.constant dense<1024> : tensor<32x1xi32>
+  %38 = arith.muli %36, %37 : tensor<32x1xi32>
+  %39 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<32x1x!tile.ptr<f16>>
+  %40 = tile.addptr %39, %38 : tensor<32x1x!tile.ptr<f16>>, tensor<32x1xi32>
+  %41 = tile.expand_dims %5 {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+  %42 = tile.broadcast %41 : tensor<1x16xi32> -> tensor<32x16xi32>
+  %43 = tile.broadcast %40 : tensor<32x1x!tile.ptr<f16>> -> tensor<32x16x!tile.ptr<f16>>
+  %44 = tile.addptr %43, %42 : tensor<32x16x!tile.ptr<f16>>, tensor<32x16xi32>
+  tile.store %44, %35 : tensor<32x16x!tile.ptr<f16>>
+  return
+}
+
+func.func @shifts_and_cols(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<i32>, %arg2: !tile.ptr<f16>, %arg3: i32, %arg4: i32, %arg5: i32) attributes {tile.kernel} {
+  %0 = tile.program_id x
+  %1 = arith.constant 16 : i32
+  %2 = arith.muli %0, %1 : i32
+  %3 = tile.range 0, 16 : tensor<16xi32>
+  %4 = tile.splat %2 : i32 -> tensor<16xi32>
+  %5 = arith.addi %4, %3 : tensor<16xi32>
+  %6 = tile.splat %arg3 : i32 -> tensor<16xi32>
+  %7 = arith.cmpi slt, %5, %6 : tensor<16xi32>
+  %8 = arith.constant dense<3> : tensor<16xi32>
+  %9 = arith.shrsi %5, %8 : tensor<16xi32>
+  %10 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %11 = tile.addptr %10, %9 : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %12 = arith.constant dense<0> : tensor<16xi32>
+  %13 = tile.load %11, %7, %12 : tensor<16x!tile.ptr<i32>>
+  %14 = tile.range 0, 32 : tensor<32xi32>
+  %15 = tile.expand_dims %13 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %16 = arith.extsi %15 : tensor<16x1xi32> to tensor<16x1xi64>
+  %17 = arith.extsi %arg4 : i32 to i64
+  %18 = tile.splat %17 : i64 -> tensor<16x1xi64>
+  %19 = arith.muli %16, %18 : tensor<16x1xi64>
+  %20 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %21 = tile.addptr %20, %19 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi64>
+  %22 = arith.constant dense<7> : tensor<16xi32>
+  %23 = arith.andi %5, %22 : tensor<16xi32>
+  %24 = tile.expand_dims %23 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %25 = tile.splat %arg5 : i32 -> tensor<16x1xi32>
+  %26 = arith.muli %24, %25 : tensor<16x1xi32>
+  %27 = tile.addptr %21, %26 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %28 = tile.expand_dims %14 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %29 = tile.broadcast %28 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %30 = tile.broadcast %27 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %31 = tile.addptr %30, %29 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  %32 = tile.expand_dims %7 {axis = 1 : i32} : tensor<16xi1> -> tensor<16x1xi1>
+  %33 = arith.constant dense<20> : tensor<32xi32>
+  %34 = arith.cmpi slt, %14, %33 : tensor<32xi32>
+  %35 = tile.expand_dims %34 {axis = 0 : i32} : tensor<32xi1> -> tensor<1x32xi1>
+  %36 = tile.broadcast %32 : tensor<16x1xi1> -> tensor<16x32xi1>
+  %37 = tile.broadcast %35 : tensor<1x32xi1> -> tensor<16x32xi1>
+  %38 = arith.andi %36, %37 : tensor<16x32xi1>
+  %39 = arith.constant dense<0x0000> : tensor<16x32xf16>
+  %40 = tile.load %31, %38, %39 : tensor<16x32x!tile.ptr<f16>>
+  %41 = tile.expand_dims %5 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %42 = arith.constant dense<32> : tensor<16x1xi32>
+  %43 = arith.muli %41, %42 : tensor<16x1xi32>
+  %44 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %45 = tile.addptr %44, %43 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %46 = tile.expand_dims %14 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %47 = tile.broadcast %46 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %48 = tile.broadcast %45 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %49 = tile.addptr %48, %47 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  tile.store %49, %40 : tensor<16x32x!tile.ptr<f16>>
+  return
+}
+
+func.func @other_value(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<i32>, %arg2: !tile.ptr<f16>, %arg3: i32, %arg4: i32, %arg5: i32) attributes {tile.kernel} {
+  %0 = tile.program_id x
+  %1 = arith.constant 16 : i32
+  %2 = arith.muli %0, %1 : i32
+  %3 = tile.range 0, 16 : tensor<16xi32>
+  %4 = tile.splat %2 : i32 -> tensor<16xi32>
+  %5 = arith.addi %4, %3 : tensor<16xi32>
+  %6 = tile.splat %arg3 : i32 -> tensor<16xi32>
+  %7 = arith.cmpi slt, %5, %6 : tensor<16xi32>
+  %8 = arith.constant dense<8> : tensor<16xi32>
+  %9 = arith.divsi %5, %8 : tensor<16xi32>
+  %10 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %11 = tile.addptr %10, %9 : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %12 = arith.constant dense<0> : tensor<16xi32>
+  %13 = tile.load %11, %7, %12 : tensor<16x!tile.ptr<i32>>
+  %14 = tile.range 0, 32 : tensor<32xi32>
+  %15 = tile.expand_dims %13 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %16 = arith.extsi %15 : tensor<16x1xi32> to tensor<16x1xi64>
+  %17 = arith.extsi %arg4 : i32 to i64
+  %18 = tile.splat %17 : i64 -> tensor<16x1xi64>
+  %19 = arith.muli %16, %18 : tensor<16x1xi64>
+  %20 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %21 = tile.addptr %20, %19 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi64>
+  %22 = arith.constant dense<8> : tensor<16xi32>
+  %23 = arith.remsi %5, %22 : tensor<16xi32>
+  %24 = tile.expand_dims %23 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %25 = tile.splat %arg5 : i32 -> tensor<16x1xi32>
+  %26 = arith.muli %24, %25 : tensor<16x1xi32>
+  %27 = tile.addptr %21, %26 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %28 = tile.expand_dims %14 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %29 = tile.broadcast %28 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %30 = tile.broadcast %27 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %31 = tile.addptr %30, %29 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  %32 = tile.expand_dims %7 {axis = 1 : i32} : tensor<16xi1> -> tensor<16x1xi1>
+  %33 = tile.broadcast %32 : tensor<16x1xi1> -> tensor<16x32xi1>
+  %34 = arith.constant dense<0xC000> : tensor<16x32xf16>
+  %35 = tile.load %31, %33, %34 : tensor<16x32x!tile.ptr<f16>>
+  %36 = tile.expand_dims %5 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %37 = arith.constant dense<32> : tensor<16x1xi32>
+  %38 = arith.muli %36, %37 : tensor<16x1xi32>
+  %39 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %40 = tile.addptr %39, %38 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %41 = tile.expand_dims %14 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %42 = tile.broadcast %41 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %43 = tile.broadcast %40 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %44 = tile.addptr %43, %42 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  tile.store %44, %35 : tensor<16x32x!tile.ptr<f16>>
+  return
+}
+
+func.func @unmasked(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<i32>, %arg2: !tile.ptr<f16>, %arg3: i32, %arg4: i32, %arg5: i32) attributes {tile.kernel} {
+  %0 = tile.program_id x
+  %1 = arith.constant 16 : i32
+  %2 = arith.muli %0, %1 : i32
+  %3 = tile.range 0, 16 : tensor<16xi32>
+  %4 = tile.splat %2 : i32 -> tensor<16xi32>
+  %5 = arith.addi %4, %3 : tensor<16xi32>
+  %6 = arith.constant dense<8> : tensor<16xi32>
+  %7 = arith.divsi %5, %6 : tensor<16xi32>
+  %8 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %9 = tile.addptr %8, %7 : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %10 = tile.load %9 : tensor<16x!tile.ptr<i32>>
+  %11 = tile.range 0, 32 : tensor<32xi32>
+  %12 = tile.expand_dims %10 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %13 = arith.extsi %12 : tensor<16x1xi32> to tensor<16x1xi64>
+  %14 = arith.extsi %arg4 : i32 to i64
+  %15 = tile.splat %14 : i64 -> tensor<16x1xi64>
+  %16 = arith.muli %13, %15 : tensor<16x1xi64>
+  %17 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %18 = tile.addptr %17, %16 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi64>
+  %19 = arith.constant dense<8> : tensor<16xi32>
+  %20 = arith.remsi %5, %19 : tensor<16xi32>
+  %21 = tile.expand_dims %20 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %22 = tile.splat %arg5 : i32 -> tensor<16x1xi32>
+  %23 = arith.muli %21, %22 : tensor<16x1xi32>
+  %24 = tile.addptr %18, %23 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %25 = tile.expand_dims %11 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %26 = tile.broadcast %25 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %27 = tile.broadcast %24 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %28 = tile.addptr %27, %26 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  %29 = tile.load %28 : tensor<16x32x!tile.ptr<f16>>
+  %30 = tile.expand_dims %5 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %31 = arith.constant dense<32> : tensor<16x1xi32>
+  %32 = arith.muli %30, %31 : tensor<16x1xi32>
+  %33 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %34 = tile.addptr %33, %32 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %35 = tile.expand_dims %11 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %36 = tile.broadcast %35 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %37 = tile.broadcast %34 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %38 = tile.addptr %37, %36 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  tile.store %38, %29 : tensor<16x32x!tile.ptr<f16>>
+  return
+}
+
+func.func @in_loop(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<i32>, %arg2: !tile.ptr<f16>, %arg3: i32, %arg4: i32, %arg5: i32, %arg6: i32) attributes {tile.kernel} {
+  %0 = tile.range 0, 32 : tensor<32xi32>
+  %1 = arith.constant dense<0x00000000> : tensor<32xf32>
+  %2 = arith.constant 0 : i32
+  %3 = arith.constant 16 : i32
+  %41 = scf.for %4 = %2 to %arg3 step %3 iter_args(%5 = %1) -> (tensor<32xf32>) : i32 {
+    %6 = tile.range 0, 16 : tensor<16xi32>
+    %7 = tile.splat %4 : i32 -> tensor<16xi32>
+    %8 = arith.addi %7, %6 : tensor<16xi32>
+    %9 = tile.splat %arg3 : i32 -> tensor<16xi32>
+    %10 = arith.cmpi slt, %8, %9 : tensor<16xi32>
+    %11 = arith.constant dense<8> : tensor<16xi32>
+    %12 = arith.divsi %8, %11 : tensor<16xi32>
+    %13 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+    %14 = tile.addptr %13, %12 : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+    %15 = arith.constant dense<0> : tensor<16xi32>
+    %16 = tile.load %14, %10, %15 : tensor<16x!tile.ptr<i32>>
+    %17 = tile.expand_dims %16 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+    %18 = arith.extsi %17 : tensor<16x1xi32> to tensor<16x1xi64>
+    %19 = arith.extsi %arg4 : i32 to i64
+    %20 = tile.splat %19 : i64 -> tensor<16x1xi64>
+    %21 = arith.muli %18, %20 : tensor<16x1xi64>
+    %22 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+    %23 = tile.addptr %22, %21 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi64>
+    %24 = arith.constant dense<8> : tensor<16xi32>
+    %25 = arith.remsi %8, %24 : tensor<16xi32>
+    %26 = tile.expand_dims %25 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+    %27 = tile.splat %arg5 : i32 -> tensor<16x1xi32>
+    %28 = arith.muli %26, %27 : tensor<16x1xi32>
+    %29 = tile.addptr %23, %28 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+    %30 = tile.expand_dims %0 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+    %31 = tile.broadcast %30 : tensor<1x32xi32> -> tensor<16x32xi32>
+    %32 = tile.broadcast %29 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+    %33 = tile.addptr %32, %31 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+    %34 = tile.expand_dims %10 {axis = 1 : i32} : tensor<16xi1> -> tensor<16x1xi1>
+    %35 = tile.broadcast %34 : tensor<16x1xi1> -> tensor<16x32xi1>
+    %36 = arith.constant dense<0x0000> : tensor<16x32xf16>
+    %37 = tile.load %33, %35, %36 : tensor<16x32x!tile.ptr<f16>>
+    %38 = arith.extf %37 : tensor<16x32xf16> to tensor<16x32xf32>
+    %39 = tile.reduce sum %38 {axis = 0 : i32} : tensor<16x32xf32> -> tensor<32xf32>
+    %40 = arith.addf %5, %39 : tensor<32xf32>
+    scf.yield %40 : tensor<32xf32>
+  }
+  %42 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<32x!tile.ptr<f16>>
+  %43 = tile.addptr %42, %0 : tensor<32x!tile.ptr<f16>>, tensor<32xi32>
+  %44 = arith.truncf %41 : tensor<32xf32> to tensor<32xf16>
+  tile.store %43, %44 : tensor<32x!tile.ptr<f16>>
+  return
+}
+
