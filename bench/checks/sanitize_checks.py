@@ -4,8 +4,10 @@ Ragged lengths, tiles that end mid-page, empty sequences: the examples
 (vector add, softmax, matmul, single-pass paged decode), the decode op in
 both kernel forms with one and several splits, 64-token tiles on 2 warps,
 a padded head dim in bf16, the tensor-core matmul at its benchmark tile
-shape, and the prefill op in every tile configuration with the chunk's K/V
-separate and in the cache.
+shape, the prefill op in every tile configuration with the chunk's K/V
+separate and in the cache, and unified_attention on a mixed ragged batch
+with every feature on (window, softcap, ALiBi, sinks, lse, descales), with
+one and several splits.
 
     compute-sanitizer --tool memcheck python3 bench/run.py sanitize_checks
     compute-sanitizer --tool racecheck python3 bench/run.py sanitize_checks
@@ -71,6 +73,20 @@ def main(argv=None):
     for cfg in [prefill.DEFAULT] + prefill.CONFIGS:
         for separate in (True, False):
             prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg, separate)
+    # unified_attention, every feature on, a mixed ragged batch (decode
+    # tokens, empty and one-token chunks, a chunk crossing pages).
+    ctx, ql = [300, 0, 17, 5, 1000], [1, 70, 1, 0, 33]
+    lens = [c + n for c, n in zip(ctx, ql)]
+    kc, vc, bt = make_paged_kv(5, 2, 128, 16, lens, torch.half, gen)
+    cu = torch.tensor([0, 1, 71, 72, 72, 105], dtype=torch.int32, device="cuda")
+    q = torch.randn(105, 8, 128, device="cuda").half()
+    sl = torch.tensor(lens, dtype=torch.int32, device="cuda")
+    one = torch.ones(1, device="cuda")
+    for ns in (1, 3):
+        ops.unified_attention(
+            q, kc, vc, torch.empty_like(q), cu, 70, sl, max(lens), scale, True, (64, 0),
+            bt, 30.0, one, one.expand(5, 2), one, alibi_slopes=torch.rand(8, device="cuda"),
+            sinks=torch.randn(8, device="cuda"), return_lse=True, num_splits=ns)
     torch.cuda.synchronize()
     print("sanitize_checks: all launches done")
     return 0

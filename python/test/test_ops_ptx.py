@@ -1,10 +1,9 @@
-"""The ops' @quire.jit kernels compile to the PTX the tuned MLIR templates
-they replaced compiled to, in shape: for the default configuration of each
-kernel form, the same 16-byte vector loads, mma.sync and wgmma
-instructions, cp.async copies, shared memory and (no) spills. EXPECTED holds
-the templates' numbers (sm_90 unless the key says sm_80), measured with
-libquire before the templates were deleted; a change to these numbers is a
-change to the kernels' code generation, to be measured on the GPU."""
+"""The ops' @quire.jit kernels keep the PTX shape of their tuned
+configurations: for the default configuration of each kernel form, the
+16-byte vector loads, mma.sync and wgmma instructions, cp.async copies,
+shared memory and (no) spills that docs/performance.md measured. EXPECTED
+holds them (sm_90 unless the key says sm_80); a change to these numbers is
+a change to the kernels' code generation, to be measured on the GPU."""
 
 import re
 
@@ -77,12 +76,12 @@ def compiled(key, checked=False):
 
 
 @pytest.mark.parametrize("key", sorted(EXPECTED, key=str), ids=str)
-def test_default_configurations_match_the_templates(key):
+def test_default_configurations_keep_their_shape(key):
     assert shape(compiled(key)) == EXPECTED[key]
 
 
 @pytest.mark.parametrize("key", sorted(EXPECTED_CHECKED, key=str), ids=str)
-def test_checked_configurations_match_the_templates(key):
+def test_checked_configurations_keep_their_shape(key):
     assert shape(compiled(key, checked=True)) == EXPECTED_CHECKED[key]
 
 
@@ -91,3 +90,47 @@ def test_pointer_types_follow_the_dtype():
                               False, False, NONE)
     assert "!tile.ptr<bf16>" in spec.source
     assert launch.DTYPES["u16"] is core.bfloat16   # host bf16 bit patterns
+
+
+class _View:
+    """What a feature tensor's specialization depends on: its dtype."""
+
+    def __init__(self, dtype):
+        self.dtype = dtype
+
+
+ALL = features.Features(100, 30.0, _View("f32"), _View("bf16"), True,
+                        {x: (_View("f32"), 0, 0) for x in "qkv"})
+
+
+@pytest.mark.parametrize("kernel, sm", [
+    ("decode-transposed-split", 90), ("decode-row-one-varlen", 80),
+    ("decode-256-split-varlen", 90), ("combine-varlen-lse", 90),
+    ("prefill-skip-decode", 90), ("prefill-separate-non-causal", 80)])
+def test_every_feature_on_compiles_without_spills(kernel, sm):
+    # Every optional feature compiled in keeps the staging and spills
+    # nothing.
+    if kernel.startswith("decode"):
+        d = 256 if "256" in kernel else 128
+        group = 4 if "transposed" in kernel or d == 256 else 1
+        block_n, warps = configs.decode_config(d, group)
+        spec = decode._split_spec(F16, group, d, 16, block_n, True, True,
+                                  "split" in kernel,
+                                  configs.decode_transposed(d, group), False,
+                                  "varlen" in kernel, ALL)
+    elif kernel.startswith("combine"):
+        spec, warps = decode._combine_spec(BF16, 128, True, True, True,
+                                           True), 4
+    else:
+        block_m, block_n, warps = configs.prefill_config(128)
+        spec = prefill._spec(F16, 4, 128, 16, block_m, block_n, True, True,
+                             "separate" in kernel, False,
+                             "non-causal" not in kernel, "skip" in kernel,
+                             ALL)
+    k = launch.compiled(spec, sm, warps)
+    counts = shape(k)
+    assert counts[-1] == 0                               # no .local
+    if not kernel.startswith("combine"):
+        assert counts[3] > 0                             # cp.async staging
+        assert (counts[2] if sm == 90 and kernel.startswith("prefill")
+                else counts[1]) > 0                      # wgmma or mma.sync

@@ -306,6 +306,23 @@ def test_window_tiles_before_the_window_are_not_read():
     assert rel_err(np, b.f64(out), ref) < b.tol
 
 
+def test_checked_mode_with_every_feature():
+    # checked=True with the features on: the same result, and a bad entry
+    # inside a window is reported (not read) by the interpreter.
+    rng = np.random.default_rng(13)
+    b = Batch(rng, *BATCHES["mixed"])
+    kw, ref = features(ALL, b, rng)
+    a = run(b, dict(kw), ref)
+    c = run(b, dict(kw), ref, checked=True)
+    np.testing.assert_array_equal(a, c)
+    num_blocks = b.k.shape[0]
+    b.bt[0, 6] = num_blocks + 2      # tokens 96..100 of sequence 0, in its window
+    with pytest.raises(quire.InterpreterError, match=rf"block table entry "
+                       rf"{num_blocks + 2} out of range \[0, {num_blocks}\) "
+                       r"at page 6 \(token 96\)"):
+        run(b, dict(kw), ref, checked=True)
+
+
 # --- validation --------------------------------------------------------------
 
 def _args(b, **changes):

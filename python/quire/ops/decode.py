@@ -211,7 +211,7 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
     if max_seq_len is not None:
         max_tokens = min(max_tokens, val.to_int(max_seq_len, "max_seq_len"))
     num_splits = val.check_num_splits(num_splits, configs.MAX_SPLITS)
-    out, o, lse = outputs(query, out, v, return_lse)
+    out, o, lse = outputs(query, q.shape, out, v, return_lse)
     run_decode(WHAT, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, num_seqs, lse, block_n=block_n,
                num_warps=num_warps, transposed=transposed)
@@ -362,11 +362,10 @@ def _framework(obj):
     return type(obj).__module__.split(".")[0]
 
 
-def outputs(like, out, v, return_lse):
+def outputs(like, shape, out, v, return_lse):
     """(out, its view, lse): `out` as given (its view in `v`) or a new
-    tensor like the query `like`, and the log-sum-exp output f32
+    tensor of `shape` like the query `like`, and the log-sum-exp output f32
     [num_heads, num_tokens] when asked for."""
-    shape = _args.view(like, "query").shape
     if out is None:
         out = allocate_like(like, shape, "out")
         o = _args.view(out, "out")

@@ -186,7 +186,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     if host:
         val.check_chunks(v["query_start_loc"], v["seq_lens"], num_tokens,
                          max_q, bt.shape[1] * page_size, key is not None)
-    out, o, lse = outputs(query, out, v, return_lse)
+    out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps)
     launches, tensors = prefill_launch(
         WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,

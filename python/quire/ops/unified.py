@@ -106,7 +106,7 @@ def unified_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
         val.check_chunks(vw["cu_seqlens_q"], vw["seqused_k"], num_tokens,
                          max_q, capacity, False, "cu_seqlens_q", "seqused_k",
                          "max_seqlen_q")
-    out, o, lse = outputs(q, out, vw, return_lse)
+    out, o, lse = outputs(q, qv.shape, out, vw, return_lse)
 
     plan = configs.unified_plan(num_tokens, num_seqs, max_q)
     # The ops' own names for the views.
