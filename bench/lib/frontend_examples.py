@@ -25,9 +25,10 @@ def vector_add(x, y, out, n):
 @quire.jit(do_not_specialize=["row_stride", "n"])
 def softmax(x, out, row_stride, n):
     row = tl.program_id(0)
+    row_start = row * row_stride
     cols = tl.arange(0, 1024)
     mask = cols < n
-    offs = row * row_stride + cols
+    offs = row_start + cols
     v = tl.load(x + offs, mask=mask, other=float("-inf"))
     e = tl.exp(v - tl.max(v, axis=0))
     tl.store(out + offs, e / tl.sum(e, axis=0), mask=mask)

@@ -24,6 +24,49 @@ bool tile::writesNoMemory(scf::ForOp loop) {
   return !writes;
 }
 
+Value tile::pointerRoot(Value p) {
+  while (true) {
+    if (auto a = p.getDefiningOp<AddPtrOp>())
+      p = a.getPtr();
+    else if (auto s = p.getDefiningOp<SplatOp>())
+      p = s.getSrc();
+    else if (auto b = p.getDefiningOp<BroadcastOp>())
+      p = b.getSrc();
+    else if (auto e = p.getDefiningOp<ExpandDimsOp>())
+      p = e.getSrc();
+    else if (auto t = p.getDefiningOp<TransOp>())
+      p = t.getSrc();
+    else
+      break;
+  }
+  auto arg = dyn_cast<BlockArgument>(p);
+  if (arg && isa<FunctionOpInterface>(arg.getOwner()->getParentOp()))
+    return arg;
+  return {};
+}
+
+bool tile::storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots) {
+  bool known = true;
+  loop.getBody()->walk([&](Operation *op) {
+    if (op->hasTrait<OpTrait::IsTerminator>() ||
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return;
+    auto mem = dyn_cast<MemoryEffectOpInterface>(op);
+    bool writes = !mem || mem.hasEffect<MemoryEffects::Write>() ||
+                  mem.hasEffect<MemoryEffects::Free>() ||
+                  mem.hasEffect<MemoryEffects::Allocate>();
+    if (!writes)
+      return;
+    auto store = dyn_cast<StoreOp>(op);
+    Value root = store ? pointerRoot(store.getPtr()) : Value();
+    if (!root)
+      known = false;
+    else if (!llvm::is_contained(roots, root))
+      roots.push_back(root);
+  });
+  return known;
+}
+
 void tile::cloneSlice(OpBuilder &b, ArrayRef<Operation *> slice,
                       IRMapping &map) {
   for (Operation *op : slice)

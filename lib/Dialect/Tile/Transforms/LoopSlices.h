@@ -25,6 +25,15 @@ namespace mlir::quire::tile {
 /// count as writes.
 bool writesNoMemory(scf::ForOp loop);
 
+/// The kernel argument a pointer (tensor) is computed from through addptr,
+/// splat, broadcast, expand_dims and trans, or null.
+Value pointerRoot(Value p);
+
+/// Adds to `roots` the kernel arguments the body of `loop` stores through;
+/// false if it writes memory any other way (an assert, a barrier, a store
+/// whose pointer comes from no argument).
+bool storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots);
+
 /// Clones at `b` the ops of `slice` (single-result, in program order) whose
 /// results `map` does not have yet.
 void cloneSlice(OpBuilder &b, ArrayRef<Operation *> slice, IRMapping &map);

@@ -154,9 +154,13 @@ struct PipelineLoadsPass
   }
 
   void pipeline(scf::ForOp loop, const AxisInfoAnalysis &info) {
-    // Iteration i+1's loads move above iteration i's stores.
+    // Iteration i+1's loads move above iteration i's stores: only loads
+    // from kernel arguments the loop does not store through (distinct
+    // arguments are taken not to overlap, as Triton's pipelining takes
+    // them; see the pass description).
+    SmallVector<Value> stored;
     if (!loop.getInductionVar().getType().isSignlessInteger() ||
-        !writesNoMemory(loop))
+        !storedArguments(loop, stored))
       return;
     // Loads of the body itself (not of nested regions), in program order; a
     // load may use the value of one pipelined before it (a block-table
@@ -175,6 +179,11 @@ struct PipelineLoadsPass
     for (auto load : loop.getBody()->getOps<LoadOp>()) {
       if (skipped.contains(load))
         continue;
+      if (!stored.empty()) {
+        Value root = pointerRoot(load.getPtr());
+        if (!root || llvm::is_contained(stored, root))
+          continue;
+      }
       llvm::SetVector<Operation *> slice;
       if (failed(collectSlice(loop, load.getPtr(), pipelined, slice)) ||
           (load.getMask() &&

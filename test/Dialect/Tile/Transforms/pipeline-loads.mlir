@@ -97,6 +97,35 @@ func.func @load_what_was_stored(%p: !tile.ptr<f32>, %rows: i32) attributes {tile
   return
 }
 
+// A loop that stores only through another kernel argument still has its
+// loads issued ahead (distinct arguments are taken not to overlap): the
+// row loop of Triton's fused softmax tutorial, out[i] = f(x[i]).
+// CHECK-LABEL: func.func @store_to_another_argument
+// CHECK:       %[[FIRST:.*]] = tile.load
+// CHECK:       scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X:.*]] = %[[FIRST]])
+// CHECK:         tile.load
+// CHECK:         tile.store %{{.*}}, %{{.*}} : tensor<64x!tile.ptr<f32>>
+func.func @store_to_another_argument(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %rows: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %r = tile.range 0, 64 : tensor<64xi32>
+  %one = arith.constant dense<1.0> : tensor<64xf32>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  scf.for %i = %c0 to %rows step %c1 : i32 {
+    %base = arith.muli %i, %c64 : i32
+    %bs = tile.splat %base : i32 -> tensor<64xi32>
+    %off = arith.addi %bs, %r : tensor<64xi32>
+    %xp = tile.addptr %xs, %off : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    %v = tile.load %xp : tensor<64x!tile.ptr<f32>>
+    %y = arith.addf %v, %one : tensor<64xf32>
+    %op = tile.addptr %os, %off : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    tile.store %op, %y : tensor<64x!tile.ptr<f32>>
+  }
+  return
+}
+
 // With skip-dot-operands (the pipeline's setting when cp.async staging is
 // on), dot operands quire-async-copies can stage are left to it: here B,
 // 16-byte aligned rows of 16 f16. A, whose row stride %lda has no known

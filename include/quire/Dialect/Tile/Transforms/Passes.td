@@ -168,9 +168,14 @@ def PipelineLoads : Pass<"quire-pipeline-loads", "::mlir::ModuleOp"> {
     with `next < upper bound`: the prefetch after the last iteration issues
     no memory access. Loads that depend on loop-carried values, on other
     loads or on side effects are left alone (quire-lower-paged-loads already
-    prefetches the block-table entries of paged loads), and so is every load
-    of a loop whose body may write memory (as in `quire-async-copies`): a
-    store there could write what a load moved ahead of it reads.
+    prefetches the block-table entries of paged loads). A loop whose body
+    stores keeps in place every load from a kernel argument it stores
+    through (iteration i's store could write what iteration i+1's load reads);
+    loads from the other pointer arguments still move ahead: distinct
+    arguments are taken not to overlap, as Triton's pipelining takes them (a
+    kernel that reads through one argument what it wrote through another in
+    the previous iteration must not alias them). A loop that writes memory
+    any other way (an assert, a barrier) is left alone.
 
     The carried tiles live in registers: loads are taken in program order
     while the registers they add per thread (elements x bits / 32 over
