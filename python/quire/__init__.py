@@ -21,7 +21,7 @@ compiler (libquire.so, see quire/_lib.py for where it is looked for) only on
 first use; launching a kernel needs the CUDA driver.
 """
 
-from . import language, ops, testing
+from . import language, ops, runtime, testing
 from ._cuda import CudaError
 from ._lib import LibraryError
 from ._kernel import (CompilationError, InterpreterError, Kernel, compile,
@@ -33,7 +33,7 @@ __all__ = ["CompilationError", "CompiledKernel", "Config", "CudaError",
            "InterpreterError", "JITFunction", "Kernel", "LibraryError",
            "autotune", "cache_info", "cdiv", "compile", "compiler_version",
            "heuristics", "interpret", "jit", "language", "next_power_of_2",
-           "ops", "signature", "testing"]
+           "ops", "runtime", "signature", "testing"]
 __version__ = "0.1.0"
 
 

@@ -37,8 +37,19 @@ def softmax_kernel(output_ptr, input_ptr, input_row_stride, output_row_stride,
         tl.store(output_ptrs, softmax_output, mask=mask)
 
 
+def _stride0(t):
+    return t.stride(0) if callable(getattr(t, "stride", None)) else \
+        t.strides[0] // t.itemsize
+
+
+_kernels = {}
+
+
 def softmax(x, y=None, num_programs=None):
-    """Row softmax of a 2-D torch tensor (numpy under QUIRE_INTERPRET=1)."""
+    """Row softmax of a 2-D torch tensor (numpy under QUIRE_INTERPRET=1).
+    As Triton's tutorial: the kernel is compiled first, and the grid is as
+    many programs as the GPU keeps resident (from its registers and shared
+    memory), each stepping over rows."""
     n_rows, n_cols = x.shape
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
     num_warps = 8 if BLOCK_SIZE >= 2048 else 4
@@ -47,14 +58,29 @@ def softmax(x, y=None, num_programs=None):
         import torch
         y = torch.empty_like(x)
     if num_programs is None:
-        # Enough programs to fill the GPU a few times over.
-        num_programs = min(n_rows, 132 * 8)
-    stride = x.stride(0) if callable(getattr(x, "stride", None)) else \
-        x.strides[0] // x.itemsize
-    out_stride = y.stride(0) if callable(getattr(y, "stride", None)) else \
-        y.strides[0] // y.itemsize
-    softmax_kernel[(num_programs, 1, 1)](y, x, stride, out_stride, n_rows,
-                                         n_cols, BLOCK_SIZE=BLOCK_SIZE,
+        key = (BLOCK_SIZE, num_warps, num_stages, str(x.dtype))
+        occupancy = _kernels.get(key)
+        if occupancy is None:
+            kernel = softmax_kernel.warmup(y, x, _stride0(x), _stride0(y),
+                                           n_rows, n_cols,
+                                           BLOCK_SIZE=BLOCK_SIZE,
+                                           num_stages=num_stages,
+                                           num_warps=num_warps, grid=(1, ))
+            kernel._init_handles()
+            props = triton.runtime.driver.active.utils.get_device_properties(
+                x.device.index)
+            n_regs = max(kernel.n_regs, 1)
+            size_smem = kernel.metadata.shared
+            occupancy = props["max_num_regs"] // (
+                n_regs * props["warpSize"] * num_warps)
+            if size_smem > 0:
+                occupancy = min(occupancy, props["max_shared_mem"] // size_smem)
+            occupancy = max(occupancy, 1) * props["multiprocessor_count"]
+            _kernels[key] = occupancy
+        num_programs = min(occupancy, n_rows)
+    softmax_kernel[(num_programs, 1, 1)](y, x, _stride0(x), _stride0(y),
+                                         n_rows, n_cols,
+                                         BLOCK_SIZE=BLOCK_SIZE,
                                          num_stages=num_stages,
                                          num_warps=num_warps)
     return y

@@ -31,9 +31,10 @@ def _attn_fwd_inner(acc, l_i, m_i, q, k_base, v_base, stride_kn, stride_vn,
         lo, hi = 0, N_CTX
     for start_n in range(lo, hi, BLOCK_N):
         start_n = tl.multiple_of(start_n, BLOCK_N)
-        # K^T block: [HEAD_DIM, BLOCK_N].
-        k = tl.load(k_base + (start_n + offs_n)[None, :] * stride_kn + offs_d[:, None])
-        qk = tl.dot(q, k)
+        # The K block [BLOCK_N, HEAD_DIM], transposed for the dot (as
+        # Triton's tutorial does with desc_k.load(...).T).
+        k = tl.load(k_base + (start_n + offs_n)[:, None] * stride_kn + offs_d[None, :])
+        qk = tl.dot(q, k.T)
         if STAGE == 2:
             mask = offs_m[:, None] >= (start_n + offs_n[None, :])
             qk = qk * qk_scale + tl.where(mask, 0, -1.0e6)

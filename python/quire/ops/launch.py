@@ -103,7 +103,15 @@ def launch(kernel, spec, grid, values, address, device):
     args = []
     for n in spec.order:
         a = values[n]
-        args.append(a if isinstance(a, (int, float)) else address[id(a)])
+        if isinstance(a, (int, float)):
+            args.append(a)
+            continue
+        ptr = address.get(id(a))
+        if ptr is None:
+            # A tensor the op made itself (a scratch buffer, the lse).
+            ptr = a.data_ptr() if hasattr(a, "data_ptr") else \
+                a.__cuda_array_interface__["data"][0]
+        args.append(ptr)
     if device is None:
         from .. import _cuda
         device = _cuda.current_device()

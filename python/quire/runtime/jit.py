@@ -132,12 +132,12 @@ class CompiledKernel:
         self.constants = constants
         self.num_warps = kernel.num_warps
         self.num_stages = kernel.num_stages
-        self.metadata = {"name": name, "num_warps": kernel.num_warps,
+        self.metadata = _Metadata({"name": name, "num_warps": kernel.num_warps,
                          "num_stages": kernel.num_stages,
                          "threads": kernel.threads,
                          "shared": kernel.shared_bytes, "sm": kernel.sm,
                          "signature": signature, "constants": constants,
-                         "debug": options.get("debug", False)}
+                         "debug": options.get("debug", False)})
         self.asm = _Asm(self)
         self._attrs = None
         self._struct, self._offsets, self._extract = \
@@ -163,6 +163,11 @@ class CompiledKernel:
             except _cuda.CudaError:
                 self._attrs = (None, None)
         return self._attrs
+
+    def _init_handles(self):
+        """Loads the module on the current device (Triton's name), so
+        n_regs and n_spills are known before the first launch."""
+        self._func_attrs()
 
     @property
     def n_regs(self):
@@ -205,6 +210,17 @@ class CompiledKernel:
     @staticmethod
     def _stream_handle(stream, device):
         return _cuda.stream_handle(stream, device)
+
+
+class _Metadata(dict):
+    """A dict whose keys also read as attributes (Triton's
+    `kernel.metadata.shared`)."""
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
 
 
 class _Asm(dict):
