@@ -31,7 +31,8 @@ def softmax(x, out, row_stride, n):
     offs = row_start + cols
     v = tl.load(x + offs, mask=mask, other=float("-inf"))
     e = tl.exp(v - tl.max(v, axis=0))
-    tl.store(out + offs, e / tl.sum(e, axis=0), mask=mask)
+    y = e / tl.sum(e, axis=0)
+    tl.store(out + offs, y, mask=mask)
 
 
 @quire.jit(do_not_specialize=["M", "N", "K", "lda", "ldb", "ldc"])
