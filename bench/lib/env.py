@@ -47,6 +47,12 @@ def out_dir(default=None):
 
 
 def _git_commit():
+    # A copy of the tree on another machine may carry a stale .git:
+    # tools/scripts/device-pack.sh records the commit it packed.
+    stamp = os.path.join(ROOT, ".device", "COMMIT")
+    if os.path.exists(stamp):
+        with open(stamp) as f:
+            return f.read().strip()
     try:
         return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short=12", "HEAD"],
                               capture_output=True, text=True, timeout=10,

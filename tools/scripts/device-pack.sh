@@ -17,4 +17,8 @@ for f in bin/quirec bin/quire-run lib/libquire.so; do
   strip -o "$root/.device/$name" "$build/$f"
   xz -T2 -6 -f "$root/.device/$name"
 done
+# The commit (and whether the tree differed from it), for the benches'
+# first line: the tree the GPU machine gets may carry a stale .git.
+{ git -C "$root" rev-parse --short=12 HEAD | tr -d '\n'
+  git -C "$root" diff --quiet HEAD || printf '+changes'; echo; } >"$root/.device/COMMIT"
 ls -la "$root/.device"
