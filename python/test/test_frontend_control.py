@@ -259,3 +259,28 @@ def test_constexpr_defaults():
     assert out[0] == 35
     default_args_kernel[(1,)](out, B=2)
     assert out[0] == 10
+
+
+@quire.jit
+def reused_names_kernel(out_ptr, n):
+    acc = 0
+    for i in range(0, n):
+        t = i * 2
+        acc += t
+    for i in range(0, n):      # t is local to each loop
+        t = i * 3
+        acc += t
+    if n > 2:
+        u = n * 2
+        acc += u
+    for i in range(0, n):      # u was assigned in one branch only
+        u = i
+        acc += u
+    tl.store(out_ptr, acc)
+
+
+def test_names_local_to_earlier_loops_and_branches_can_be_reused():
+    out = np.zeros(1, np.int32)
+    reused_names_kernel[(1,)](out, 4)
+    assert out[0] == sum(i * 2 for i in range(4)) + \
+        sum(i * 3 for i in range(4)) + 8 + sum(range(4))

@@ -631,7 +631,10 @@ class CodeGenerator(ast.NodeVisitor):
         for n in _assigned_names(node.body):
             if n in carried or n == target:
                 continue
-            if before.get(n, _MISSING) is _MISSING:
+            if before.get(n, _MISSING) is _MISSING or \
+                    isinstance(before[n], Undefined):
+                # Not defined before this loop (or only on some paths):
+                # local to the body, as a name first assigned in it.
                 self.scope[n] = Undefined(
                     f"'{n}' is assigned only inside the loop at line "
                     f"{self._pos(node)[1]}; define it before the loop to use "
