@@ -95,8 +95,6 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     pipelining.numWarps = options.numWarps;
     pipelining.maxRegisters = options.pipelineMaxRegisters;
     pipelining.skipDotOperands = async;
-    // num_stages (Triton's) counts the stage in use too.
-    pipelining.depth = options.asyncStages > 1 ? options.asyncStages - 1 : 1;
     pm.addPass(tile::createPipelineLoads(pipelining));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -218,46 +218,19 @@ struct PipelineLoadsPass
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
           step = loop.getStep();
 
-    // The first d iterations' loads, before the loop: d as deep as `depth`
-    // asks and the register budget allows for every load taken.
-    unsigned d = std::max<unsigned>(
-        1, std::min<int64_t>(depth, budget ? maxRegisters / budget : 1));
+    // The first iteration's loads, before the loop.
     OpBuilder before(loop);
+    Value firstIn =
+        arith::CmpIOp::create(before, loc, arith::CmpIPredicate::slt, lb, ub);
+    IRMapping pre;
+    pre.map(loop.getInductionVar(), lb);
     SmallVector<Value> inits;
-    for (unsigned k = 0; k < d; ++k) {
-      Value it = lb;
-      if (k)
-        it = arith::AddIOp::create(
-            before, loc, lb,
-            arith::MulIOp::create(
-                before, loc, step,
-                arith::ConstantOp::create(
-                    before, loc, step.getType(),
-                    before.getIntegerAttr(step.getType(), k))));
-      Value in =
-          arith::CmpIOp::create(before, loc, arith::CmpIPredicate::slt, it, ub);
-      IRMapping pre;
-      pre.map(loop.getInductionVar(), it);
-      for (auto &[load, slice] : loads)
-        inits.push_back(emitLoad(before, load, slice, pre, in));
-    }
-    // inits holds, per iteration k, one value per load; carried values go
-    // load by load: load j's iterations 0 .. d-1.
-    SmallVector<Value> carried;
-    for (unsigned j = 0; j < loads.size(); ++j)
-      for (unsigned k = 0; k < d; ++k)
-        carried.push_back(inits[k * loads.size() + j]);
+    for (auto &[load, slice] : loads)
+      inits.push_back(emitLoad(before, load, slice, pre, firstIn));
 
-    // Iteration i + depth's loads, at the top of the body.
+    // The next iteration's loads, at the top of the body.
     OpBuilder top = OpBuilder::atBlockBegin(loop.getBody());
-    Value distance = step;
-    if (d > 1)
-      distance = arith::MulIOp::create(
-          top, loc, step,
-          arith::ConstantOp::create(top, loc, step.getType(),
-                                    top.getIntegerAttr(step.getType(), d)));
-    Value next =
-        arith::AddIOp::create(top, loc, loop.getInductionVar(), distance);
+    Value next = arith::AddIOp::create(top, loc, loop.getInductionVar(), step);
     Value nextIn =
         arith::CmpIOp::create(top, loc, arith::CmpIPredicate::slt, next, ub);
     IRMapping ahead;
@@ -266,30 +239,22 @@ struct PipelineLoadsPass
     for (auto &[load, slice] : loads)
       nexts.push_back(emitLoad(top, load, slice, ahead, nextIn));
 
-    // Carry them: the body uses the value loaded `depth` iterations
-    // earlier; each yield shifts a load's values by one iteration.
+    // Carry them: the body uses the value loaded one iteration earlier.
     IRRewriter rewriter(loop.getContext());
-    auto yieldNexts = [&](OpBuilder &, Location,
-                          ArrayRef<BlockArgument> args) {
-      SmallVector<Value> out;
-      for (unsigned j = 0; j < loads.size(); ++j) {
-        for (unsigned k = 1; k < d; ++k)
-          out.push_back(args[j * d + k]);
-        out.push_back(nexts[j]);
-      }
-      return out;
+    auto yieldNexts = [&](OpBuilder &, Location, ArrayRef<BlockArgument>) {
+      return SmallVector<Value>(nexts);
     };
     FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
-        rewriter, carried,
+        rewriter, inits,
         /*replaceInitOperandUsesInLoop=*/false, yieldNexts);
     if (failed(grown))
       return;
     auto newLoop = cast<scf::ForOp>(grown->getOperation());
-    unsigned first = newLoop.getNumRegionIterArgs() - loads.size() * d;
+    unsigned first = newLoop.getNumRegionIterArgs() - loads.size();
     for (unsigned i = 0; i < loads.size(); ++i) {
       LoadOp load = loads[i].first;
       load.getResult().replaceAllUsesWith(
-          newLoop.getRegionIterArgs()[first + i * d]);
+          newLoop.getRegionIterArgs()[first + i]);
       load.erase();
     }
   }

@@ -1,6 +1,5 @@
 // RUN: quire-opt %s --quire-pipeline-loads --canonicalize | FileCheck %s
 // RUN: quire-opt %s "--quire-pipeline-loads=skip-dot-operands" --canonicalize | FileCheck %s --check-prefix=SKIP
-// RUN: quire-opt %s "--quire-pipeline-loads=depth=3" --canonicalize | FileCheck %s --check-prefix=DEPTH
 // The load of the next iteration is issued at the top of the current one and
 // carried; the first iteration's load moves before the loop. Both masks are
 // and-ed with "that iteration exists", so nothing past the end is read.
@@ -185,15 +184,3 @@ func.func @dot_operands(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
   tile.store %cs, %acc : tensor<16x16x!tile.ptr<f32>>
   return
 }
-
-// With depth 3 (num_stages 4) the first three rows are loaded before the
-// loop and each iteration loads the row three ahead; the body reads the
-// oldest of three carried tiles, the yield shifts them.
-// DEPTH-LABEL: func.func @sum_rows
-// DEPTH:       %[[R0:.*]] = tile.load
-// DEPTH:       %[[R1:.*]] = tile.load
-// DEPTH:       %[[R2:.*]] = tile.load
-// DEPTH:       scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[A:.*]] = %[[R0]], %[[B:.*]] = %[[R1]], %[[C:.*]] = %[[R2]])
-// DEPTH:         %[[N:.*]] = tile.load
-// DEPTH:         arith.addf %[[ACC]], %[[A]]
-// DEPTH:         scf.yield %{{.*}}, %[[B]], %[[C]], %[[N]]

@@ -179,20 +179,13 @@ def PipelineLoads : Pass<"quire-pipeline-loads", "::mlir::ModuleOp"> {
 
     The carried tiles live in registers: loads are taken in program order
     while the registers they add per thread (elements x bits / 32 over
-    `num-warps` x 32 threads) stay within `max-registers`. With `depth` d > 1
-    the first d iterations' loads go before the loop and each iteration
-    issues iteration i + d's, carrying d tiles per load (rotated by the
-    yield), as deep as d and the budget allow: more loads in flight for
-    short loop bodies.
+    `num-warps` x 32 threads) stay within `max-registers`.
   }];
   let options = [
     Option<"numWarps", "num-warps", "unsigned", "4",
            "warps per CTA the kernel will run with">,
     Option<"maxRegisters", "max-registers", "unsigned", "32",
            "32-bit registers per thread the carried tiles may take">,
-    Option<"depth", "depth", "unsigned", "1",
-           "iterations ahead each load is issued (Triton's num_stages - 1); "
-           "every one of them carries the tile in registers">,
     Option<"skipDotOperands", "skip-dot-operands", "bool", "false",
            "leave loads that feed a tile.dot (directly or through tile.trans) "
            "and that quire-async-copies can stage (2-D, 16-bit, runs of 4 "
