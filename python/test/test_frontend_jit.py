@@ -330,3 +330,33 @@ def test_fp8_arguments_are_located_errors():
     with pytest.raises(quire.CompilationError, match="argument 'v'.*not "
                        "supported"):
         k.warmup(ptr("<f2"), 1.0, sm=90)
+
+
+POISON_G = 3
+
+
+@quire.jit
+def _poison_kernel(out_ptr, B: tl.constexpr):
+    tl.store(out_ptr, POISON_G * B)
+
+
+def test_a_changed_global_never_reaches_the_disk_cache(tmp_path, monkeypatch):
+    global POISON_G
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+    monkeypatch.setenv("QUIRE_CACHE_DIR", str(tmp_path))
+    out = np.zeros(1, np.int32)
+    first = quire.jit(_poison_kernel.fn)     # a process
+    first[(1,)](out, B=1)
+    assert out[0] == 3
+    POISON_G = 7
+    try:
+        with pytest.raises(RuntimeError, match="POISON_G"):
+            first[(1,)](out, B=2)            # refused before compiling
+        second = quire.jit(_poison_kernel.fn)  # a process started now
+        second[(1,)](out, B=2)
+        assert out[0] == 14
+    finally:
+        POISON_G = 3
+    third = quire.jit(_poison_kernel.fn)     # a process with the old value
+    third[(1,)](out, B=2)
+    assert out[0] == 6

@@ -392,10 +392,11 @@ class JITFunction:
 
     def cache_key(self):
         """A hash of this function's source and of what it depends on
-        (called @quire.jit functions, global constexprs)."""
-        if self._hash is None:
-            self._hash = self._compute_hash(set())
-        return self._hash
+        (called @quire.jit functions, global constants, Python helpers,
+        module attributes), as they are now: computed at every compile,
+        so a specialization generated after a global changed is keyed by
+        the new value."""
+        return self._compute_hash(set())
 
     def _compute_hash(self, seen):
         """The source with its position (locations are in the MLIR), and
@@ -573,6 +574,9 @@ class JITFunction:
         full_key = (fast_key, launch["wgmma"], launch["sm"],
                     launch["checked"], options["debug"], interpret,
                     launch["max_registers"], launch["raise_paged_loads"])
+        if self._used_globals:
+            # Before any compile: nothing generated from changed globals.
+            self._check_globals()
         per_device = self._cache.setdefault(device, {})
         kernel = per_device.get(full_key)
         if kernel is None:
@@ -582,7 +586,7 @@ class JITFunction:
                     kernel = self._compile(norm, device, options, launch)
                     per_device[full_key] = kernel
         if self._used_globals:
-            self._check_globals()
+            self._check_globals()  # those the compile just recorded
         if plain and not interpret:
             self._fast_cache.setdefault(device, {})[fast_key] = kernel
         if warmup:
@@ -658,8 +662,9 @@ class _InterpretedKernel:
         self.signature = signature
         self.constants = constants
         self.asm = {"source": source}
-        self.metadata = {"name": name, "signature": signature,
-                         "constants": constants, "interpreted": True}
+        self.metadata = _Metadata({"name": name, "signature": signature,
+                                   "constants": constants,
+                                   "interpreted": True, "shared": 0})
         self.n_regs = self.n_spills = None
 
     def run(self, grid, params, key, values):
