@@ -25,11 +25,13 @@ namespace {
 /// How `vec` elements of `bits` each travel through PTX registers.
 struct Packing {
   unsigned words;    // number of PTX registers
-  unsigned wordBits; // 16 or 32
+  unsigned wordBits; // 16, 32 or 64
   unsigned perWord;  // elements per register
 };
 Packing packing(unsigned vec, unsigned bits) {
   unsigned total = vec * bits;
+  if (bits == 64) // one 64-bit register (`l`) per element
+    return {vec, 64, 1};
   if (total >= 32)
     return {total / 32, 32, 32 / bits};
   return {1, total <= 16 ? 16u : 32u, vec};
@@ -95,6 +97,11 @@ SmallVector<Value> unpack(OpBuilder &b, Location loc, ArrayRef<Value> words,
           LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i)));
   }
   return elems;
+}
+
+/// The inline-asm constraint of a PTX word register.
+char regConstraint(const Packing &p) {
+  return p.wordBits == 16 ? 'h' : p.wordBits == 64 ? 'l' : 'r';
 }
 
 std::string ptxVectorSuffix(const Packing &p) {
@@ -177,7 +184,7 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
                   : toStorage(rewriter, loc, others[r + i]));
         SmallVector<Value> otherWords = pack(rewriter, loc, otherElems, p);
         std::string asmStr, cons;
-        char regCons = p.wordBits == 16 ? 'h' : 'r';
+        char regCons = regConstraint(p);
         for (unsigned w = 0; w < p.words; ++w) {
           asmStr += "mov.b" + std::to_string(p.wordBits) + " $" +
                     std::to_string(w) + ", $" +
@@ -286,7 +293,7 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
         continue;
       }
       SmallVector<Value> words = pack(rewriter, loc, elems, p);
-      char regCons = p.wordBits == 16 ? 'h' : 'r';
+      char regCons = regConstraint(p);
       std::string asmStr = "@$1 st.global" + ptxVectorSuffix(p) +
                            " [ $0 + 0 ], " + regList(2, p.words) + ";";
       std::string cons = "l,b";

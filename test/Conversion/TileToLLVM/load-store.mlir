@@ -102,4 +102,35 @@ func.func @scalar_load_store(%x: !tile.ptr<i32>, %out: !tile.ptr<i32>) attribute
   return
 }
 
+// 64-bit elements take one 64-bit register (`l`) each: a masked run of two
+// i64 is one predicated v2.b64 access; a masked f64 run of one is a b64
+// access whose `other` is the double's bits.
+// CHECK-LABEL: llvm.func @masked_64bit_load_store
+// CHECK:         llvm.inline_asm has_side_effects {{.*}}"mov.b64 $0, $4;{{.*}}mov.b64 $1, $5;{{.*}}@$3 ld.global.v2.b64 {$0, $1}, [ $2 + 0 ];", "=l,=l,l,b,l,l"
+// CHECK:         llvm.inline_asm has_side_effects {{.*}}"@$1 st.global.v2.b64 [ $0 + 0 ], {$2, $3};", "l,b,l,l"
+// CHECK:         llvm.inline_asm has_side_effects {{.*}}"mov.b64 $0, $3;{{.*}}@$2 ld.global.b64 $0, [ $1 + 0 ];", "=l,l,b,l"
+// CHECK:         llvm.inline_asm has_side_effects {{.*}}"@$1 st.global.b64 [ $0 + 0 ], $2;", "l,b,l"
+func.func @masked_64bit_load_store(%x: !tile.ptr<i64> {tile.divisibility = 16 : i32},
+                                   %out: !tile.ptr<i64> {tile.divisibility = 16 : i32},
+                                   %y: !tile.ptr<f64>, %outf: !tile.ptr<f64>,
+                                   %n: i32 {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.range 0, 256 : tensor<256xi32, #blocked8>
+  %ns = tile.splat %n : i32 -> tensor<256xi32, #blocked8>
+  %m = arith.cmpi slt, %r, %ns : tensor<256xi32, #blocked8>
+  %xs = tile.splat %x : !tile.ptr<i64> -> tensor<256x!tile.ptr<i64>, #blocked8>
+  %xp = tile.addptr %xs, %r : tensor<256x!tile.ptr<i64>, #blocked8>, tensor<256xi32, #blocked8>
+  %a = tile.load %xp, %m : tensor<256x!tile.ptr<i64>, #blocked8>
+  %os = tile.splat %out : !tile.ptr<i64> -> tensor<256x!tile.ptr<i64>, #blocked8>
+  %op = tile.addptr %os, %r : tensor<256x!tile.ptr<i64>, #blocked8>, tensor<256xi32, #blocked8>
+  tile.store %op, %a, %m : tensor<256x!tile.ptr<i64>, #blocked8>
+  %ys = tile.splat %y : !tile.ptr<f64> -> tensor<256x!tile.ptr<f64>, #blocked8>
+  %yp = tile.addptr %ys, %r : tensor<256x!tile.ptr<f64>, #blocked8>, tensor<256xi32, #blocked8>
+  %two = arith.constant dense<2.0> : tensor<256xf64, #blocked8>
+  %b = tile.load %yp, %m, %two : tensor<256x!tile.ptr<f64>, #blocked8>
+  %fs = tile.splat %outf : !tile.ptr<f64> -> tensor<256x!tile.ptr<f64>, #blocked8>
+  %fp = tile.addptr %fs, %r : tensor<256x!tile.ptr<f64>, #blocked8>, tensor<256xi32, #blocked8>
+  tile.store %fp, %b, %m : tensor<256x!tile.ptr<f64>, #blocked8>
+  return
+}
+
 }
