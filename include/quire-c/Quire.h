@@ -153,6 +153,15 @@ QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetRaisePagedLoads(QuireCompileOptions *options,
                                       int32_t raise);
 
+/* Nonzero (the default): a tile.load of what the program itself stored
+ * earlier in the same block (a scratch buffer written and read back, with a
+ * barrier between) reads the stored values instead, and barriers that then
+ * order nothing are removed (quirec --forward-stores); zero leaves them as
+ * written. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetForwardStores(QuireCompileOptions *options,
+                                    int32_t forward);
+
 /* Parses, verifies and compiles `source` (`size` bytes; it needs no NUL
  * terminator). `bufferName` names it in diagnostics (NULL: "<source>").
  * NULL options mean the defaults. Never returns NULL. */

@@ -57,6 +57,7 @@ struct QuireCompileOptions {
   bool wgmma = true;
   unsigned maxRegisters = 0;
   bool raisePagedLoads = true;
+  bool forwardStores = true;
 };
 
 namespace {
@@ -281,6 +282,12 @@ void quireCompileOptionsSetRaisePagedLoads(QuireCompileOptions *options,
     options->raisePagedLoads = raise != 0;
 }
 
+void quireCompileOptionsSetForwardStores(QuireCompileOptions *options,
+                                         int32_t forward) {
+  if (options)
+    options->forwardStores = forward != 0;
+}
+
 void quireCompileOptionsSetPagedChecked(QuireCompileOptions *options,
                                         int32_t checked) {
   if (options)
@@ -304,6 +311,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.wgmma = options->wgmma;
   compileOptions.maxRegisters = options->maxRegisters;
   compileOptions.raisePagedLoads = options->raisePagedLoads;
+  compileOptions.forwardStores = options->forwardStores;
   switch (options->emit) {
   case QUIRE_EMIT_PTX:
     compileOptions.emit = EmitKind::PTX;

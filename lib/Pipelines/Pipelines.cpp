@@ -61,6 +61,13 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
                                     const PipelineOptions &options) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // A program's reloads of what it stored (a scratch buffer of offsets)
+  // read the stored values: natural gathers for the raising below.
+  if (options.forwardStores) {
+    pm.addPass(tile::createForwardStores());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
   // Strides a loop carries (`p += s`) become functions of the induction
   // variable once their invariant parts are hoisted.
   if (options.stridedIterArgs) {
@@ -293,6 +300,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.asyncEagerRefill = options.asyncEagerRefill;
   popts.stridedIterArgs = options.stridedIterArgs;
   popts.raisePagedLoads = options.raisePagedLoads;
+  popts.forwardStores = options.forwardStores;
   popts.swizzleStaging = options.swizzleStaging;
   popts.maxRegisters = options.maxRegisters;
   if (options.emit == EmitKind::Tile)

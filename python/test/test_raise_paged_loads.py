@@ -88,6 +88,22 @@ def in_loop(cache, bt, out, seq_len, s0, s1, n):
         acc += tl.sum(k.to(tl.float32), axis=0)
     tl.store(out + d, acc.to(tl.float16))
 
+@quire.jit(do_not_specialize=["seq_len", "s0", "s1"])
+def pages_ahead(cache, bt, out, seq_len, s0, s1):
+    """The page index as a whole number of pages plus the tile's own
+    (start // 8 + j // 8), the slot j % 8 and the block table read per
+    page (page * 8 < seq_len): what quire-forward-stores makes of a
+    scratch-buffer kernel."""
+    start = tl.program_id(0) * 16
+    j = tl.arange(0, 16)
+    mask = start + j < seq_len
+    page = start // 8 + j // 8
+    ids = tl.load(bt + page, mask=page * 8 < seq_len, other=0)
+    d = tl.arange(0, 32)
+    k = tl.load(cache + ids[:, None].to(tl.int64) * s0 + (j % 8)[:, None] * s1 + d[None, :],
+                mask=mask[:, None], other=0.0)
+    tl.store(out + (start + j)[:, None] * 32 + d[None, :], k)
+
 # Near misses.
 
 @quire.jit(do_not_specialize=["seq_len", "s0", "s1", "P"])
@@ -188,7 +204,8 @@ def interpret(monkeypatch):
 
 
 @pytest.mark.parametrize("name", ["rows_i32", "other_value", "unmasked",
-                                  "shifts_and_cols", "rows_paged_load"])
+                                  "shifts_and_cols", "rows_paged_load",
+                                  "pages_ahead"])
 def test_forms_compute_the_gather(cache, name):
     out = np.full(48 * 32, np.nan, np.float16)
     fn = globals()[name]
@@ -235,6 +252,7 @@ def test_raised_gather_compiles_like_paged_load(monkeypatch):
     # pass it is not.
     assert body(natural) == body(written)
     assert body(unraised) != body(natural)
+    assert body(pages_ahead.warmup(*args, sm=90)) == body(written)
     assert _stats(natural.asm["ptx"])["local"] == 0
 
 

@@ -1,7 +1,8 @@
 // tile.barrier is bar.sync 0 in the PTX, between the store and the load it
-// orders.
-// RUN: quirec %s --sm 90 | FileCheck %s
-// RUN: quirec %s --sm 80 | FileCheck %s
+// orders (with quire-forward-stores off: it would read the stored value and
+// drop the barrier, test/Target/forward-stores-ptx.mlir).
+// RUN: quirec %s --sm 90 --forward-stores=false | FileCheck %s
+// RUN: quirec %s --sm 80 --forward-stores=false | FileCheck %s
 // CHECK-LABEL: .entry k(
 // CHECK:       st.global.b32 [%rd[[P:[0-9]+]]], %r{{[0-9]+}};
 // CHECK-NOT:   ld.global

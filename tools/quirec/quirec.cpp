@@ -140,6 +140,12 @@ static cl::opt<bool> raisePagedLoads(
              "entries (bt[tok / P] * s0 + tok % P * s1 + col) into "
              "tile.paged_load (quire-raise-paged-loads; default true)"),
     cl::cat(category));
+static cl::opt<bool> forwardStores(
+    "forward-stores", cl::init(true),
+    cl::desc("read the values a program stored in place of loading them "
+             "back from memory, and remove barriers that then order nothing "
+             "(quire-forward-stores; default true)"),
+    cl::cat(category));
 static cl::opt<std::string>
     metaFile("meta-out",
              cl::desc("also write the kernel metadata JSON to this file"),
@@ -185,6 +191,7 @@ int main(int argc, char **argv) {
   options.maxRegisters = maxRegisters;
   options.stridedIterArgs = stridedIterArgs;
   options.raisePagedLoads = raisePagedLoads;
+  options.forwardStores = forwardStores;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;

@@ -75,6 +75,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("quire-strided-iter-args (loop-carried strides as "
                      "functions of the induction variable)"),
       llvm::cl::init(true)};
+  Option<bool> forwardStores{
+      *this, "forward-stores",
+      llvm::cl::desc("quire-forward-stores (a program's loads of what it "
+                     "stored read the stored values; barriers that order "
+                     "nothing removed)"),
+      llvm::cl::init(true)};
   Option<bool> raisePagedLoads{
       *this, "raise-paged-loads",
       llvm::cl::desc("quire-raise-paged-loads (natural paged gathers -> "
@@ -144,6 +150,9 @@ struct CompileOptions {
   /// Natural paged gathers raised to tile.paged_load
   /// (quire-raise-paged-loads).
   bool raisePagedLoads = true;
+  /// A program's loads of what it stored read the stored values
+  /// (quire-forward-stores).
+  bool forwardStores = true;
 };
 
 struct KernelArgInfo {

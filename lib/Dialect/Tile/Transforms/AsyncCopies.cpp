@@ -206,18 +206,29 @@ struct AsyncCopiesPass
   }
 
   void stage(scf::ForOp loop, const AxisInfoAnalysis &info) {
+    // Copies of later iterations are issued above this iteration's stores:
+    // only loads (and the loads their addresses come from) through kernel
+    // arguments the loop does not store through (distinct arguments are
+    // taken not to overlap, as in quire-pipeline-loads).
+    SmallVector<Value> stored;
     if (!loop.getInductionVar().getType().isSignlessInteger(32) ||
-        !writesNoMemory(loop))
+        !storedArguments(loop, stored))
       return;
+    auto readsStored = [&](Operation *load) {
+      Value root = pointerRoot(cast<LoadOp>(load).getPtr());
+      return !root || llvm::is_contained(stored, root);
+    };
     SmallVector<Candidate> cands;
     Slice slice;
     for (LoadOp load : loop.getBody()->getOps<LoadOp>()) {
       std::optional<Candidate> c = match(load, info);
-      if (!c)
+      if (!c || (!stored.empty() && readsStored(load)))
         continue;
       Slice s = slice;
       if (failed(collect(loop, load.getPtr(), s)) ||
           (load.getMask() && failed(collect(loop, load.getMask(), s))))
+        continue;
+      if (!stored.empty() && llvm::any_of(s.loads, readsStored))
         continue;
       slice = std::move(s);
       cands.push_back(*c);

@@ -9,21 +9,6 @@ using namespace mlir;
 using namespace mlir::quire;
 using namespace mlir::quire::tile;
 
-bool tile::writesNoMemory(scf::ForOp loop) {
-  bool writes = false;
-  loop.getBody()->walk([&](Operation *op) {
-    if (op->hasTrait<OpTrait::IsTerminator>() ||
-        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return;
-    auto mem = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!mem || mem.hasEffect<MemoryEffects::Write>() ||
-        mem.hasEffect<MemoryEffects::Free>() ||
-        mem.hasEffect<MemoryEffects::Allocate>())
-      writes = true;
-  });
-  return !writes;
-}
-
 Value tile::pointerRoot(Value p) {
   while (true) {
     if (auto a = p.getDefiningOp<AddPtrOp>())

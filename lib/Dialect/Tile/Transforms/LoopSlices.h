@@ -1,8 +1,9 @@
 //===- LoopSlices.h - A loop's loads for another iteration ------*- C++ -*-===//
 //
 // What quire-pipeline-loads and quire-async-copies share: both issue a
-// loop's loads ahead of the iteration that uses them, which is only sound in
-// a loop that writes no memory; the ops a load's address is computed from
+// loop's loads ahead of the iteration that uses them, which is only sound
+// for loads of memory the loop does not write (distinct kernel arguments
+// are taken not to overlap); the ops a load's address is computed from
 // are cloned for another iteration (through an IRMapping of the induction
 // variable), and the load is re-issued with its mask and-ed with "that
 // iteration exists". Internal to the transforms.
@@ -18,12 +19,6 @@
 #include "mlir/IR/IRMapping.h"
 
 namespace mlir::quire::tile {
-
-/// True if nothing in `loop`'s body may write memory: a load moved ahead
-/// past a store (of this iteration or an earlier one) could then read what
-/// the store has not written yet. Ops without memory-effect information
-/// count as writes.
-bool writesNoMemory(scf::ForOp loop);
 
 /// The kernel argument a pointer (tensor) is computed from through addptr,
 /// splat, broadcast, expand_dims and trans, or null.

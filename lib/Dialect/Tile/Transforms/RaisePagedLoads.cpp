@@ -18,6 +18,8 @@
 
 #include "quire/Dialect/Tile/Transforms/Passes.h"
 
+#include "quire/Analysis/AxisInfo.h"
+#include "quire/Analysis/LinearForm.h"
 #include "quire/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -288,6 +290,24 @@ Value pageOf(Value v, int64_t &page) {
   return {};
 }
 
+/// `q + tok / P` (q uniform, pages ahead of tok's; the form a forwarded
+/// `start // P + p` takes): the token vector, with P and q set.
+Value pageOf(OpBuilder &b, Value v, int64_t &page, Value &pages) {
+  pages = {};
+  if (Value tok = pageOf(v, page))
+    return tok;
+  auto add = peelExt(v).getDefiningOp<arith::AddIOp>();
+  if (!add)
+    return {};
+  for (unsigned i = 0; i < 2; ++i)
+    if (isUniform(add->getOperand(i)))
+      if (Value tok = pageOf(add->getOperand(1 - i), page)) {
+        pages = uniformScalar(b, add->getOperand(i));
+        return pages ? tok : Value();
+      }
+  return {};
+}
+
 /// `tok % P` (or `tok & (P - 1)`): the token vector, with P set.
 Value slotOf(Value v, int64_t &page) {
   v = peelExt(v);
@@ -364,12 +384,81 @@ bool maskConditions(Value mask, SmallVectorImpl<std::pair<Value, int>> &out) {
 struct Raiser {
   func::FuncOp func;
   SmallVector<Value> storedRoots;
+  Linearizer &lin;
 
-  explicit Raiser(func::FuncOp func) : func(func) {
+  Raiser(func::FuncOp func, Linearizer &lin) : func(func), lin(lin) {
     func.walk([&](StoreOp st) {
       if (Value r = rootOf(st.getPtr()))
         storedRoots.push_back(r);
     });
+  }
+
+  /// The condition `x < bound` on the tile's tokens `x = tokens + d` (d
+  /// uniform) as a bound on the tokens themselves: bound - d.
+  Value shiftedBound(OpBuilder &b, Value mask, const LinearForm &tokens) {
+    auto cmp = mask.getDefiningOp<arith::CmpIOp>();
+    if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::slt ||
+        !isUniform(cmp.getRhs()))
+      return {};
+    std::optional<LinearForm> x = lin.get(cmp.getLhs());
+    Value bound = uniformScalar(b, cmp.getRhs());
+    if (!x || !bound || !bound.getType().isInteger(32))
+      return {};
+    LinearForm d = *x;
+    d.add(tokens, -1);
+    lin.normalize(d);
+    if (!d.isUniform())
+      return {};
+    if (d.terms.empty() && d.constant == 0)
+      return bound;
+    std::optional<LinearForm> shifted = lin.get(bound);
+    if (!shifted)
+      return {};
+    shifted->add(d, -1);
+    lin.normalize(*shifted);
+    return lin.materialize(b, mask.getLoc(), *shifted, b.getI32Type());
+  }
+
+  /// True if the block-table mask `btMask` reads an entry wherever the
+  /// tile's token mask `loadMask` (along `tokDim`) holds a token of its
+  /// page: it is that token condition itself, or the same comparison on
+  /// the page's first token `P * index`.
+  bool readsEntriesOf(Value btMask, Value loadMask, int tokDim, Value index,
+                      int64_t page) {
+    SmallVector<std::pair<Value, int>> conds;
+    if (!loadMask || !maskConditions(loadMask, conds))
+      return false;
+    for (auto [c, dim] : conds) {
+      if (dim != tokDim)
+        continue;
+      if (c == btMask)
+        return true;
+      auto tokCmp = c.getDefiningOp<arith::CmpIOp>();
+      auto btCmp = btMask.getDefiningOp<arith::CmpIOp>();
+      if (!tokCmp || !btCmp ||
+          tokCmp.getPredicate() != arith::CmpIPredicate::slt ||
+          btCmp.getPredicate() != arith::CmpIPredicate::slt)
+        return false;
+      std::optional<LinearForm> bound = lin.get(tokCmp.getRhs());
+      std::optional<LinearForm> btBound = lin.get(btCmp.getRhs());
+      std::optional<LinearForm> x = lin.get(btCmp.getLhs());
+      std::optional<LinearForm> tok = lin.get(tokCmp.getLhs());
+      std::optional<LinearForm> first = lin.get(index);
+      if (!bound || !btBound || !x || !tok || !first)
+        return false;
+      lin.normalize(*bound);
+      lin.normalize(*btBound);
+      if (!(*bound == *btBound))
+        return false;
+      lin.normalize(*x);
+      lin.normalize(*tok);
+      if (*x == *tok)
+        return true;
+      first->multiply(page);
+      lin.normalize(*first);
+      return *x == *first;
+    }
+    return false;
   }
 
   /// Rewrites `load` if it is a natural paged gather; true if it did.
@@ -438,7 +527,8 @@ struct Raiser {
     if (!btAdd || !btAdd.getPtr().getDefiningOp<SplatOp>())
       return fail();
     Value btRow = btAdd.getPtr().getDefiningOp<SplatOp>().getSrc();
-    if (pageOf(btAdd.getOffset(), page2) != tok || page2 != page)
+    Value pagesAhead;
+    if (pageOf(b, btAdd.getOffset(), page2, pagesAhead) != tok || page2 != page)
       return fail();
     if (Value root = rootOf(btRow);
         !root || llvm::is_contained(storedRoots, root))
@@ -446,6 +536,24 @@ struct Raiser {
     Value start;
     if (!affineTokens(b, tok, T, start))
       return fail();
+    // Pages ahead of the token vector's own: the tile's tokens start q * P
+    // further (q * P is start itself when start is a multiple of P).
+    std::optional<LinearForm> startForm = lin.get(start);
+    if (!startForm)
+      return fail();
+    if (pagesAhead) {
+      std::optional<LinearForm> q = lin.get(pagesAhead);
+      if (!q)
+        return fail();
+      startForm->add(*q, page);
+      lin.normalize(*startForm);
+      start = lin.materialize(b, loc, *startForm, b.getI32Type());
+      if (!start)
+        return fail();
+    }
+    // The tokens, for comparing masks written on other token vectors.
+    LinearForm tokens = *startForm;
+    tokens.lanes = {1};
 
     // Masks: tokens below one bound, columns below a constant.
     Value bound;
@@ -456,7 +564,9 @@ struct Raiser {
         return fail();
       for (auto [c, dim] : conds) {
         if (dim == tokDim && !bound) {
-          bound = boundOf(b, c, tok);
+          bound = pagesAhead ? Value() : boundOf(b, c, tok);
+          if (!bound)
+            bound = shiftedBound(b, c, tokens);
           if (!bound)
             return fail();
         } else if (dim == colDim && !cols) {
@@ -473,10 +583,12 @@ struct Raiser {
         }
       }
     }
-    // The block table may be read only where the original read it.
+    // The block table may be read only where the original read it: the
+    // op reads the entries of pages that hold a token of the tile below
+    // the bound.
     if (Value m = ids.getMask()) {
-      Value btBound = boundOf(b, m, tok);
-      if (!btBound || !bound || btBound != bound)
+      if (!bound ||
+          !readsEntriesOf(m, load.getMask(), tokDim, btAdd.getOffset(), page))
         return fail();
     }
     if (!bound)
@@ -539,14 +651,18 @@ struct RaisePagedLoadsPass
   using RaisePagedLoadsBase::RaisePagedLoadsBase;
 
   void runOnOperation() override {
+    AxisInfoAnalysis info(getOperation());
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (!isKernel(func))
         continue;
-      Raiser raiser(func);
+      Linearizer lin([&](Value v) { return info.get(v).getDivisibility(0); });
+      Raiser raiser(func, lin);
       SmallVector<LoadOp> loads;
       func.walk([&](LoadOp l) { loads.push_back(l); });
-      for (LoadOp l : loads)
+      for (LoadOp l : loads) {
         raiser.raise(l);
+        lin.clear(); // forms are cached by value; ops were erased
+      }
     }
   }
 };

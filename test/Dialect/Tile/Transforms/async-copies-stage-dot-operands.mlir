@@ -63,10 +63,18 @@
 // OFF-NOT:   tile.async
 // OFF:       tile.convert_layout {{.*}}dot_op
 
-// A loop that writes memory keeps its loads (a store could feed them).
+// A loop that stores through a kernel argument keeps that argument's loads
+// in place (iteration i's store could feed iteration i+1's load); the loads
+// of other arguments are staged (distinct arguments do not overlap).
 // CHECK-LABEL: func.func @dot_loop_with_store
+// CHECK:       tile.async_copy %{{.*}} {buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32} : tensor<32x16x!tile.ptr<f16>
 // CHECK-NOT:   tile.async_copy
 // CHECK:       scf.for
+// CHECK:         tile.async_copy %{{.*}} {buffer = 0 : i32
+// CHECK-NOT:     tile.async_copy
+// CHECK:         tile.load %{{.*}} : tensor<16x32x!tile.ptr<f16>
+// CHECK:         tile.async_local_load %{{.*}} {buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32} : tensor<32x16xf16
+// CHECK:         tile.store
 func.func @dot_loop(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                     %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                     %c: !tile.ptr<f32> {tile.divisibility = 16 : i32},
@@ -156,8 +164,9 @@ func.func @dot_loop_with_store(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}
     %bp = tile.addptr %bs, %boff : tensor<32x16x!tile.ptr<f16>>, tensor<32x16xi32>
     %y = tile.load %bp : tensor<32x16x!tile.ptr<f16>>
     %d = tile.dot %x, %y, %acc : tensor<16x32xf16> * tensor<32x16xf16> -> tensor<16x16xf32>
-    %cs0 = tile.splat %c : !tile.ptr<f32> -> tensor<16x16x!tile.ptr<f32>>
-    tile.store %cs0, %d : tensor<16x16x!tile.ptr<f32>>
+    %as0 = tile.splat %a : !tile.ptr<f16> -> tensor<16x16x!tile.ptr<f16>>
+    %dh = arith.truncf %d : tensor<16x16xf32> to tensor<16x16xf16>
+    tile.store %as0, %dh : tensor<16x16x!tile.ptr<f16>>
     scf.yield %d : tensor<16x16xf32>
   }
   %o = tile.expand_dims %r {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>

@@ -412,3 +412,147 @@ func.func @in_loop(%arg0: !tile.ptr<f16>, %arg1: !tile.ptr<i32>, %arg2: !tile.pt
   return
 }
 
+// -----
+
+// The page index written as a whole number of pages plus the tile's own
+// (start // 8 + j // 8, start a multiple of 16), the slot as j % 8 and the
+// entries read per page (page * 8 < len): what quire-forward-stores makes
+// of a scratch-buffer kernel. The tile's tokens are (start // 8) * 8 + j,
+// which is start + j: the op's first token is start, its bound the length.
+// CHECK-LABEL: func.func @pages_ahead
+// CHECK: %[[PID:.*]] = tile.program_id x
+// CHECK: %[[START:.*]] = arith.muli %[[PID]], %c16_i32_{{[0-9]+}} : i32
+// CHECK: tile.paged_load %arg0[%arg1, %[[START]], %{{.*}}] {page_size = 8 : i32} {{.*}} bound %arg3 : tensor<16x32xf16>
+// CHECK-NOT: tile.load
+func.func @pages_ahead(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg3: i32, %arg4: i32, %arg5: i32) attributes {tile.kernel} {
+  %0 = tile.program_id x
+  %1 = arith.constant 16 : i32
+  %2 = arith.muli %0, %1 : i32
+  %3 = tile.range 0, 16 : tensor<16xi32>
+  %4 = tile.splat %2 : i32 -> tensor<16xi32>
+  %5 = arith.addi %4, %3 : tensor<16xi32>
+  %6 = tile.splat %arg3 : i32 -> tensor<16xi32>
+  %7 = arith.cmpi slt, %5, %6 : tensor<16xi32>
+  %8 = arith.constant 8 : i32
+  %9 = arith.divsi %2, %8 : i32
+  %10 = arith.constant dense<8> : tensor<16xi32>
+  %11 = arith.divsi %3, %10 : tensor<16xi32>
+  %12 = tile.splat %9 : i32 -> tensor<16xi32>
+  %13 = arith.addi %12, %11 : tensor<16xi32>
+  %14 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %15 = tile.addptr %14, %13 : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %16 = arith.constant dense<8> : tensor<16xi32>
+  %17 = arith.muli %13, %16 : tensor<16xi32>
+  %18 = tile.splat %arg3 : i32 -> tensor<16xi32>
+  %19 = arith.cmpi slt, %17, %18 : tensor<16xi32>
+  %20 = arith.constant dense<0> : tensor<16xi32>
+  %21 = tile.load %15, %19, %20 : tensor<16x!tile.ptr<i32>>
+  %22 = tile.range 0, 32 : tensor<32xi32>
+  %23 = tile.expand_dims %21 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %24 = arith.extsi %23 : tensor<16x1xi32> to tensor<16x1xi64>
+  %25 = arith.extsi %arg4 : i32 to i64
+  %26 = tile.splat %25 : i64 -> tensor<16x1xi64>
+  %27 = arith.muli %24, %26 : tensor<16x1xi64>
+  %28 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %29 = tile.addptr %28, %27 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi64>
+  %30 = arith.constant dense<8> : tensor<16xi32>
+  %31 = arith.remsi %3, %30 : tensor<16xi32>
+  %32 = tile.expand_dims %31 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %33 = tile.splat %arg5 : i32 -> tensor<16x1xi32>
+  %34 = arith.muli %32, %33 : tensor<16x1xi32>
+  %35 = tile.addptr %29, %34 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %36 = tile.expand_dims %22 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %37 = tile.broadcast %36 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %38 = tile.broadcast %35 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %39 = tile.addptr %38, %37 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  %40 = tile.expand_dims %7 {axis = 1 : i32} : tensor<16xi1> -> tensor<16x1xi1>
+  %41 = tile.broadcast %40 : tensor<16x1xi1> -> tensor<16x32xi1>
+  %42 = arith.constant dense<0x0000> : tensor<16x32xf16>
+  %43 = tile.load %39, %41, %42 : tensor<16x32x!tile.ptr<f16>>
+  %44 = tile.splat %2 : i32 -> tensor<16xi32>
+  %45 = arith.addi %44, %3 : tensor<16xi32>
+  %46 = tile.expand_dims %45 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %47 = arith.constant dense<32> : tensor<16x1xi32>
+  %48 = arith.muli %46, %47 : tensor<16x1xi32>
+  %49 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %50 = tile.addptr %49, %48 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %51 = tile.expand_dims %22 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %52 = tile.broadcast %51 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %53 = tile.broadcast %50 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %54 = tile.addptr %53, %52 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  tile.store %54, %43 : tensor<16x32x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+// The same with start = pid * 16 + 4, not a multiple of the page: the
+// tile's tokens (start // 8) * 8 + j begin 4 before start + j, on which the
+// mask is written, so the bound moves by the difference.
+// CHECK-LABEL: func.func @pages_ahead_unaligned_start
+// CHECK: %[[Q:.*]] = arith.divsi %{{.*}}, %c8_i32 : i32
+// CHECK: %[[FIRST:.*]] = arith.muli %[[Q]], %{{.*}} : i32
+// CHECK: %[[B:.*]] = arith.addi %{{.*}}, %c-4_i32 : i32
+// CHECK: tile.paged_load %arg0[%arg1, %[[FIRST]], %{{.*}}] {page_size = 8 : i32} {{.*}} bound %[[B]] : tensor<16x32xf16>
+// CHECK-NOT: tile.load
+func.func @pages_ahead_unaligned_start(%arg0: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg1: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %arg2: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %arg3: i32, %arg4: i32, %arg5: i32) attributes {tile.kernel} {
+  %0 = tile.program_id x
+  %1 = arith.constant 16 : i32
+  %c4 = arith.constant 4 : i32
+  %p16 = arith.muli %0, %1 : i32
+  %2 = arith.addi %p16, %c4 : i32
+  %3 = tile.range 0, 16 : tensor<16xi32>
+  %4 = tile.splat %2 : i32 -> tensor<16xi32>
+  %5 = arith.addi %4, %3 : tensor<16xi32>
+  %6 = tile.splat %arg3 : i32 -> tensor<16xi32>
+  %7 = arith.cmpi slt, %5, %6 : tensor<16xi32>
+  %8 = arith.constant 8 : i32
+  %9 = arith.divsi %2, %8 : i32
+  %10 = arith.constant dense<8> : tensor<16xi32>
+  %11 = arith.divsi %3, %10 : tensor<16xi32>
+  %12 = tile.splat %9 : i32 -> tensor<16xi32>
+  %13 = arith.addi %12, %11 : tensor<16xi32>
+  %14 = tile.splat %arg1 : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %15 = tile.addptr %14, %13 : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %16 = arith.constant dense<8> : tensor<16xi32>
+  %17 = arith.muli %13, %16 : tensor<16xi32>
+  %18 = tile.splat %arg3 : i32 -> tensor<16xi32>
+  %19 = arith.cmpi slt, %17, %18 : tensor<16xi32>
+  %20 = arith.constant dense<0> : tensor<16xi32>
+  %21 = tile.load %15, %19, %20 : tensor<16x!tile.ptr<i32>>
+  %22 = tile.range 0, 32 : tensor<32xi32>
+  %23 = tile.expand_dims %21 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %24 = arith.extsi %23 : tensor<16x1xi32> to tensor<16x1xi64>
+  %25 = arith.extsi %arg4 : i32 to i64
+  %26 = tile.splat %25 : i64 -> tensor<16x1xi64>
+  %27 = arith.muli %24, %26 : tensor<16x1xi64>
+  %28 = tile.splat %arg0 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %29 = tile.addptr %28, %27 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi64>
+  %30 = arith.constant dense<8> : tensor<16xi32>
+  %31 = arith.remsi %3, %30 : tensor<16xi32>
+  %32 = tile.expand_dims %31 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %33 = tile.splat %arg5 : i32 -> tensor<16x1xi32>
+  %34 = arith.muli %32, %33 : tensor<16x1xi32>
+  %35 = tile.addptr %29, %34 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %36 = tile.expand_dims %22 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %37 = tile.broadcast %36 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %38 = tile.broadcast %35 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %39 = tile.addptr %38, %37 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  %40 = tile.expand_dims %7 {axis = 1 : i32} : tensor<16xi1> -> tensor<16x1xi1>
+  %41 = tile.broadcast %40 : tensor<16x1xi1> -> tensor<16x32xi1>
+  %42 = arith.constant dense<0x0000> : tensor<16x32xf16>
+  %43 = tile.load %39, %41, %42 : tensor<16x32x!tile.ptr<f16>>
+  %44 = tile.splat %2 : i32 -> tensor<16xi32>
+  %45 = arith.addi %44, %3 : tensor<16xi32>
+  %46 = tile.expand_dims %45 {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %47 = arith.constant dense<32> : tensor<16x1xi32>
+  %48 = arith.muli %46, %47 : tensor<16x1xi32>
+  %49 = tile.splat %arg2 : !tile.ptr<f16> -> tensor<16x1x!tile.ptr<f16>>
+  %50 = tile.addptr %49, %48 : tensor<16x1x!tile.ptr<f16>>, tensor<16x1xi32>
+  %51 = tile.expand_dims %22 {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %52 = tile.broadcast %51 : tensor<1x32xi32> -> tensor<16x32xi32>
+  %53 = tile.broadcast %50 : tensor<16x1x!tile.ptr<f16>> -> tensor<16x32x!tile.ptr<f16>>
+  %54 = tile.addptr %53, %52 : tensor<16x32x!tile.ptr<f16>>, tensor<16x32xi32>
+  tile.store %54, %43 : tensor<16x32x!tile.ptr<f16>>
+  return
+}

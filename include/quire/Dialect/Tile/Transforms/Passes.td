@@ -66,6 +66,63 @@ def StridedIterArgs : Pass<"quire-strided-iter-args", "::mlir::ModuleOp"> {
                            "::mlir::quire::tile::TileDialect"];
 }
 
+def ForwardStores : Pass<"quire-forward-stores", "::mlir::ModuleOp"> {
+  let summary = "replace loads of what the program itself just stored by the "
+                "stored values, and drop barriers that then order nothing";
+  let description = [{
+    Expects tile IR without layouts, canonicalized. A `tile.load` (a scalar
+    or a 1-D tensor) is replaced by the values this program stored to
+    exactly its addresses earlier in the same block, when
+      - the stores are `tile.store`s of the load's block, or the one store
+        through the load's kernel argument in an `scf.for` of the block
+        with a constant trip count (the slices a Triton kernel writes in a
+        `range` or `tl.static_range` loop), with no other write between
+        them and the load that may reach its memory (stores through other
+        kernel arguments are taken not to overlap, as Triton takes them;
+        barriers and asserts write nothing the load reads);
+      - every address the load reads under its mask was stored, the last
+        store to it had its mask true there (masks are compared as
+        conjunctions of integer comparisons of linear forms), and offsets
+        differ from the load's by known constants;
+      - the stored expression can be evaluated per element of the load:
+        element j came from piece i(j), lane r(j) in one of the closed
+        forms (one piece; blocks of M lanes, ((j + o) / M, (j + o) % M);
+        interleaved, ((j + o) % n, (j + o) / n)), and the expression is
+        built from arith and math ops, splat, range, addptr and loads of
+        kernel arguments no store of the kernel writes; unrolled pieces
+        must have the same expression up to integers that differ by an
+        affine function of the piece index.
+    The result is that expression with the loop's induction variable
+    replaced by `lb + step * i(j)` and the stores' lane index by `r(j)`
+    (scalar loads inside it become gathers), selected against the load's
+    `other` where its mask is false. Then, in every load, a
+    `select(c, a, b)` feeding the address where the load's mask implies
+    `c` (the same condition along the same dimension) reads `a`: the
+    forwarded `select(mask, offsets, 0)` becomes the natural gather that
+    `quire-raise-paged-loads` recognizes.
+    The stores stay: their memory is a kernel argument, and someone may
+    read it after the kernel. With `remove-barriers`, `tile.barrier`s are
+    erased when they order nothing: no load of the kernel reads memory any
+    of its stores writes, no op of the kernel accesses memory other than
+    through loads and stores, no two store ops write one address, and each
+    store's addresses are either the same in every iteration of the loops
+    around the barrier (one address is written by the same threads each
+    time, in program order) or move with one such loop by more than their
+    span per iteration (no address is written twice).
+    Like Triton, Quire orders nothing between programs without atomics: a
+    value another program stores between this program's store and its load
+    is a data race the kernel already had, and forwarding gives this
+    program's own value. Integer offset and mask arithmetic is taken as
+    exact (it does not wrap). Anything else is left as it is.
+  }];
+  let options = [
+    Option<"removeBarriers", "remove-barriers", "bool", "true",
+           "erase tile.barrier ops that order no memory access any more">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::quire::tile::TileDialect"];
+}
+
 def RaisePagedLoads : Pass<"quire-raise-paged-loads", "::mlir::ModuleOp"> {
   let summary = "rewrite natural paged gathers (offsets built from "
                 "block-table entries) into tile.paged_load";
@@ -73,11 +130,14 @@ def RaisePagedLoads : Pass<"quire-raise-paged-loads", "::mlir::ModuleOp"> {
     Expects tile IR without layouts, canonicalized. A 2-D `tile.load` of a
     kernel whose pointers are `base + entry * s0 + slot * s1 + u + col`, in
     any order of the terms, where
-      - `entry` is a tile.load of `bt_row + tok / P` (or `tok >> log2 P`),
-        with or without a sign extension, `bt_row` a scalar pointer to i32
-        whose kernel argument no store of the kernel writes through;
+      - `entry` is a tile.load of `bt_row + tok / P` (or `tok >> log2 P`)
+        or of `bt_row + q + tok / P` (q uniform: whole pages ahead, the form
+        `start // P + j // P` takes), with or without a sign extension,
+        `bt_row` a scalar pointer to i32 whose kernel argument no store of
+        the kernel writes through;
       - `slot` is `tok % P` (or `tok & (P - 1)`) of the same `tok`, a
-        token vector `splat(start) + range(a, a + T)` along one dimension;
+        token vector `splat(start) + range(a, a + T)` along one dimension
+        (the tile's tokens are then `q * P + tok`);
       - `col` is `range(0, D)` along the other dimension (stride 1);
       - `u` is any sum of uniform (splat) scalars, and P a constant;
     becomes `tile.paged_load base + u [bt_row, start + a, 0] {page_size = P}
@@ -85,12 +145,16 @@ def RaisePagedLoads : Pass<"quire-raise-paged-loads", "::mlir::ModuleOp"> {
     along the columns ([D, T] tiles, K^T read directly). The mask must be
     `tok < bound` along the tokens (the op's bound; without it the bound is
     start + T), optionally and-ed with `col < C` for a constant C (the op's
-    `cols`); the block table must be read under the same bound or none.
+    `cols`); a mask written on another token vector `tokens + d` (d
+    uniform, compared as linear forms) moves the bound by d; the block
+    table must be read under the same condition, under the same comparison
+    of each page's first token (`P * index < bound`), or not masked.
     `other` absent or zero is what the op returns for masked elements; a
     different uniform `other` is kept by a select after the op. The entries'
     load is erased when nothing else uses it. Offsets are taken as exact:
     32-bit offset arithmetic is assumed not to wrap (a wrapped offset would
-    address memory outside the cache). Anything else, a non-constant page
+    address memory outside the cache), and tokens are non-negative (so
+    `(q * P + tok) / P` is `q + tok / P`). Anything else, a non-constant page
     size, a token vector that is not affine, a column mask with a run-time
     bound, a column stride other than 1, a block table the kernel stores
     to, is left as it is. Not run in checked mode (quirec --paged-checked),
@@ -201,8 +265,11 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
                 "cp.async, `stages` iterations deep";
   let description = [{
     Expects laid-out tile IR (after `quire-assign-layouts`), for sm_80 and
-    later. In every `scf.for` of a kernel whose body writes no memory, a 2-D
-    16-bit `tile.load` (blocked layout, `other` absent or zero) whose only
+    later. In every `scf.for` of a kernel whose body writes memory only
+    through `tile.store`s to kernel arguments, a 2-D 16-bit `tile.load` of
+    another kernel argument (distinct arguments are taken not to overlap;
+    the loads its address comes from, too), blocked layout, `other` absent
+    or zero, whose only
     use is a `tile.convert_layout` to a `#tile.dot_op` layout, directly or
     through a `tile.trans`, becomes an asynchronous copy into a ring of
     `stages` shared-memory buffers and a `tile.async_local_load` from it:
