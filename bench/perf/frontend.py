@@ -25,6 +25,11 @@ same ones and the best correct one of each is reported.
   decode     paged-attention: perf/paged_decode's rows (head dim 128, fp16,
              vLLM cache layout); best of BLOCK_N 32/64/128 x 4/8 warps per
              side; KV bandwidth in TB/s
+  scratch    paged-attention-scratch: the decode kernel that builds its row
+             offsets in a global scratch buffer (per-page entry loads,
+             masked stores, tl.debug_barrier, reload), on perf/paged_decode's
+             rows; same configs as decode; the natural kernel
+             (paged-attention) under Quire beside, in the same process
   unified    unified-attention (mixed batches, the raised natural gather):
              decode-only 64x4096, prefill-only 4x512 chunks after 2k, and
              60 decode sequences at 2-8k + 4 prefill chunks of 512; Llama-3-8B
@@ -42,7 +47,7 @@ frontend.png (speed-ups) into the output folder. Exits 1 when a check or a
 workload failed; a swept configuration one side cannot build is listed but
 not a failure.
 
-    bench/run.py frontend [--only add,softmax,matmul,attention,decode,unified,launch]
+    bench/run.py frontend [--only add,softmax,matmul,attention,decode,scratch,unified,launch]
                           [--quick] [--out DIR]
 """
 
@@ -61,16 +66,17 @@ TUTORIALS = os.path.join(ROOT, "python", "tutorials")
 FILES = {"add": "01-vector-add.py", "softmax": "02-fused-softmax.py",
          "matmul": "03-matrix-multiplication.py",
          "attention": "06-fused-attention.py", "decode": "paged-attention.py",
+         "scratch": "paged-attention-scratch.py",
          "unified": "unified-attention.py"}
 IMPORTS = {"import quire as triton": "import triton",
            "import quire.language as tl": "import triton.language as tl"}
 SIDES = ("Quire", "Triton")
-WORKLOADS = ("add", "softmax", "matmul", "attention", "decode", "unified",
-             "launch")
+WORKLOADS = ("add", "softmax", "matmul", "attention", "decode", "scratch",
+             "unified", "launch")
 # Run order: the cheap and the paged kernels before the kernels most likely
 # to take the CUDA context down with them.
-RUN_ORDER = ("launch", "add", "softmax", "decode", "unified", "matmul",
-             "attention")
+RUN_ORDER = ("launch", "add", "softmax", "decode", "scratch", "unified",
+             "matmul", "attention")
 FP32 = {"norm": 1e-5}
 FP16 = {"norm": 5e-3, "max": 1e-2}
 ADD_SIZES = (2**24, 2**26)
@@ -214,10 +220,10 @@ class Bench:
                 pass
 
     def add_row(self, key, workload, shape, res, unit=None, amount=None,
-                torch_us=None):
+                torch_us=None, peer="torch"):
         q, t = res.get("Quire"), res.get("Triton")
         row = dict(key=key, workload=workload, shape=shape, q=q, t=t,
-                   unit=unit, amount=amount, torch=torch_us)
+                   unit=unit, amount=amount, torch=torch_us, peer=peer)
         row["speedup"] = t["us"] / q["us"] if q and t else None
         self.rows.append(row)
         speed = f"x{row['speedup']:.2f}" if row["speedup"] else "-"
@@ -430,13 +436,20 @@ class Bench:
                      shape, res, "TFLOP/s", flops, t_torch)
 
     def decode(self):
-        from perf.paged_decode import ROWS
-        rows = [r for r in ROWS if r is ROWS[0] or isinstance(r[4], str)] \
-            if self.quick else ROWS
-        for row in rows:
+        for row in self.decode_rows():
             self.guard(f"paged decode {row[0]}", lambda r=row: self._decode(*r))
 
-    def _decode(self, name, S, Hq, Hkv, lens, page):
+    def scratch(self):
+        for row in self.decode_rows():
+            self.guard(f"paged decode, scratch offsets {row[0]}",
+                       lambda r=row: self._decode(*r, scratch=True))
+
+    def decode_rows(self):
+        from perf.paged_decode import ROWS
+        return [r for r in ROWS if r is ROWS[0] or isinstance(r[4], str)] \
+            if self.quick else ROWS
+
+    def _decode(self, name, S, Hq, Hkv, lens, page, scratch=False):
         from lib.reference import make_paged_kv, paged_attention_ref
         torch = self.torch
         if isinstance(lens, str):  # "ragged:MAX", as perf/paged_decode draws it
@@ -462,17 +475,43 @@ class Bench:
 
         configs = [(64, 4)] if self.quick else DECODE_CONFIGS
         shape = f"{name}, page {page}"
+        amount = 2 * sum(L) * Hkv * 128 * 2
+        if not scratch:
+            res = {side: self.measure(side, f"paged decode {shape}",
+                                      self.decode_candidates(mod, configs, q, kc, vc, bt, sl, scale, out),
+                                      [out], chk)
+                   for side, mod in self.sides("decode")}
+            self.add_row("decode", "paged decode", shape, res, "TB/s", amount)
+            return
+        # The same source with its offsets through a scratch buffer (one
+        # slot of BLOCK_N per program), under both compilers; the natural
+        # kernel under Quire beside.
+        buf = torch.empty(S * Hkv * max(bn for bn, _ in configs),
+                          dtype=torch.int64, device="cuda")
         res = {}
-        for side, mod in self.sides("decode"):
+        for side, mod in self.sides("scratch"):
             cands = [(f"BLOCK_N {bn} w{nw}",
-                      lambda m=mod, bn=bn, nw=nw: m.paged_attention(
-                          q, kc, vc, bt, sl, scale, out=out, BLOCK_N=bn,
-                          num_warps=nw))
+                      lambda m=mod, bn=bn, nw=nw: m.paged_attention_scratch(
+                          q, kc, vc, bt, sl, scale, out=out, scratch=buf,
+                          BLOCK_N=bn, num_warps=nw))
                      for bn, nw in configs]
-            res[side] = self.measure(side, f"paged decode {shape}", cands,
-                                     [out], chk)
-        self.add_row("decode", "paged decode", shape, res, "TB/s",
-                     2 * sum(L) * Hkv * 128 * 2)
+            res[side] = self.measure(side, f"paged decode scratch {shape}",
+                                     cands, [out], chk)
+        natural = self.measure(
+            "Quire", f"paged decode natural {shape}",
+            self.decode_candidates(self.mods["Quire"]["decode"], configs, q,
+                                   kc, vc, bt, sl, scale, out), [out], chk)
+        self.add_row("scratch", "paged decode, scratch offsets", shape, res,
+                     "TB/s", amount, natural and natural["us"],
+                     peer="Quire natural")
+
+    @staticmethod
+    def decode_candidates(mod, configs, q, kc, vc, bt, sl, scale, out):
+        return [(f"BLOCK_N {bn} w{nw}",
+                 lambda bn=bn, nw=nw: mod.paged_attention(
+                     q, kc, vc, bt, sl, scale, out=out, BLOCK_N=bn,
+                     num_warps=nw))
+                for bn, nw in configs]
 
     def unified(self):
         rows = [("decode-only 64x4096", [1] * 64, [4095] * 64),
@@ -615,13 +654,13 @@ class Bench:
     def table(self):
         rows = sorted(self.rows, key=lambda r: WORKLOADS.index(r["key"]))
         print("| workload | shape | Quire us | Triton us | speed-up (Triton/Quire) | "
-              "Quire | Triton | torch | Quire config | Triton config | "
-              "rel. error Quire / Triton |")
+              "Quire | Triton | peer (torch, or the natural kernel) | "
+              "Quire config | Triton config | rel. error Quire / Triton |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         for r in rows:
             q, t = r["q"] or {}, r["t"] or {}
             torch_cell = "-" if r["torch"] is None else \
-                f"{fmt_us(r['torch'])} us, {rate(r, r['torch'])}"
+                f"{r['peer']} {fmt_us(r['torch'])} us, {rate(r, r['torch'])}"
             cells = [r["workload"], r["shape"], fmt_us(q.get("us")),
                      fmt_us(t.get("us")),
                      f"{r['speedup']:.2f}" if r["speedup"] else "-",

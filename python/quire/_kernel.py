@@ -144,7 +144,7 @@ class Kernel:
 
     def __init__(self, source, source_name, sm, num_warps, ptx, meta,
                  checked=False, num_stages=2, wgmma=True, max_registers=0,
-                 raise_paged_loads=True):
+                 raise_paged_loads=True, forward_stores=True):
         self.source = source
         self.source_name = source_name
         self.sm = sm
@@ -154,6 +154,7 @@ class Kernel:
         self.wgmma = wgmma
         self.max_registers = max_registers
         self.raise_paged_loads = raise_paged_loads
+        self.forward_stores = forward_stores
         self.ptx = ptx
         self.metadata = meta
         self.name = meta["name"]
@@ -182,7 +183,7 @@ class Kernel:
         res = _lib.compile(self.source, self.source_name, self.sm,
                            self.num_warps, kind, self.checked, self.num_stages,
                            self.wgmma, self.max_registers,
-                           self.raise_paged_loads)
+                           self.raise_paged_loads, self.forward_stores)
         if not res.ok:
             raise CompilationError(res.diagnostics, self.source_name)
         return res.output if kind == "cubin" else res.output.decode(
@@ -290,7 +291,7 @@ _kernels_lock = threading.Lock()
 
 def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             num_stages=2, wgmma=True, max_registers=0, source_name=None,
-            raise_paged_loads=True):
+            raise_paged_loads=True, forward_stores=True):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -308,8 +309,11 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)
     turns loads whose offsets the kernel builds from block-table entries
-    into tile.paged_load; False leaves them as written. `source_name`
-    names MLIR text in diagnostics.
+    into tile.paged_load; False leaves them as written. `forward_stores`
+    (quirec --forward-stores) lets a load of what the program itself just
+    stored (offsets built in a scratch buffer and read back) read the
+    stored values, and drops barriers that then order nothing; False
+    leaves them as written. `source_name` names MLIR text in diagnostics.
     Raises CompilationError with the located diagnostics."""
     source, name = _read_source(src)
     if source_name is not None:
@@ -326,9 +330,11 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     if not isinstance(wgmma, bool):
         raise TypeError(f"wgmma must be True or False, got "
                         f"{_args.describe(wgmma)}")
-    if not isinstance(raise_paged_loads, bool):
-        raise TypeError(f"raise_paged_loads must be True or False, got "
-                        f"{_args.describe(raise_paged_loads)}")
+    for option, value in (("raise_paged_loads", raise_paged_loads),
+                          ("forward_stores", forward_stores)):
+        if not isinstance(value, bool):
+            raise TypeError(f"{option} must be True or False, got "
+                            f"{_args.describe(value)}")
     if (isinstance(num_stages, bool) or not isinstance(num_stages, int) or
             not 0 <= num_stages <= 8):
         raise ValueError(f"num_stages must be an int in [0, 8], got "
@@ -340,7 +346,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                      checked=checked, num_stages=num_stages, wgmma=wgmma,
                      max_registers=max_registers,
                      **({"name": name} if checked else {}),
-                     **({} if raise_paged_loads else {"raise": False}))
+                     **({} if raise_paged_loads else {"raise": False}),
+                     **({} if forward_stores else {"forward": False}))
     with _kernels_lock:
         cached = _kernels.get((key, kernel, name))
     if cached is not None:
@@ -354,14 +361,16 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         _cache.count("disk_misses")
         _cache.count("compiles")
         res = _lib.compile(source, name, sm, num_warps, "ptx", checked,
-                           num_stages, wgmma, max_registers, raise_paged_loads)
+                           num_stages, wgmma, max_registers, raise_paged_loads,
+                           forward_stores)
         if not res.ok:
             raise CompilationError(res.diagnostics, name)
         ptx, metadata = res.output.decode("utf-8", "replace"), res.metadata
         _cache.store(key, res.output, "", metadata, res.diagnostics)
     meta = _pick(metadata["kernels"], kernel)
     result = Kernel(source, name, sm, num_warps, ptx, meta, checked,
-                    num_stages, wgmma, max_registers, raise_paged_loads)
+                    num_stages, wgmma, max_registers, raise_paged_loads,
+                    forward_stores)
     with _kernels_lock:
         result = _kernels.setdefault((key, kernel, name), result)
     return result

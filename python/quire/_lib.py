@@ -105,6 +105,8 @@ def _declare(lib):
     # Setters added after API version 1 (a library without one runs with
     # the option's default; asking for another value is an error).
     optional = {"quireCompileOptionsSetRaisePagedLoads":
+                (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetForwardStores":
                 (None, [c_void_p, ctypes.c_int32])}
     for name, (restype, argtypes) in list(sigs.items()) + list(optional.items()):
         try:
@@ -189,7 +191,8 @@ def _name_bytes(name):
 
 def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
             checked: bool = False, num_stages: int = 2, wgmma: bool = True,
-            max_registers: int = 0, raise_paged_loads: bool = True):
+            max_registers: int = 0, raise_paged_loads: bool = True,
+            forward_stores: bool = True):
     L = lib()
     options = L.quireCompileOptionsCreate()
     if not options:
@@ -202,12 +205,17 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
         L.quireCompileOptionsSetAsyncStages(options, num_stages)
         L.quireCompileOptionsSetWgmma(options, int(wgmma))
         L.quireCompileOptionsSetMaxRegisters(options, max_registers)
-        setter = getattr(L, "quireCompileOptionsSetRaisePagedLoads", None)
-        if setter is not None:
-            setter(options, int(raise_paged_loads))
-        elif not raise_paged_loads:
-            raise LibraryError(f"{L._name} cannot turn quire-raise-paged-"
-                               "loads off; rebuild Quire")
+        for setter, value, what in (
+                ("quireCompileOptionsSetRaisePagedLoads", raise_paged_loads,
+                 "quire-raise-paged-loads"),
+                ("quireCompileOptionsSetForwardStores", forward_stores,
+                 "quire-forward-stores")):
+            fn = getattr(L, setter, None)
+            if fn is not None:
+                fn(options, int(value))
+            elif not value:
+                raise LibraryError(f"{L._name} cannot turn {what} off; "
+                                   "rebuild Quire")
         return _take(L.quireCompile(source, len(source), _name_bytes(name),
                                     options))
     finally:

@@ -103,6 +103,26 @@ def test_paged_attention_decode(torch, heads, kv_heads, page, dim):
     assert err < 3e-3 and not torch.isnan(out).any()
 
 
+@pytest.mark.parametrize("heads, kv_heads, page, dim", [
+    (32, 8, 16, 128), (32, 32, 16, 64), (28, 4, 32, 128)])
+@pytest.mark.parametrize("forward", [True, False])
+def test_paged_attention_decode_scratch(torch, heads, kv_heads, page, dim,
+                                        forward):
+    import numpy as np
+    m = load("paged-attention-scratch")
+    natural = load("paged-attention")
+    rng = np.random.default_rng(heads * page + dim + 1)
+    q, kc, vc, bt, lens = natural.make_inputs(np, rng, 12, heads, kv_heads,
+                                              dim, page, 700, np.float16)
+    ref = torch.from_numpy(natural.reference(np, q, kc, vc, bt, lens,
+                                             dim ** -0.5))
+    t = [torch.from_numpy(a).cuda() for a in (q, kc, vc, bt, lens)]
+    out = torch.full_like(t[0], float("nan"))
+    m.paged_attention_scratch(*t, dim ** -0.5, out, forward_stores=forward)
+    err = (out.double().cpu() - ref).abs().max().item()
+    assert err < 3e-3 and not torch.isnan(out).any()
+
+
 @quire.jit
 def _copy(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)

@@ -105,6 +105,22 @@ def test_paged_attention_decode(rng, heads, kv_heads, page):
     assert np.abs(out - ref).max() < 3e-3
 
 
+@pytest.mark.parametrize("heads, kv_heads, page, block_n", [
+    (32, 8, 16, 32), (8, 8, 32, 64), (16, 1, 8, 32)])
+def test_paged_attention_decode_scratch(rng, heads, kv_heads, page, block_n):
+    m = load("paged-attention-scratch")
+    q, kc, vc, bt, lens = load("paged-attention").make_inputs(
+        np, rng, 5, heads, kv_heads, 64, page, 150, np.float16)
+    out = np.full_like(q, np.nan)
+    scratch = np.full(5 * kv_heads * block_n, -1, np.int64)
+    m.paged_attention_scratch(q, kc, vc, bt, lens, 0.125, out, scratch,
+                              BLOCK_N=block_n)
+    ref = load("paged-attention").reference(np, q, kc, vc, bt, lens, 0.125)
+    assert np.abs(out - ref).max() < 3e-3
+    # Every program wrote row offsets of its last tile into its slot.
+    assert (scratch >= 0).any()
+
+
 @pytest.mark.parametrize("qlens, ctxs", [
     ([1, 1, 1, 1], [0, 1, 37, 90]),          # decode only, lengths 1..91
     ([33, 9], [0, 20]),                       # prefill only (a chunk after 20)

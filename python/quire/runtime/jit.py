@@ -271,7 +271,7 @@ class _Asm(dict):
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg",
                    "max_registers", "stream", "enable_fp_fusion", "debug",
                    "sm", "wgmma", "warmup", "grid", "checked",
-                   "raise_paged_loads",
+                   "raise_paged_loads", "forward_stores",
                    "launch_cooperative_grid", "enable_warp_specialization")
 
 
@@ -511,6 +511,7 @@ class JITFunction:
                                  max_registers=launch["max_registers"],
                                  checked=launch["checked"],
                                  raise_paged_loads=launch["raise_paged_loads"],
+                                 forward_stores=launch["forward_stores"],
                                  source_name=self._mlir_name())
         return CompiledKernel(self.__name__, source, kernel, signature,
                               constants, options, self.params, key)
@@ -538,6 +539,7 @@ class JITFunction:
             "sm": extra.pop("sm", None),
             "checked": extra.pop("checked", False),
             "raise_paged_loads": extra.pop("raise_paged_loads", True),
+            "forward_stores": extra.pop("forward_stores", True),
             "stream": stream,
             "interpret": bool(self.interpret) if self.interpret is not None
             else _env_flag("QUIRE_INTERPRET"),
@@ -573,7 +575,8 @@ class JITFunction:
         device = None if interpret else launcher.current_device()
         full_key = (fast_key, launch["wgmma"], launch["sm"],
                     launch["checked"], options["debug"], interpret,
-                    launch["max_registers"], launch["raise_paged_loads"])
+                    launch["max_registers"], launch["raise_paged_loads"],
+                    launch["forward_stores"])
         if self._used_globals:
             # Before any compile: nothing generated from changed globals.
             self._check_globals()
