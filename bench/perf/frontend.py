@@ -28,8 +28,9 @@ same ones and the best correct one of each is reported.
   scratch    paged-attention-scratch: the decode kernel that builds its row
              offsets in a global scratch buffer (per-page entry loads,
              masked stores, tl.debug_barrier, reload), on perf/paged_decode's
-             rows; same configs as decode; the natural kernel
-             (paged-attention) under Quire beside, in the same process
+             rows; the decode configs whose tiles are whole pages (BLOCK_N
+             256 too for page 128); the natural kernel (paged-attention,
+             every decode config) under Quire beside, in the same process
   unified    unified-attention (mixed batches, the raised natural gather):
              decode-only 64x4096, prefill-only 4x512 chunks after 2k, and
              60 decode sequences at 2-8k + 4 prefill chunks of 512; Llama-3-8B
@@ -486,15 +487,17 @@ class Bench:
         # The same source with its offsets through a scratch buffer (one
         # slot of BLOCK_N per program), under both compilers; the natural
         # kernel under Quire beside.
-        buf = torch.empty(S * Hkv * max(bn for bn, _ in configs),
-                          dtype=torch.int64, device="cuda")
+        buf = torch.empty(S * Hkv * 256, dtype=torch.int64, device="cuda")
         res = {}
+        # Its tiles are whole pages: BLOCK_N a multiple of the page size.
+        whole = [(bn, nw) for bn, nw in configs + [(256, 4), (256, 8)]
+                 if bn % page == 0 and (bn < 256 or page > 64)]
         for side, mod in self.sides("scratch"):
             cands = [(f"BLOCK_N {bn} w{nw}",
                       lambda m=mod, bn=bn, nw=nw: m.paged_attention_scratch(
                           q, kc, vc, bt, sl, scale, out=out, scratch=buf,
                           BLOCK_N=bn, num_warps=nw))
-                     for bn, nw in configs]
+                     for bn, nw in whole]
             res[side] = self.measure(side, f"paged decode scratch {shape}",
                                      cands, [out], chk)
         natural = self.measure(

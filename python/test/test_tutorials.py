@@ -121,6 +121,15 @@ def test_paged_attention_decode_scratch(rng, heads, kv_heads, page, block_n):
     assert (scratch >= 0).any()
 
 
+def test_paged_attention_scratch_tiles_are_whole_pages(rng):
+    m = load("paged-attention-scratch")
+    q, kc, vc, bt, lens = load("paged-attention").make_inputs(
+        np, rng, 2, 8, 8, 64, 32, 40, np.float16)
+    with pytest.raises(ValueError, match="multiple of the page size"):
+        m.paged_attention_scratch(q, kc, vc, bt, lens, 0.125, np.empty_like(q),
+                                  np.empty(2 * 8 * 16, np.int64), BLOCK_N=16)
+
+
 @pytest.mark.parametrize("qlens, ctxs", [
     ([1, 1, 1, 1], [0, 1, 37, 90]),          # decode only, lengths 1..91
     ([33, 9], [0, 20]),                       # prefill only (a chunk after 20)

@@ -110,6 +110,9 @@ def paged_attention_scratch(q, k_cache, v_cache, block_tables, seq_lens,
     num_seqs, num_heads, head_dim = q.shape
     num_kv_heads, block_size = k_cache.shape[2], k_cache.shape[1]
     group = num_heads // num_kv_heads
+    if BLOCK_N % block_size:
+        raise ValueError(f"BLOCK_N ({BLOCK_N}) must be a multiple of the "
+                         f"page size ({block_size}): a tile is whole pages")
     if out is None:
         import torch
         out = torch.empty_like(q)

@@ -4,7 +4,7 @@
 // RUN: quirec %s --sm 90 --forward-stores=false | FileCheck %s
 // RUN: quirec %s --sm 80 --forward-stores=false | FileCheck %s
 // CHECK-LABEL: .entry k(
-// CHECK:       st.global.b32 [%rd[[P:[0-9]+]]], %r{{[0-9]+}};
+// CHECK:       st.global.b32 [ %rd[[P:[0-9]+]] + 0 ], %r{{[0-9]+}};
 // CHECK-NOT:   ld.global
 // CHECK:       bar.sync 0;
 // CHECK-NEXT:  ld.global.b32 %r{{[0-9]+}}, [%rd[[P]]];

@@ -24,49 +24,6 @@ using namespace mlir::quire::tilellvm;
 
 namespace {
 
-/// The lane and warp id bits of `layout` whose basis adds no element to those
-/// of the registers and the lower thread bits (GF(2) elimination): threads
-/// with any of them set hold only copies of elements held by a thread with
-/// all of them clear, which is the one that reports.
-std::pair<uint32_t, uint32_t> replicaBits(const tile::LinearLayout &layout) {
-  // A coordinate as one bit vector, dimensions side by side.
-  SmallVector<unsigned> shift(layout.getRank(), 0);
-  unsigned total = 0;
-  for (int d = layout.getRank() - 1; d >= 0; --d) {
-    shift[d] = total;
-    total += llvm::Log2_64(layout.getShape()[d]);
-  }
-  auto bits = [&](const tile::Coord &c) {
-    uint64_t v = 0;
-    for (unsigned d = 0; d < c.size(); ++d)
-      v |= static_cast<uint64_t>(c[d]) << shift[d];
-    return v;
-  };
-  std::array<uint64_t, 64> byTop = {};
-  auto independent = [&](uint64_t v) {
-    for (int bit = 63; bit >= 0; --bit) {
-      if (!((v >> bit) & 1))
-        continue;
-      if (!byTop[bit]) {
-        byTop[bit] = v;
-        return true;
-      }
-      v ^= byTop[bit];
-    }
-    return false;
-  };
-  for (const tile::Coord &c : layout.getRegBases())
-    (void)independent(bits(c));
-  uint32_t lanes = 0, warps = 0;
-  for (auto [i, c] : llvm::enumerate(layout.getLaneBases()))
-    if (!independent(bits(c)))
-      lanes |= 1u << i;
-  for (auto [i, c] : llvm::enumerate(layout.getWarpBases()))
-    if (!independent(bits(c)))
-      warps |= 1u << i;
-  return {lanes, warps};
-}
-
 /// The module's `vprintf(format, args)` declaration (the CUDA system call).
 LLVM::LLVMFuncOp getVprintf(ConversionPatternRewriter &rewriter,
                             ModuleOp module) {
@@ -120,13 +77,10 @@ struct AssertOpLowering : public ConvertOpToLLVMPattern<tile::AssertOp> {
     Type i1 = rewriter.getI1Type(), i32 = rewriter.getI32Type();
     auto ptr = LLVM::LLVMPointerType::get(getContext());
 
-    uint32_t laneMask = ~0u, warpMask = ~0u; // scalar: thread 0 reports
-    if (auto type = dyn_cast<RankedTensorType>(op.getCond().getType())) {
-      FailureOr<tile::LinearLayout> layout = getLayout(op, type);
-      if (failed(layout))
-        return failure();
-      std::tie(laneMask, warpMask) = replicaBits(*layout);
-    }
+    FailureOr<Value> owner = ownerPredicate(rewriter, loc, op,
+                                            op.getCond().getType());
+    if (failed(owner))
+      return failure();
 
     // The arguments of the first false element this thread holds.
     ValueRange conds = adaptor.getCond();
@@ -146,18 +100,8 @@ struct AssertOpLowering : public ConvertOpToLLVMPattern<tile::AssertOp> {
       found = LLVM::OrOp::create(rewriter, loc, found, bad);
     }
     Value fire = found;
-    if (laneMask || warpMask) {
-      ThreadIds ids = getThreadIds(rewriter, loc);
-      Value replica = LLVM::OrOp::create(
-          rewriter, loc,
-          LLVM::AndOp::create(rewriter, loc, ids.lane,
-                              i32Const(rewriter, loc, laneMask)),
-          LLVM::AndOp::create(rewriter, loc, ids.warp,
-                              i32Const(rewriter, loc, warpMask)));
-      Value owner = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                                         replica, i32Const(rewriter, loc, 0));
-      fire = LLVM::AndOp::create(rewriter, loc, fire, owner);
-    }
+    if (*owner)
+      fire = LLVM::AndOp::create(rewriter, loc, fire, *owner);
 
     // vprintf's argument buffer, in the entry block so that an assert in a
     // loop does not grow the stack.

@@ -257,6 +257,11 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
 
 /// tile.store %ptrs, %v, %mask => per run: llvm.store <vec x T>, or
 ///   @%p st.global.v4.b32 [%addr], {...};
+/// Each element is stored once, by the one thread that owns it: in a
+/// replicated layout (and for a scalar, which every thread holds) the
+/// copies' threads are masked off, as Triton masks redundant stores, and a
+/// register holding an element an earlier register of the thread holds is
+/// not stored again.
 struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
   StoreOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
       : ConvertOpToLLVMPattern(c), state(s) {}
@@ -273,15 +278,34 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
     ValueRange ptrs = adaptor.getPtr();
     ValueRange values = adaptor.getValue();
     ValueRange masks = op.getMask() ? adaptor.getMask() : ValueRange();
+    FailureOr<Value> owner =
+        ownerPredicate(rewriter, loc, op, op.getValue().getType());
+    if (failed(owner))
+      return failure();
     unsigned vec =
         accessVectorWidth(*state.axisInfo, op.getPtr(), op.getMask(), mem);
     unsigned bits = mem.getIntOrFloatBitWidth();
     Packing p = packing(vec, bits);
+    std::optional<tile::LinearLayout> layout;
+    if (auto type = dyn_cast<RankedTensorType>(op.getValue().getType()))
+      layout = *tile::LinearLayout::get(type);
+    llvm::DenseSet<int64_t> stored;
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
+      if (layout) {
+        tile::Coord c = layout->regCoord(r);
+        int64_t key = 0;
+        for (unsigned d = 0; d < c.size(); ++d)
+          key = key * layout->getShape()[d] + c[d];
+        if (!stored.insert(key).second)
+          continue;
+      }
       SmallVector<Value> elems;
       for (unsigned i = 0; i < vec; ++i)
         elems.push_back(toStorage(rewriter, loc, values[r + i]));
-      if (masks.empty()) {
+      Value pred = masks.empty() ? *owner : masks[r];
+      if (!masks.empty() && *owner)
+        pred = LLVM::AndOp::create(rewriter, loc, pred, *owner);
+      if (!pred) {
         Value v = elems[0];
         if (vec > 1) {
           v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({vec}, mem));
@@ -299,7 +323,7 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
       std::string cons = "l,b";
       for (unsigned w = 0; w < p.words; ++w)
         cons += std::string(",") + regCons;
-      SmallVector<Value> operands{ptrs[r], masks[r]};
+      SmallVector<Value> operands{ptrs[r], pred};
       operands.append(words);
       LLVM::InlineAsmOp::create(
           rewriter, loc, TypeRange(), operands, asmStr, cons,

@@ -29,6 +29,66 @@ Value tilellvm::i64Const(OpBuilder &b, Location loc, int64_t v) {
                                   b.getI64IntegerAttr(v));
 }
 
+// GF(2) elimination over the bases, registers first.
+std::pair<uint32_t, uint32_t> tilellvm::replicaBits(const tile::LinearLayout &layout) {
+  // A coordinate as one bit vector, dimensions side by side.
+  SmallVector<unsigned> shift(layout.getRank(), 0);
+  unsigned total = 0;
+  for (int d = layout.getRank() - 1; d >= 0; --d) {
+    shift[d] = total;
+    total += llvm::Log2_64(layout.getShape()[d]);
+  }
+  auto bits = [&](const tile::Coord &c) {
+    uint64_t v = 0;
+    for (unsigned d = 0; d < c.size(); ++d)
+      v |= static_cast<uint64_t>(c[d]) << shift[d];
+    return v;
+  };
+  std::array<uint64_t, 64> byTop = {};
+  auto independent = [&](uint64_t v) {
+    for (int bit = 63; bit >= 0; --bit) {
+      if (!((v >> bit) & 1))
+        continue;
+      if (!byTop[bit]) {
+        byTop[bit] = v;
+        return true;
+      }
+      v ^= byTop[bit];
+    }
+    return false;
+  };
+  for (const tile::Coord &c : layout.getRegBases())
+    (void)independent(bits(c));
+  uint32_t lanes = 0, warps = 0;
+  for (auto [i, c] : llvm::enumerate(layout.getLaneBases()))
+    if (!independent(bits(c)))
+      lanes |= 1u << i;
+  for (auto [i, c] : llvm::enumerate(layout.getWarpBases()))
+    if (!independent(bits(c)))
+      warps |= 1u << i;
+  return {lanes, warps};
+}
+
+FailureOr<Value> tilellvm::ownerPredicate(OpBuilder &b, Location loc,
+                                          Operation *op, Type type) {
+  uint32_t laneMask = ~0u, warpMask = ~0u; // a scalar: thread 0
+  if (isa<RankedTensorType>(type)) {
+    FailureOr<tile::LinearLayout> layout = getLayout(op, type);
+    if (failed(layout))
+      return failure();
+    std::tie(laneMask, warpMask) = replicaBits(*layout);
+  }
+  if (!laneMask && !warpMask)
+    return Value();
+  ThreadIds ids = getThreadIds(b, loc);
+  Value replica = LLVM::OrOp::create(
+      b, loc, LLVM::AndOp::create(b, loc, ids.lane, i32Const(b, loc, laneMask)),
+      LLVM::AndOp::create(b, loc, ids.warp, i32Const(b, loc, warpMask)));
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, replica,
+                              i32Const(b, loc, 0))
+      .getResult();
+}
+
 ThreadIds tilellvm::getThreadIds(OpBuilder &b, Location loc) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   Value lane =

@@ -31,6 +31,18 @@ struct ThreadIds {
 };
 ThreadIds getThreadIds(OpBuilder &b, Location loc);
 
+/// The lane and warp id bits of `layout` whose basis adds no element to those
+/// of the registers and the lower thread bits: threads with any of them set
+/// hold only copies of elements a thread with all of them clear holds.
+std::pair<uint32_t, uint32_t> replicaBits(const tile::LinearLayout &layout);
+
+/// An i1 that is true in the one thread that owns each element of a value of
+/// `type` (a laid-out tensor: the thread with no replica bit set; a scalar,
+/// which every thread holds: thread 0), or null when every thread owns its
+/// elements alone; a located error when `type` has no layout.
+FailureOr<Value> ownerPredicate(OpBuilder &b, Location loc, Operation *op,
+                                Type type);
+
 /// The thread-dependent part of the coordinate (one i32 per dimension): the
 /// XOR of the lane and warp bases selected by this thread's lane and warp.
 SmallVector<Value> threadCoord(OpBuilder &b, Location loc,

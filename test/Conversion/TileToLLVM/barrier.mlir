@@ -9,7 +9,7 @@
 module attributes {tile.num_warps = 4 : i32} {
 
 // CHECK-LABEL: llvm.func @between_global_accesses
-// CHECK:         llvm.store %{{.*}}, %arg0 {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK:         llvm.inline_asm has_side_effects {{.*}}"@$1 st.global.b32 [ $0 + 0 ], $2;", "l,b,r" %arg0
 // CHECK-NEXT:    nvvm.barrier0
 // CHECK-NEXT:    llvm.load %arg0 {alignment = 4 : i64} : !llvm.ptr<1> -> i32
 func.func @between_global_accesses(%p: !tile.ptr<i32>, %v: i32) attributes {tile.kernel} {

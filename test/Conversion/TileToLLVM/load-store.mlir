@@ -92,10 +92,11 @@ func.func @unaligned_load(%x: !tile.ptr<f32>,
   return
 }
 
-// Scalars through a !tile.ptr.
+// Scalars through a !tile.ptr: every thread loads, thread 0 stores.
 // CHECK-LABEL: llvm.func @scalar_load_store
 // CHECK:         %[[V:.*]] = llvm.load %arg0 {alignment = 4 : i64} : !llvm.ptr<1> -> i32
-// CHECK:         llvm.store %[[V]], %arg1 {alignment = 4 : i64} : i32, !llvm.ptr<1>
+// CHECK:         %[[T0:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK:         llvm.inline_asm has_side_effects {{.*}}"@$1 st.global.b32 [ $0 + 0 ], $2;", "l,b,r" %arg1, %[[T0]], %[[V]]
 func.func @scalar_load_store(%x: !tile.ptr<i32>, %out: !tile.ptr<i32>) attributes {tile.kernel} {
   %v = tile.load %x : !tile.ptr<i32>
   tile.store %out, %v : !tile.ptr<i32>
@@ -130,6 +131,24 @@ func.func @masked_64bit_load_store(%x: !tile.ptr<i64> {tile.divisibility = 16 : 
   %fs = tile.splat %outf : !tile.ptr<f64> -> tensor<256x!tile.ptr<f64>, #blocked8>
   %fp = tile.addptr %fs, %r : tensor<256x!tile.ptr<f64>, #blocked8>, tensor<256xi32, #blocked8>
   tile.store %fp, %b, %m : tensor<256x!tile.ptr<f64>, #blocked8>
+  return
+}
+
+// Two elements in a layout of four registers per thread: registers 2 and 3
+// hold elements 0 and 1 again, and only lane 0 of warp 0 owns them. One
+// 8-byte store, by one thread.
+// CHECK-LABEL: llvm.func @store_replicated_registers_once
+// CHECK:         %[[OWN:.*]] = llvm.icmp "eq"
+// CHECK:         llvm.inline_asm has_side_effects {{.*}}"@$1 st.global.v2.b32 [ $0 + 0 ], {$2, $3};", "l,b,r,r" %{{.*}}, %[[OWN]]
+// CHECK-NOT:     st.global
+// CHECK:         llvm.return
+func.func @store_replicated_registers_once(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                                           %v: f32) attributes {tile.kernel} {
+  %r = tile.range 0, 2 : tensor<2xi32, #blocked>
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<2x!tile.ptr<f32>, #blocked>
+  %op = tile.addptr %os, %r : tensor<2x!tile.ptr<f32>, #blocked>, tensor<2xi32, #blocked>
+  %vs = tile.splat %v : f32 -> tensor<2xf32, #blocked>
+  tile.store %op, %vs : tensor<2x!tile.ptr<f32>, #blocked>
   return
 }
 

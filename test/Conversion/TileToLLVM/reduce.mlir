@@ -30,7 +30,7 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK-NEXT:    llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK-COUNT-3: llvm.load %{{.*}} : !llvm.ptr<3> -> f32
 // CHECK-NOT:     nvvm.barrier0
-// CHECK:         llvm.store %{{.*}}, %arg1 {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK:         llvm.inline_asm has_side_effects {{.*}}"@$1 st.global.b32 [ $0 + 0 ], $2;", "l,b,r" %arg1
 func.func @reduce_all(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32>) attributes {tile.kernel} {
   %r = tile.range 0, 512 : tensor<512xi32, #blocked>
   %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #blocked>

@@ -24,7 +24,9 @@ module attributes {tile.num_warps = 4 : i32} {
 // CHECK:         nvvm.read.ptx.sreg.tid.x : i32
 // CHECK-COUNT-4: llvm.getelementptr %arg0[%{{.*}}] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
 // CHECK:         %[[V:.*]] = llvm.fmul %arg1, %[[TWO]] : f32
-// CHECK-COUNT-4: llvm.store %[[V]], %{{.*}} {alignment = 4 : i64} : f32, !llvm.ptr<1>
+// CHECK:         %[[OWN:.*]] = llvm.icmp "eq"
+// CHECK:         %[[W:.*]] = llvm.bitcast %[[V]] : f32 to i32
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}}"@$1 st.global.b32 [ $0 + 0 ], $2;", "l,b,r" %{{.*}}, %[[OWN]], %[[W]]
 // CHECK:         llvm.return
 // MAXREG-LABEL: llvm.func @grid_and_elementwise
 // MAXREG-SAME:    nvvm.maxnreg = 128 : i32
@@ -45,12 +47,14 @@ func.func @grid_and_elementwise(%x: !tile.ptr<f32>, %s: f32) attributes {tile.ke
 }
 
 // A row index broadcast over 4 rows and transposed: each thread keeps its
-// one distinct element in every register.
+// one distinct value in every register (threads that hold copies of the
+// elements do not store them).
 // CHECK-LABEL: llvm.func @shape_ops
 // CHECK-NOT:     llvm.mlir.addressof
 // CHECK:         %[[P:.*]] = llvm.getelementptr %arg0[%[[I:.*]]] : (!llvm.ptr<1>, i32) -> !llvm.ptr<1>, f32
 // CHECK:         %[[F:.*]] = llvm.sitofp %[[I]] : i32 to f32
-// CHECK-COUNT-4: llvm.store %[[F]], %[[P]]
+// CHECK:         %[[W:.*]] = llvm.bitcast %[[F]] : f32 to i32
+// CHECK-COUNT-4: llvm.inline_asm has_side_effects {{.*}}"@$1 st.global.b32 [ $0 + 0 ], $2;", "l,b,r" %[[P]], %{{.*}}, %[[W]]
 // CHECK-NOT:     nvvm.barrier0
 // CHECK:         llvm.return
 func.func @shape_ops(%x: !tile.ptr<f32>) attributes {tile.kernel} {

@@ -58,6 +58,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
@@ -727,6 +728,8 @@ struct Forwarder {
   /// writes memory in an unknown way): loads of them can be re-issued
   /// anywhere.
   llvm::SmallPtrSet<Value, 8> readOnlyRoots;
+  /// The stores whose values a forwarded load now reads.
+  llvm::SmallPtrSet<Operation *, 8> forwarded;
 
   Forwarder(func::FuncOp func, Linearizer &lin)
       : func(func), lin(lin), dom(func) {
@@ -927,6 +930,8 @@ bool Forwarder::forward(LoadOp load) {
         arith::SelectOp::create(b, loc, load.getMask(), value, load.getOther());
   load.getResult().replaceAllUsesWith(value);
   load.erase();
+  for (StoreOp s : w->stores)
+    forwarded.insert(s);
   return true;
 }
 
@@ -1196,6 +1201,117 @@ void removeBarriers(func::FuncOp func, Linearizer &lin) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Stores nothing reads, at the end of their block
+//===----------------------------------------------------------------------===//
+
+/// Loops of at most this many iterations whose stores nothing reads are
+/// unrolled, so their stores can move apart from their loads.
+constexpr int64_t kMaxUnroll = 16;
+
+/// A store whose values were forwarded, and that no load of the kernel
+/// reads any more (the pieces of a scratch buffer), still writes memory
+/// someone may read after the kernel; where it stands, it waits for its
+/// value's loads (block-table entries) before the work after it can issue.
+/// It is moved to the end of its block, so those loads are issued an
+/// iteration's work earlier: past ops that neither access its memory nor
+/// order memory (no barrier, no assert), keeping the order of stores
+/// through one argument. A loop of a constant trip count of at most
+/// kMaxUnroll that only loads read-only memory and makes such stores is
+/// unrolled first. Other stores stay where they are (moving one later keeps
+/// its value live longer).
+void sinkUnreadStores(func::FuncOp func,
+                      const llvm::SmallPtrSetImpl<Operation *> &forwarded) {
+  llvm::SmallPtrSet<Value, 8> stored;
+  SmallVector<StoreOp> stores;
+  if (!collectStores(func, stored, &stores))
+    return;
+  llvm::SmallPtrSet<Value, 8> read;
+  func.walk([&](Operation *op) {
+    if (auto l = dyn_cast<LoadOp>(op))
+      read.insert(pointerRoot(l.getPtr()));
+    else if (auto l = dyn_cast<PagedLoadOp>(op))
+      read.insert(pointerRoot(l.getCache()));
+  });
+  auto unread = [&](StoreOp s) {
+    Value r = pointerRoot(s.getPtr());
+    return forwarded.contains(s) && r && !read.contains(r);
+  };
+  // Unroll the small loops that only produce such stores.
+  SmallVector<scf::ForOp> loops;
+  func.walk([&](scf::ForOp loop) {
+    auto lb = constantInt(loop.getLowerBound());
+    auto ub = constantInt(loop.getUpperBound());
+    auto step = constantInt(loop.getStep());
+    if (!lb || !ub || !step || *step <= 0 || loop.getNumResults() ||
+        llvm::divideCeil(std::max<int64_t>(*ub - *lb, 0), *step) > kMaxUnroll)
+      return;
+    bool onlyUnreadStores = true, anyStore = false;
+    for (Operation &op : *loop.getBody()) {
+      if (auto s = dyn_cast<StoreOp>(op)) {
+        anyStore = true;
+        onlyUnreadStores &= unread(s);
+      } else if (auto l = dyn_cast<LoadOp>(op)) {
+        onlyUnreadStores &= !stored.contains(pointerRoot(l.getPtr()));
+      } else if (op.getNumRegions() || !(isMemoryEffectFree(&op) ||
+                                         isa<scf::YieldOp>(op))) {
+        onlyUnreadStores = false;
+      }
+    }
+    if (anyStore && onlyUnreadStores)
+      loops.push_back(loop);
+  });
+  llvm::SmallPtrSet<Operation *, 8> pieces(forwarded.begin(),
+                                            forwarded.end());
+  for (scf::ForOp loop : loops) {
+    // The unrolled copies of a forwarded store are forwarded stores.
+    Block *block = loop->getBlock();
+    Operation *prev = loop->getPrevNode(), *next = loop->getNextNode();
+    if (failed(loopUnrollFull(loop)))
+      continue;
+    for (Operation *op = prev ? prev->getNextNode() : &block->front();
+         op && op != next; op = op->getNextNode())
+      if (isa<StoreOp>(op))
+        pieces.insert(op);
+  }
+  auto sinkable = [&](StoreOp s) {
+    Value r = pointerRoot(s.getPtr());
+    return pieces.contains(s) && r && !read.contains(r);
+  };
+  // Sink them, the last first, so that stores through one argument keep
+  // their order (each stops before the next one through its argument).
+  stores.clear();
+  func.walk([&](StoreOp s) {
+    if (sinkable(s))
+      stores.push_back(s);
+  });
+  auto blocks = [](Operation *op, Value root) {
+    bool found = false;
+    op->walk([&](Operation *inner) {
+      if (auto t = dyn_cast<StoreOp>(inner))
+        found |= pointerRoot(t.getPtr()) == root;
+      else if (isa<BarrierOp, AssertOp>(inner))
+        found = true;
+      else if (!isa<LoadOp, PagedLoadOp>(inner) &&
+               !isMemoryEffectFree(inner) &&
+               !inner->hasTrait<OpTrait::IsTerminator>() &&
+               !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        found = true; // writes memory in a way not known here
+    });
+    return found;
+  };
+  for (StoreOp s : llvm::reverse(stores)) {
+    Value root = pointerRoot(s.getPtr());
+    Operation *end = s->getBlock()->getTerminator();
+    Operation *last = s;
+    for (Operation *op = s->getNextNode(); op != end && !blocks(op, root);
+         op = op->getNextNode())
+      last = op;
+    if (last != s)
+      s->moveAfter(last);
+  }
+}
+
 struct ForwardStoresPass
     : public mlir::quire::tile::impl::ForwardStoresBase<ForwardStoresPass> {
   using ForwardStoresBase::ForwardStoresBase;
@@ -1206,8 +1322,8 @@ struct ForwardStoresPass
       if (!isKernel(func))
         continue;
       Linearizer lin([&](Value v) { return info.get(v).getDivisibility(0); });
+      Forwarder fw(func, lin);
       {
-        Forwarder fw(func, lin);
         SmallVector<LoadOp> loads;
         func.walk([&](LoadOp l) { loads.push_back(l); });
         for (LoadOp l : loads) {
@@ -1222,6 +1338,8 @@ struct ForwardStoresPass
       lin.clear();
       if (removeBarriers)
         ::removeBarriers(func, lin);
+      if (sinkStores)
+        sinkUnreadStores(func, fw.forwarded);
     }
   }
 };

@@ -1,6 +1,7 @@
 // RUN: quire-opt %s --quire-forward-stores --canonicalize --cse | FileCheck %s
 // RUN: quire-opt %s --quire-forward-stores --canonicalize --cse --quire-raise-paged-loads --canonicalize --cse | FileCheck %s --check-prefix=RAISED
 // RUN: quire-opt %s "--quire-forward-stores=remove-barriers=false" --canonicalize --cse | FileCheck %s --check-prefix=KEEP
+// RUN: quire-opt %s "--quire-forward-stores=sink-stores=false" --canonicalize --cse | FileCheck %s --check-prefix=SINK
 // quire-forward-stores: a load of what the program itself stored reads the
 // stored values. Every kernel below loads a [32 x 16] f16 tile of a paged
 // cache (page size 8) for the tokens start .. start + 31 of one sequence,
@@ -10,14 +11,16 @@
 // entry and its 8 row offsets stored under the token mask; a barrier; the
 // 32 offsets reloaded under the token mask. The reload becomes the stored
 // expression per element (page j / 8 of the tile, lane j % 8): a gather of
-// the entries, and then (RAISED) the natural paged gather; the barrier goes,
-// the stores stay.
+// the entries, and then (RAISED) the natural paged gather; the barrier goes.
+// The stores stay; nothing reads them any more, so the loop of 4 is unrolled
+// and they move to the end of the iteration, away from the entries' loads
+// (SINK=false leaves them where they were).
 // CHECK-LABEL: func.func @seed_scratch_offsets
 // CHECK:         scf.for %[[START:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
-// CHECK:           scf.for
-// CHECK:             tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i64>>
-// CHECK:           }
+// CHECK-NOT:       scf.for
 // CHECK-NOT:       tile.barrier
+// CHECK-COUNT-4:   tile.load %{{.*}}, %{{.*}}, %{{.*}} : !tile.ptr<i32>
+// CHECK-NOT:       tile.store
 // CHECK:           %[[J:.*]] = tile.range 0, 32 : tensor<32xi32>
 // CHECK:           %[[PAGE:.*]] = arith.divsi %[[J]], %{{.*}} : tensor<32xi32>
 // CHECK:           %[[IDX:.*]] = arith.addi %{{.*}}, %[[PAGE]] : tensor<32xi32>
@@ -28,15 +31,23 @@
 // CHECK-NOT:       tile.load %{{.*}} : tensor<32x!tile.ptr<i64>>
 // CHECK-NOT:       arith.select
 // CHECK:           tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16x!tile.ptr<f16>>
+// CHECK:           tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16x!tile.ptr<f16>>
+// CHECK-COUNT-4:   tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i64>>
+// CHECK-NEXT:    }
 // RAISED-LABEL: func.func @seed_scratch_offsets
 // RAISED:         scf.for %[[START:.*]] = %{{.*}} to %[[LEN:.*]] step
-// RAISED:           scf.for
-// RAISED:             tile.store
 // RAISED-NOT:       tile.load %{{.*}} : tensor<32x!tile.ptr<i64>>
 // RAISED:           tile.paged_load %{{.*}}[%{{.*}}, %[[START]], %{{.*}}] {page_size = 8 : i32} strides(%{{.*}}, %{{.*}}, %{{.*}}) bound %[[LEN]] : tensor<32x16xf16>
+// RAISED-COUNT-4:   tile.store %{{.*}} : tensor<8x!tile.ptr<i64>>
 // KEEP-LABEL: func.func @seed_scratch_offsets
 // KEEP:         tile.barrier
 // KEEP-NOT:     tile.load %{{.*}} : tensor<32x!tile.ptr<i64>>
+// SINK-LABEL: func.func @seed_scratch_offsets
+// SINK:         scf.for
+// SINK:           scf.for
+// SINK:             tile.load %{{.*}} : !tile.ptr<i32>
+// SINK:             tile.store %{{.*}} : tensor<8x!tile.ptr<i64>>
+// SINK:           }
 func.func @seed_scratch_offsets(%k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                                 %bt: !tile.ptr<i32>, %scratch: !tile.ptr<i64>,
                                 %out: !tile.ptr<f16>, %len: i32, %s0: i32,
@@ -117,12 +128,13 @@ func.func @seed_scratch_offsets(%k: !tile.ptr<f16> {tile.divisibility = 16 : i32
 // them: the first page's index is start / 8 itself, the others add 1, 2, 3.
 // The four expressions unify into one with the page index j / 8.
 // CHECK-LABEL: func.func @unrolled_pieces
-// CHECK-COUNT-4: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i64>>
 // CHECK-NOT:     tile.barrier
 // CHECK:         %[[J:.*]] = tile.range 0, 32 : tensor<32xi32>
 // CHECK:         arith.divsi %[[J]], %{{.*}} : tensor<32xi32>
 // CHECK:         tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<i32>>
 // CHECK-NOT:     tile.load %{{.*}} : tensor<32x!tile.ptr<i64>>
+// CHECK:         tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16x!tile.ptr<f16>>
+// CHECK-COUNT-4: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i64>>
 // RAISED-LABEL: func.func @unrolled_pieces
 // RAISED:         tile.paged_load %{{.*}}[%{{.*}}, %arg7, %{{.*}}] {page_size = 8 : i32} strides(%{{.*}}, %{{.*}}, %{{.*}}) bound %arg4 : tensor<32x16xf16>
 func.func @unrolled_pieces(%k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
@@ -253,12 +265,12 @@ func.func @unrolled_pieces(%k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
 // A reload of part of what was stored: elements 8 .. 23 of a 32-element
 // store read the stored expression at lanes j + 8.
 // CHECK-LABEL: func.func @partial_reload
-// CHECK:         tile.store %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<i32>>
 // CHECK:         %[[J:.*]] = tile.range 0, 16 : tensor<16xi32>
 // CHECK:         %[[L:.*]] = arith.addi %[[J]], %{{.*}} : tensor<16xi32>
 // CHECK:         %[[V:.*]] = arith.muli %[[L]], %{{.*}} : tensor<16xi32>
 // CHECK-NOT:     tile.load
 // CHECK:         tile.store %{{.*}}, %[[V]] : tensor<16x!tile.ptr<i32>>
+// CHECK-NEXT:    tile.store %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<i32>>
 func.func @partial_reload(%scratch: !tile.ptr<i32>, %out: !tile.ptr<i32>,
                           %s: i32) attributes {tile.kernel} {
   %c8 = arith.constant 8 : i32
@@ -290,11 +302,11 @@ func.func @partial_reload(%scratch: !tile.ptr<i32>, %out: !tile.ptr<i32>,
 // reload's mask (j < 16) keeps them off; loads rebuilt for the forwarded
 // value carry that mask too.
 // CHECK-LABEL: func.func @reload_beyond_stores_masked
-// CHECK:         tile.store %{{.*}}, %{{.*}} : tensor<16x!tile.ptr<i32>>
 // CHECK:         %[[M:.*]] = arith.cmpi slt, %{{.*}}, %{{.*}} : tensor<32xi32>
 // CHECK:         %[[T:.*]] = tile.load %{{.*}}, %[[M]] : tensor<32x!tile.ptr<i32>>
 // CHECK:         %[[S:.*]] = arith.select %[[M]], %[[T]], %{{.*}} : tensor<32xi1>, tensor<32xi32>
 // CHECK:         tile.store %{{.*}}, %[[S]] : tensor<32x!tile.ptr<i32>>
+// CHECK-NEXT:    tile.store %{{.*}}, %{{.*}} : tensor<16x!tile.ptr<i32>>
 func.func @reload_beyond_stores_masked(%scratch: !tile.ptr<i32>,
                                        %table: !tile.ptr<i32>,
                                        %out: !tile.ptr<i32>) attributes {tile.kernel} {
@@ -327,8 +339,8 @@ func.func @reload_beyond_stores_masked(%scratch: !tile.ptr<i32>,
 // A scalar stored and read back.
 // CHECK-LABEL: func.func @scalar_reload
 // CHECK:         %[[V:.*]] = arith.muli
-// CHECK-NEXT:    tile.store %{{.*}}, %[[V]] : !tile.ptr<i32>
 // CHECK-NEXT:    tile.store %arg1, %[[V]] : !tile.ptr<i32>
+// CHECK-NEXT:    tile.store %{{.*}}, %[[V]] : !tile.ptr<i32>
 // CHECK-NEXT:    return
 func.func @scalar_reload(%scratch: !tile.ptr<i32>, %out: !tile.ptr<i32>,
                          %a: i32) attributes {tile.kernel} {

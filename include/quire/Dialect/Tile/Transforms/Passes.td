@@ -101,7 +101,11 @@ def ForwardStores : Pass<"quire-forward-stores", "::mlir::ModuleOp"> {
     forwarded `select(mask, offsets, 0)` becomes the natural gather that
     `quire-raise-paged-loads` recognizes.
     The stores stay: their memory is a kernel argument, and someone may
-    read it after the kernel. With `remove-barriers`, `tile.barrier`s are
+    read it after the kernel. With `sink-stores`, a store no load of the
+    kernel reads moves to the end of its block (past ops that neither write
+    its memory nor order memory), after loops of at most 16 iterations that
+    only make such stores are unrolled: its value's loads are then issued a
+    whole iteration's work before the store waits for them. With `remove-barriers`, `tile.barrier`s are
     erased when they order nothing: no load of the kernel reads memory any
     of its stores writes, no op of the kernel accesses memory other than
     through loads and stores, no two store ops write one address, and each
@@ -117,7 +121,11 @@ def ForwardStores : Pass<"quire-forward-stores", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"removeBarriers", "remove-barriers", "bool", "true",
-           "erase tile.barrier ops that order no memory access any more">
+           "erase tile.barrier ops that order no memory access any more">,
+    Option<"sinkStores", "sink-stores", "bool", "true",
+           "move stores no load of the kernel reads to the end of their "
+           "block (unrolling loops of at most 16 iterations that only make "
+           "such stores), away from the loads their values wait for">
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::quire::tile::TileDialect"];
