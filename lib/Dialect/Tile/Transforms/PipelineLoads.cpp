@@ -168,13 +168,14 @@ struct PipelineLoadsPass
     SmallVector<std::pair<LoadOp, SmallVector<Operation *>>> loads;
     llvm::SetVector<Operation *> pipelined;
     int64_t budget = 0;
-    // With skipDotOperands, loads feeding dots that quire-async-copies can
-    // stage, and the loads their addresses come from (block-table entries),
-    // are quire-async-copies'.
+    // With skipStaged, the loads quire-async-copies stages (dot operands it
+    // can copy, large tiles it stages locally), and the loads their
+    // addresses come from (block-table entries), are quire-async-copies'.
     llvm::SetVector<Operation *> skipped;
-    if (skipDotOperands)
+    if (skipStaged)
       for (auto load : loop.getBody()->getOps<LoadOp>())
-        if (feedsDot(load) && stageable(load, info))
+        if ((feedsDot(load) && stageable(load, info)) ||
+            isLocalStagingCandidate(load))
           addressSources(loop, load, skipped);
     for (auto load : loop.getBody()->getOps<LoadOp>()) {
       if (skipped.contains(load))
