@@ -101,7 +101,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     tile::PipelineLoadsOptions pipelining;
     pipelining.numWarps = options.numWarps;
     pipelining.maxRegisters = options.pipelineMaxRegisters;
-    pipelining.skipStaged = async;
+    pipelining.skipDotOperands = async;
     pm.addPass(tile::createPipelineLoads(pipelining));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

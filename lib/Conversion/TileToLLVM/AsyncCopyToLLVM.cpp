@@ -9,9 +9,7 @@
 // conversion to a dot operand reads its staging tile. The buffers live after
 // the conversion staging slots (placeSharedBuffers), `stages` copies of the
 // padded tile each; the barrier analysis sees their reads under their own
-// slot ids and leaves their synchronization to tile.async_wait. A `local`
-// staging (a load that does not feed a dot) is stored unpadded and read
-// back by each thread's own ld.shared: no barrier.
+// slot ids and leaves their synchronization to tile.async_wait.
 //
 // Buffers staged `nvmma` hold the swizzled layout wgmma reads through a
 // matrix descriptor; tile.warpgroup_dot reads them (DotOpToLLVM/WGMMA.cpp).
@@ -61,8 +59,6 @@ struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
     // cp.async moves 4, 8 or 16 bytes.
     auto blocked = dyn_cast<tile::BlockedEncodingAttr>(ptrType.getEncoding());
     unsigned runDim = blocked ? blocked.getOrder()[0] : ptrType.getRank() - 1;
-    if (ptrType.getRank() == 1)
-      runDim = 0;
     unsigned stagedRunDim = op.getTransposed() ? 1 - runDim : runDim;
     if (vec * bytes < 4 || stagedRunDim != op.getContig())
       return op.emitOpError()
@@ -75,10 +71,8 @@ struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
       return op.emitOpError()
              << "not supported on the GPU: nvmma staging of "
              << shape[op.getContig()] << " contiguous elements";
-    bool local = op.getLocal();
-    Staging st = reserveStaging(
-        state, stagedShape2D(shape), stagedContig2D(shape, op.getContig()),
-        bytes, op.getBuffer(), op.getStages(), op.getNvmma(), local);
+    Staging st = reserveStaging(state, shape, op.getContig(), bytes,
+                                op.getBuffer(), op.getStages(), op.getNvmma());
     Value stageOff =
         stageOffset(rewriter, loc, adaptor.getStage().front(), st.stageBytes);
     ValueRange ptrs = adaptor.getPtrs();
@@ -89,8 +83,7 @@ struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
     auto modifier = size == 16 ? NVVM::LoadCacheModifierKind::CG
                                : NVVM::LoadCacheModifierKind::CA;
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
-      SmallVector<Value> c = stagedCoord2D(
-          rewriter, loc, regCoordValues(rewriter, loc, *layout, thread, r));
+      SmallVector<Value> c = regCoordValues(rewriter, loc, *layout, thread, r);
       if (op.getTransposed())
         std::swap(c[0], c[1]);
       Value off =
@@ -115,8 +108,7 @@ struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
 
 /// tile.async_wait {pending = n} => cp.async.wait_group n;
 ///   [fence.proxy.async.shared::cta with async_proxy;] bar.sync 0
-/// (a barrier of its own: the analysis of the staging slots keeps it); no
-/// barrier with `local`, where each thread reads only what it copied.
+/// (a barrier of its own: the analysis of the staging slots keeps it).
 struct AsyncWaitOpLowering : public ConvertOpToLLVMPattern<tile::AsyncWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -127,8 +119,7 @@ struct AsyncWaitOpLowering : public ConvertOpToLLVMPattern<tile::AsyncWaitOp> {
     if (op.getAsyncProxy())
       inlinePtx(rewriter, op.getLoc(), {}, {}, "fence.proxy.async.shared::cta;",
                 "", /*sideEffects=*/true);
-    if (!op.getLocal())
-      NVVM::Barrier0Op::create(rewriter, op.getLoc());
+    NVVM::Barrier0Op::create(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
   }
@@ -154,17 +145,10 @@ struct AsyncLocalLoadOpLowering
     FailureOr<tile::LinearLayout> dst = getLayout(op, type);
     if (failed(dst))
       return failure();
-    Staging st = reserveStaging(
-        state, stagedShape2D(type.getShape()),
-        stagedContig2D(type.getShape(), op.getContig()), bytes, op.getBuffer(),
-        op.getStages(), /*nvmma=*/false, op.getLocal());
+    Staging st = reserveStaging(state, type.getShape(), op.getContig(), bytes,
+                                op.getBuffer(), op.getStages());
     Value stageOff =
         stageOffset(rewriter, loc, adaptor.getStage().front(), st.stageBytes);
-    if (op.getLocal()) {
-      rewriter.replaceOpWithMultiple(
-          op, {loadLocal(rewriter, loc, *dst, st, stageOff, op, elt, bytes)});
-      return success();
-    }
     auto ptrAt = [&](ArrayRef<Value> c) {
       Value off =
           LLVM::AddOp::create(rewriter, loc, st.at(rewriter, loc, c), stageOff);
@@ -175,48 +159,6 @@ struct AsyncLocalLoadOpLowering
                        getThreadIds(rewriter, loc), ptrAt);
     rewriter.replaceOpWithMultiple(op, {results});
     return success();
-  }
-
-  /// A local staging's registers, each thread's own elements: one
-  /// `ld.shared` per run of up to 16 bytes of consecutive registers along
-  /// the contiguous dimension (a blocked layout's registers step along it
-  /// first).
-  SmallVector<Value> loadLocal(ConversionPatternRewriter &rewriter,
-                               Location loc, const tile::LinearLayout &layout,
-                               const Staging &st, Value stageOff,
-                               tile::AsyncLocalLoadOp op, Type elt,
-                               int64_t bytes) const {
-    RankedTensorType type = op.getType();
-    unsigned contig = op.getContig();
-    int64_t vec = 1;
-    if (auto blocked =
-            dyn_cast_or_null<tile::BlockedEncodingAttr>(type.getEncoding()))
-      if (blocked.getOrder()[0] == contig)
-        vec = std::min<int64_t>(blocked.getSizePerThread()[contig],
-                                std::max<int64_t>(1, 16 / bytes));
-    vec = int64_t(1) << llvm::Log2_64(std::max<int64_t>(vec, 1));
-    ThreadIds ids = getThreadIds(rewriter, loc);
-    SmallVector<Value> thread = threadCoord(rewriter, loc, layout, ids);
-    Type mem = storageType(elt);
-    SmallVector<Value> results;
-    unsigned regs = layout.getNumRegs();
-    for (unsigned r = 0; r < regs; r += vec) {
-      SmallVector<Value> c = stagedCoord2D(
-          rewriter, loc, regCoordValues(rewriter, loc, layout, thread, r));
-      Value off =
-          LLVM::AddOp::create(rewriter, loc, st.at(rewriter, loc, c), stageOff);
-      Value ptr = asyncSharedPtr(rewriter, loc, op, off, op.getBuffer());
-      Type ty = vec == 1 ? mem : VectorType::get({vec}, mem);
-      Value v = LLVM::LoadOp::create(rewriter, loc, ty, ptr, vec * bytes);
-      for (int64_t i = 0; i < vec; ++i) {
-        Value e = vec == 1 ? v
-                           : LLVM::ExtractElementOp::create(
-                                 rewriter, loc, v, i32Const(rewriter, loc, i))
-                                 .getResult();
-        results.push_back(fromStorage(rewriter, loc, e, elt));
-      }
-    }
-    return results;
   }
   TileToLLVMState &state;
 };

@@ -102,13 +102,7 @@ tilellvm::placeSharedBuffers(ModuleOp module, const TileToLLVMState &state) {
 Staging tilellvm::reserveStaging(TileToLLVMState &state,
                                  ArrayRef<int64_t> shape, unsigned contig,
                                  int64_t bytes, int64_t buffer, int64_t stages,
-                                 bool nvmma, bool local) {
-  if (local) {
-    SharedTile tile{contig, shape[contig], shape[1 - contig], bytes};
-    int64_t stageBytes = llvm::alignTo(tile.sizeBytes(), 16);
-    state.reserveAsync(buffer, stages * stageBytes);
-    return {tile, std::nullopt, stageBytes};
-  }
+                                 bool nvmma) {
   SharedTile tile = SharedTile::staging(shape, contig, bytes);
   int64_t line = shape[contig] * bytes;
   if (nvmma ||
@@ -129,21 +123,4 @@ Staging tilellvm::reserveStaging(TileToLLVMState &state,
 Value tilellvm::stageOffset(OpBuilder &b, Location loc, Value stage,
                             int64_t stageBytes) {
   return LLVM::MulOp::create(b, loc, stage, i32Const(b, loc, stageBytes));
-}
-
-SmallVector<int64_t> tilellvm::stagedShape2D(ArrayRef<int64_t> shape) {
-  if (shape.size() == 1)
-    return {1, shape[0]};
-  return SmallVector<int64_t>(shape);
-}
-
-unsigned tilellvm::stagedContig2D(ArrayRef<int64_t> shape, unsigned contig) {
-  return shape.size() == 1 ? 1 : contig;
-}
-
-SmallVector<Value> tilellvm::stagedCoord2D(OpBuilder &b, Location loc,
-                                           ArrayRef<Value> coord) {
-  if (coord.size() == 1)
-    return {i32Const(b, loc, 0), coord[0]};
-  return SmallVector<Value>(coord);
 }

@@ -144,18 +144,10 @@ struct Staging {
 
 /// The geometry of async staging buffer `buffer` holding `stages` copies of
 /// a `shape` tile staged with dimension `contig` fastest; reserves its size
-/// and alignment (TileToLLVMState::reserveAsync). A `local` staging (read
-/// back by the threads that copied it) is unpadded and unswizzled.
+/// and alignment (TileToLLVMState::reserveAsync).
 Staging reserveStaging(TileToLLVMState &state, ArrayRef<int64_t> shape,
                        unsigned contig, int64_t bytes, int64_t buffer,
-                       int64_t stages, bool nvmma = false, bool local = false);
-
-/// A local staging of a 1-D tile is the 2-D tile [1, N]: its shape, its
-/// contiguous dimension and a coordinate, as the 2-D geometry takes them.
-SmallVector<int64_t> stagedShape2D(ArrayRef<int64_t> shape);
-unsigned stagedContig2D(ArrayRef<int64_t> shape, unsigned contig);
-SmallVector<Value> stagedCoord2D(OpBuilder &b, Location loc,
-                                 ArrayRef<Value> coord);
+                       int64_t stages, bool nvmma = false);
 
 /// Byte offset of `stage` in a buffer of `stageBytes` stages (i32).
 Value stageOffset(OpBuilder &b, Location loc, Value stage, int64_t stageBytes);

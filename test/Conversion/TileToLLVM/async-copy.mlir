@@ -16,7 +16,6 @@
 #cols = #tile.slice<{dim = 0, parent = #blocked}>
 #mma = #tile.mma<{warpsPerCTA = [1, 1]}>
 #dota = #tile.dot_op<{opIdx = 0, parent = #mma}>
-#row4 = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
 
 module attributes {tile.num_warps = 1 : i32} {
 
@@ -60,39 +59,6 @@ func.func @copy_wait_read(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32},
   tile.async_wait {async_proxy, pending = 1 : i32}
   %os = tile.splat %out : !tile.ptr<f16> -> tensor<16x32x!tile.ptr<f16>, #dota>
   tile.store %os, %a : tensor<16x32x!tile.ptr<f16>, #dota>
-  return
-}
-
-// Local staging (a 1-D f32 row that feeds no dot): eight 16-byte cp.async
-// per thread (32 elements in runs of 4) into an unpadded stage of 4 KB, a
-// wait without a barrier, and the thread's own elements read back with
-// 16-byte ld.shared at the offsets it copied them to. Three stages: 12 KB.
-// CHECK-LABEL: llvm.func @local_row
-// CHECK-SAME:    tile.shared_bytes = 14336 : i64
-// CHECK-COUNT-8: nvvm.cp.async.shared.global %{{.*}}, %{{.*}}, 16, cache = cg, %{{.*}} : !llvm.ptr<3>, !llvm.ptr<1>, i32
-// CHECK-NEXT:    nvvm.cp.async.commit.group
-// CHECK:         nvvm.cp.async.wait.group 1
-// CHECK-NOT:     nvvm.barrier0
-// CHECK-COUNT-8: llvm.load %{{.*}} {alignment = 16 : i64} : !llvm.ptr<3> -> vector<4xf32>
-// CHECK-NOT:     nvvm.barrier0
-// CHECK:         llvm.return
-// PAD-LABEL:   llvm.func @local_row
-// PAD-SAME:      tile.shared_bytes = 14848 : i64
-func.func @local_row(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32},
-                     %out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
-                     %n: i32 {tile.divisibility = 16 : i32},
-                     %stage: i32) attributes {tile.kernel} {
-  %r = tile.range 0, 1024 : tensor<1024xi32, #row4>
-  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #row4>
-  %ptrs = tile.addptr %ps, %r : tensor<1024x!tile.ptr<f32>, #row4>, tensor<1024xi32, #row4>
-  %ns = tile.splat %n : i32 -> tensor<1024xi32, #row4>
-  %mask = arith.cmpi slt, %r, %ns : tensor<1024xi32, #row4>
-  tile.async_copy %ptrs mask %mask into stage %stage {buffer = 1 : i32, contig = 0 : i32, stages = 3 : i32, local} : tensor<1024x!tile.ptr<f32>, #row4>, tensor<1024xi1, #row4>
-  tile.async_wait {local, pending = 1 : i32}
-  %x = tile.async_local_load %stage {buffer = 1 : i32, contig = 0 : i32, stages = 3 : i32, local} : tensor<1024xf32, #row4>
-  %os = tile.splat %out : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #row4>
-  %op = tile.addptr %os, %r : tensor<1024x!tile.ptr<f32>, #row4>, tensor<1024xi32, #row4>
-  tile.store %op, %x : tensor<1024x!tile.ptr<f32>, #row4>
   return
 }
 

@@ -610,7 +610,7 @@ func.func @async_copy_buffer(%p: tensor<16x64x!tile.ptr<f16>>, %s: i32) {
 // -----
 
 func.func @async_copy_contig(%p: tensor<16x64x!tile.ptr<f16>>, %s: i32) {
-  // expected-error @+1 {{contig must be a dimension of the 2-D tile, got 2}}
+  // expected-error @+1 {{contig must be 0 or 1, got 2}}
   tile.async_copy %p into stage %s {buffer = 0 : i32, contig = 2 : i32, stages = 2 : i32} : tensor<16x64x!tile.ptr<f16>>
   return
 }
@@ -628,30 +628,6 @@ func.func @async_copy_stages(%p: tensor<16x64x!tile.ptr<f16>>, %s: i32) {
 func.func @async_copy_mask(%p: tensor<16x64x!tile.ptr<f16>>, %m: tensor<64x16xi1>, %s: i32) {
   // expected-error @+1 {{mask type 'tensor<64x16xi1>' must have the shape and layout of ptrs 'tensor<16x64x!tile.ptr<f16>>'}}
   tile.async_copy %p mask %m into stage %s {buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32} : tensor<16x64x!tile.ptr<f16>>, tensor<64x16xi1>
-  return
-}
-
-// -----
-
-func.func @async_copy_local_rank(%p: tensor<2x4x8x!tile.ptr<f32>>, %s: i32) {
-  // expected-error @+1 {{stages 1-D or 2-D tiles locally, got rank 3}}
-  tile.async_copy %p into stage %s {buffer = 0 : i32, contig = 2 : i32, stages = 2 : i32, local} : tensor<2x4x8x!tile.ptr<f32>>
-  return
-}
-
-// -----
-
-func.func @async_copy_local_contig(%p: tensor<64x!tile.ptr<f32>>, %s: i32) {
-  // expected-error @+1 {{contig must be a dimension of the 1-D tile, got 1}}
-  tile.async_copy %p into stage %s {buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32, local} : tensor<64x!tile.ptr<f32>>
-  return
-}
-
-// -----
-
-func.func @async_copy_local_transposed(%p: tensor<16x64x!tile.ptr<f32>>, %s: i32) {
-  // expected-error @+1 {{a local staging is neither transposed nor nvmma}}
-  tile.async_copy %p into stage %s {buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32, local, transposed} : tensor<16x64x!tile.ptr<f32>>
   return
 }
 
@@ -757,7 +733,7 @@ func.func @warpgroup_dot_a_buffer(%c: tensor<64x64xf32, #mma4>, %s: i32) {
 
 #mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
 func.func @warpgroup_dot_b_staging(%c: tensor<64x64xf32, #mma4>, %s: i32) {
-  // expected-error @+1 {{contig must be a dimension of the 2-D tile, got 3}}
+  // expected-error @+1 {{contig must be 0 or 1, got 3}}
   %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 3 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
   return
 }

@@ -159,15 +159,3 @@ func.func @async_staging(%p: tensor<16x64x!tile.ptr<f16>>, %m: tensor<16x64xi1>,
   %x = tile.async_local_load %s {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32} : tensor<64x16xf16>
   return %x : tensor<64x16xf16>
 }
-
-// Local staging: 1-D tiles, read back by the threads that copied them.
-// CHECK-LABEL: func.func @async_staging_local
-// CHECK: tile.async_copy %{{.*}} mask %{{.*}} into stage %{{.*}} {buffer = 1 : i32, contig = 0 : i32, local, stages = 3 : i32} : tensor<1024x!tile.ptr<f32>>, tensor<1024xi1>
-// CHECK: tile.async_wait {local, pending = 1 : i32}
-// CHECK: tile.async_local_load %{{.*}} {buffer = 1 : i32, contig = 0 : i32, local, stages = 3 : i32} : tensor<1024xf32>
-func.func @async_staging_local(%p: tensor<1024x!tile.ptr<f32>>, %m: tensor<1024xi1>, %s: i32) -> tensor<1024xf32> {
-  tile.async_copy %p mask %m into stage %s {buffer = 1 : i32, contig = 0 : i32, stages = 3 : i32, local} : tensor<1024x!tile.ptr<f32>>, tensor<1024xi1>
-  tile.async_wait {pending = 1 : i32, local}
-  %x = tile.async_local_load %s {buffer = 1 : i32, contig = 0 : i32, stages = 3 : i32, local} : tensor<1024xf32>
-  return %x : tensor<1024xf32>
-}

@@ -347,22 +347,17 @@ LogicalResult PagedLoadOp::verify() {
 // Asynchronous copies
 //===----------------------------------------------------------------------===//
 
-/// What async_copy and async_local_load share: a 2-D staged tile (1-D or
-/// 2-D with `local`), a valid contiguous dimension and stage count, a
-/// buffer id.
+/// What async_copy and async_local_load share: a 2-D staged tile, a valid
+/// contiguous dimension and stage count, a buffer id.
 static LogicalResult verifyStaging(Operation *op, ArrayRef<int64_t> shape,
                                    int32_t buffer, int32_t contig,
-                                   int32_t stages, bool local = false) {
-  if (local && shape.size() != 1 && shape.size() != 2)
-    return op->emitOpError()
-           << "stages 1-D or 2-D tiles locally, got rank " << shape.size();
-  if (!local && shape.size() != 2)
+                                   int32_t stages) {
+  if (shape.size() != 2)
     return op->emitOpError() << "stages 2-D tiles, got rank " << shape.size();
   if (buffer < 0)
     return op->emitOpError() << "buffer must be >= 0, got " << buffer;
-  if (contig < 0 || contig >= static_cast<int32_t>(shape.size()))
-    return op->emitOpError() << "contig must be a dimension of the "
-                             << shape.size() << "-D tile, got " << contig;
+  if (contig != 0 && contig != 1)
+    return op->emitOpError() << "contig must be 0 or 1, got " << contig;
   if (stages < 1)
     return op->emitOpError() << "stages must be >= 1, got " << stages;
   return success();
@@ -399,10 +394,8 @@ LogicalResult AsyncCopyOp::verify() {
                            << ptrs;
   }
   if (failed(verifyStaging(*this, getStagedShape(), getBuffer(), getContig(),
-                           getStages(), getLocal())))
+                           getStages())))
     return failure();
-  if (getLocal() && (getNvmma() || getTransposed()))
-    return emitOpError() << "a local staging is neither transposed nor nvmma";
   if (getNvmma())
     return verifyNvmma(*this, getStagedShape(),
                        cast<PointerType>(getPtrs().getType().getElementType())
@@ -420,7 +413,7 @@ LogicalResult AsyncWaitOp::verify() {
 
 LogicalResult AsyncLocalLoadOp::verify() {
   return verifyStaging(*this, getResult().getType().getShape(), getBuffer(),
-                       getContig(), getStages(), getLocal());
+                       getContig(), getStages());
 }
 
 bool mlir::quire::tile::isWarpgroupShape(int64_t m, int64_t n, int64_t k,

@@ -52,7 +52,6 @@ struct Candidate {
   unsigned contig;         // staged tile's contiguous dimension
   DotOp dot;               // the conversion's only user, if a dot
   bool nvmma = false;      // staged for wgmma (tile.warpgroup_dot)
-  bool local = false;      // not a dot operand: read back by its copiers
 };
 
 /// True if `d` (laid out) is a dot wgmma computes: f16/bf16 into f32, a
@@ -153,19 +152,6 @@ std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
   return c;
 }
 
-/// A load staged locally (LoopSlices.h, isLocalStagingCandidate): each
-/// thread copies its elements of the load's blocked layout and reads them
-/// back itself, contiguous dimension the layout's fastest.
-std::optional<Candidate> matchLocal(LoadOp load) {
-  auto type = cast<RankedTensorType>(load.getType());
-  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
-  if (!blocked || !isLocalStagingCandidate(load))
-    return std::nullopt;
-  Candidate c{load, nullptr, nullptr, blocked.getOrder()[0], nullptr};
-  c.local = true;
-  return c;
-}
-
 struct AsyncCopiesPass
     : public mlir::quire::tile::impl::AsyncCopiesBase<AsyncCopiesPass> {
   using AsyncCopiesBase::AsyncCopiesBase;
@@ -236,8 +222,6 @@ struct AsyncCopiesPass
     Slice slice;
     for (LoadOp load : loop.getBody()->getOps<LoadOp>()) {
       std::optional<Candidate> c = match(load, info);
-      if (!c)
-        c = matchLocal(load);
       if (!c || (!stored.empty() && readsStored(load)))
         continue;
       Slice s = slice;
@@ -276,12 +260,6 @@ struct AsyncCopiesPass
     }
     bool anyNvmma =
         llvm::any_of(cands, [](const Candidate &c) { return c.nvmma; });
-    // When every staged tile is local, no thread reads another's copies:
-    // the waits need no barrier.
-    UnitAttr allLocal =
-        llvm::all_of(cands, [](const Candidate &c) { return c.local; })
-            ? UnitAttr::get(loop.getContext())
-            : UnitAttr();
     SmallVector<Operation *> depOps = loadDeps(loop, slice);
     int64_t S = stages;
     Location loc = loop.getLoc();
@@ -319,8 +297,7 @@ struct AsyncCopiesPass
             stageIdx, b.getI32IntegerAttr(buffer),
             b.getI32IntegerAttr(c.contig), b.getI32IntegerAttr(S),
             c.trans ? b.getUnitAttr() : UnitAttr(),
-            c.nvmma ? b.getUnitAttr() : UnitAttr(),
-            c.local ? b.getUnitAttr() : UnitAttr());
+            c.nvmma ? b.getUnitAttr() : UnitAttr());
       }
     };
     // The slice loads of iteration iv + k * step, guarded.
@@ -370,7 +347,7 @@ struct AsyncCopiesPass
       int64_t perIter = cands.size();
       AsyncWaitOp::create(top, loc,
                           top.getI32IntegerAttr((ahead0 - 1) * perIter),
-                          anyNvmma ? top.getUnitAttr() : UnitAttr(), allLocal);
+                          anyNvmma ? top.getUnitAttr() : UnitAttr());
       // By default iteration i + S - 1 goes, after the wait, to stage
       // (stage + S - 1) % S, which iteration i - 1 read (the wait's barrier
       // orders those reads first). Eagerly, iteration i + S goes to this
@@ -382,8 +359,7 @@ struct AsyncCopiesPass
         // Built here, after the wait; moved below the body once the loop
         // holds it (the original body is merged in after this callback).
         refillBegin = AsyncWaitOp::create(
-            issue, loc, issue.getI32IntegerAttr((S - 1) * perIter), UnitAttr(),
-            allLocal);
+            issue, loc, issue.getI32IntegerAttr((S - 1) * perIter), UnitAttr());
         issueStage = stageArg;
       } else {
         Value isFirst = arith::CmpIOp::create(
@@ -426,21 +402,6 @@ struct AsyncCopiesPass
     for (auto [c, buffer] : llvm::zip(cands, buffers)) {
       if (c.nvmma)
         continue;
-      if (c.local) {
-        // The copiers read their elements back; cp.async wrote zero where
-        // the mask is false, so another `other` is selected back.
-        OpBuilder b(c.load);
-        Value staged = AsyncLocalLoadOp::create(
-            b, c.load.getLoc(), c.load.getType(), stageArg,
-            b.getI32IntegerAttr(buffer), b.getI32IntegerAttr(c.contig),
-            b.getI32IntegerAttr(S), b.getUnitAttr());
-        Value other = c.load.getOther();
-        if (c.load.getMask() && other && !isZeroConstant(other))
-          staged = arith::SelectOp::create(b, c.load.getLoc(),
-                                           c.load.getMask(), staged, other);
-        c.load.getResult().replaceAllUsesWith(staged);
-        continue;
-      }
       OpBuilder b(c.convert);
       Value staged = AsyncLocalLoadOp::create(
           b, c.convert.getLoc(), c.convert.getType(), stageArg,
@@ -473,16 +434,14 @@ struct AsyncCopiesPass
       dot.erase();
     }
     for (Candidate &c : cands) {
-      if (c.convert)
-        c.convert.erase();
+      c.convert.erase();
       if (c.trans)
         c.trans.erase();
       c.load.erase();
     }
     OpBuilder after(newLoop->getContext());
     after.setInsertionPointAfter(newLoop);
-    AsyncWaitOp::create(after, loc, after.getI32IntegerAttr(0), UnitAttr(),
-                        allLocal);
+    AsyncWaitOp::create(after, loc, after.getI32IntegerAttr(0));
   }
 };
 

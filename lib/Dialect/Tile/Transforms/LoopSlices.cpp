@@ -3,7 +3,6 @@
 #include "LoopSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -80,30 +79,4 @@ Value tile::emitGuardedLoad(OpBuilder &b, LoadOp load, IRMapping &map,
   copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
   map.map(load.getResult(), copy.getResult());
   return copy.getResult();
-}
-
-bool tile::isLocalStagingCandidate(LoadOp load) {
-  auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || (type.getRank() != 1 && type.getRank() != 2) ||
-      !type.getElementType().isIntOrFloat())
-    return false;
-  int64_t bits = type.getElementType().getIntOrFloatBitWidth();
-  if (bits < 32 || bits % 8 != 0 ||
-      type.getNumElements() * bits / 8 < kMinLocalStagingBytes)
-    return false;
-  if (Value other = load.getOther()) {
-    Attribute c;
-    if (!matchPattern(other, m_Constant(&c)) ||
-        !cast<DenseElementsAttr>(c).isSplat())
-      return false;
-  }
-  for (Operation *user : load->getUsers()) {
-    if (isa<DotOp>(user))
-      return false;
-    if (isa<TransOp, ConvertLayoutOp>(user) &&
-        llvm::any_of(user->getUsers(),
-                     [](Operation *u) { return isa<DotOp>(u); }))
-      return false;
-  }
-  return true;
 }

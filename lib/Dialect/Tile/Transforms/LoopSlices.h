@@ -29,20 +29,6 @@ Value pointerRoot(Value p);
 /// whose pointer comes from no argument).
 bool storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots);
 
-/// A tile this small or smaller is prefetched in registers rather than
-/// staged locally through shared memory (the staging's ld.shared and its
-/// bookkeeping cost more than the registers it saves).
-constexpr int64_t kMinLocalStagingBytes = 1024;
-
-/// True if `load` is one quire-async-copies stages locally (`local`
-/// cp.async copies each thread reads back itself) when its loop is
-/// staged: a 1-D or 2-D tile of at least kMinLocalStagingBytes with
-/// elements of 4 bytes or more, `other` absent or a uniform constant, that
-/// does not feed a dot (dot operands are staged for ldmatrix or wgmma).
-/// Such a load stays in shared memory, not registers, for the iterations
-/// it is issued ahead: what Triton's pipeliner does with a loop's loads.
-bool isLocalStagingCandidate(LoadOp load);
-
 /// Clones at `b` the ops of `slice` (single-result, in program order) whose
 /// results `map` does not have yet.
 void cloneSlice(OpBuilder &b, ArrayRef<Operation *> slice, IRMapping &map);

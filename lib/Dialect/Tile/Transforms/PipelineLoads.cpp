@@ -168,14 +168,13 @@ struct PipelineLoadsPass
     SmallVector<std::pair<LoadOp, SmallVector<Operation *>>> loads;
     llvm::SetVector<Operation *> pipelined;
     int64_t budget = 0;
-    // With skipStaged, the loads quire-async-copies stages (dot operands it
-    // can copy, large tiles it stages locally), and the loads their
-    // addresses come from (block-table entries), are quire-async-copies'.
+    // With skipDotOperands, loads feeding dots that quire-async-copies can
+    // stage, and the loads their addresses come from (block-table entries),
+    // are quire-async-copies'.
     llvm::SetVector<Operation *> skipped;
-    if (skipStaged)
+    if (skipDotOperands)
       for (auto load : loop.getBody()->getOps<LoadOp>())
-        if ((feedsDot(load) && stageable(load, info)) ||
-            isLocalStagingCandidate(load))
+        if (feedsDot(load) && stageable(load, info))
           addressSources(loop, load, skipped);
     for (auto load : loop.getBody()->getOps<LoadOp>()) {
       if (skipped.contains(load))

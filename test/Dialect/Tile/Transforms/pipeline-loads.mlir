@@ -1,5 +1,5 @@
 // RUN: quire-opt %s --quire-pipeline-loads --canonicalize | FileCheck %s
-// RUN: quire-opt %s "--quire-pipeline-loads=skip-staged" --canonicalize | FileCheck %s --check-prefix=SKIP
+// RUN: quire-opt %s "--quire-pipeline-loads=skip-dot-operands" --canonicalize | FileCheck %s --check-prefix=SKIP
 // The load of the next iteration is issued at the top of the current one and
 // carried; the first iteration's load moves before the loop. Both masks are
 // and-ed with "that iteration exists", so nothing past the end is read.
@@ -126,7 +126,7 @@ func.func @store_to_another_argument(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %
   return
 }
 
-// With skip-staged (the pipeline's setting when cp.async staging is
+// With skip-dot-operands (the pipeline's setting when cp.async staging is
 // on), dot operands quire-async-copies can stage are left to it: here B,
 // 16-byte aligned rows of 16 f16. A, whose row stride %lda has no known
 // divisibility, cannot be copied in runs of 4 bytes or more, so it is

@@ -291,12 +291,8 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [MemoryEffects<[MemRead, MemWrite]>
     columns of S / element-size elements (S = the contiguous dimension's
     bytes, at most 128), each a run of rows S bytes apart, the 16-byte
     chunks of every 128-byte line XOR-ed with its row bits (CUTLASS's
-    Swizzle<log2(S/16), 4, 3>), every stage 1024-byte aligned. With `local`
-    (a tile of rank 1 or 2, for a load that does not feed a dot) it is
-    stored unpadded, dimension `contig` fastest, and only read back by the
-    threads that copied it, in the layout they copied it with
-    (`tile.async_local_load` with `local`). The data may be read only after
-    a `tile.async_wait`.
+    Swizzle<log2(S/16), 4, 3>), every stage 1024-byte aligned. The data may
+    be read only after a `tile.async_wait`.
 
     ```mlir
     tile.async_copy %ptrs mask %mask into stage %s {buffer = 0 : i32,
@@ -307,7 +303,7 @@ def Tile_AsyncCopyOp : Tile_Op<"async_copy", [MemoryEffects<[MemRead, MemWrite]>
   let arguments = (ins RankedTensorOf<[Tile_Ptr]>:$ptrs,
                        Optional<RankedTensorOf<[I1]>>:$mask, I32:$stage,
                        I32Attr:$buffer, I32Attr:$contig, I32Attr:$stages,
-                       UnitAttr:$transposed, UnitAttr:$nvmma, UnitAttr:$local);
+                       UnitAttr:$transposed, UnitAttr:$nvmma);
   let assemblyFormat = [{
     $ptrs (`mask` $mask^)? `into` `stage` $stage attr-dict `:` type($ptrs) (`,` type($mask)^)?
   }];
@@ -326,15 +322,13 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>
     then synchronizes the threads of the CTA, so every thread sees the data
     the completed copies staged. With `async_proxy`, the data is also made
     visible to the async proxy (`fence.proxy.async` before the barrier), as
-    `wgmma` reads it. With `local` (every copy it waits for is `local`: each
-    thread reads only what it copied) there is no barrier.
+    `wgmma` reads it.
 
     ```mlir
     tile.async_wait {pending = 0 : i32}
     ```
   }];
-  let arguments = (ins I32Attr:$pending, UnitAttr:$async_proxy,
-                       UnitAttr:$local);
+  let arguments = (ins I32Attr:$pending, UnitAttr:$async_proxy);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
@@ -343,10 +337,8 @@ def Tile_AsyncLocalLoadOp : Tile_Op<"async_local_load", [MemoryEffects<[MemRead]
   let summary = "read a staged tile from shared memory into a layout";
   let description = [{
     Reads stage `stage` of shared-memory buffer `buffer`, staged by
-    `tile.async_copy` ops with the same `buffer`, `contig`, `stages` and
-    `local`, into the result's layout (`ldmatrix` for a 16-bit
-    `#tile.dot_op` layout; with `local`, each thread's elements, in the
-    layout the copies had, with vector `ld.shared`s).
+    `tile.async_copy` ops with the same `buffer`, `contig` and `stages`, into
+    the result's layout (`ldmatrix` for a 16-bit `#tile.dot_op` layout).
 
     ```mlir
     %k = tile.async_local_load %stage {buffer = 0 : i32, contig = 0 : i32,
@@ -354,7 +346,7 @@ def Tile_AsyncLocalLoadOp : Tile_Op<"async_local_load", [MemoryEffects<[MemRead]
     ```
   }];
   let arguments = (ins I32:$stage, I32Attr:$buffer, I32Attr:$contig,
-                       I32Attr:$stages, UnitAttr:$local);
+                       I32Attr:$stages);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$stage attr-dict `:` type($result)";
   let hasVerifier = 1;

@@ -258,11 +258,10 @@ def PipelineLoads : Pass<"quire-pipeline-loads", "::mlir::ModuleOp"> {
            "warps per CTA the kernel will run with">,
     Option<"maxRegisters", "max-registers", "unsigned", "32",
            "32-bit registers per thread the carried tiles may take">,
-    Option<"skipStaged", "skip-staged", "bool", "false",
-           "leave to quire-async-copies the loads it stages: dot operands "
-           "(directly or through tile.trans; 2-D, 16-bit, runs of 4 bytes or "
-           "more AxisInfo proves aligned), and tiles of 1 KB or more of "
-           "4-byte or wider elements it stages locally">
+    Option<"skipDotOperands", "skip-dot-operands", "bool", "false",
+           "leave loads that feed a tile.dot (directly or through tile.trans) "
+           "and that quire-async-copies can stage (2-D, 16-bit, runs of 4 "
+           "bytes or more AxisInfo proves aligned) to it">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
