@@ -8,9 +8,12 @@
 //    (integers, i1 and pointers) plus a shape; integers are kept sign-extended
 //    from their width, so i1 `true` is -1.
 //  - Every float result is rounded to its element type (ties to even) right
-//    after the op: f16 and bf16 by exact power-of-two scaling, f32 through
-//    `float`. Computing in double first and rounding once is exact for
-//    + - * / and sqrt of f32/f16/bf16 operands (53 >= 2 * 24 + 2).
+//    after the op: f16, bf16 and fp8 by exact power-of-two scaling, f32
+//    through `float`. Computing in double first and rounding once is exact
+//    for + - * / and sqrt of f32/f16/bf16 operands (53 >= 2 * 24 + 2).
+//  - fp8 (f8E4M3FN, f8E5M2) saturates: a value past the largest finite one,
+//    infinities included, rounds to it (the GPU's `cvt.rn.satfinite`); NaN
+//    stays NaN. f8E4M3FN has no infinities, and only S.1111.111 is NaN.
 //  - `tile.dot` accumulates in f32 in k order, rounding each product and sum.
 //    `tile.reduce` combines in index order in the element type.
 //  - Integer division by zero, signed division overflow and shifts by at
@@ -68,6 +71,9 @@ struct BinaryFormat {
   int minExp;
   int expBits;
   double maxFinite;
+  bool saturate = false;   // overflow and infinities round to maxFinite
+  bool finiteOnly = false; // no infinities; only all-ones is NaN (E4M3FN)
+  int bytes() const { return (precision + expBits) / 8; }
 };
 
 enum class Rounding { NearestEven, Down, Up, TowardZero, NearestAway };
@@ -77,6 +83,8 @@ static constexpr BinaryFormat kHalf = {11, -14, 5, 65504.0};
 static constexpr BinaryFormat kBFloat = {8, -126, 8, 0x1.fep127};
 static constexpr BinaryFormat kSingle = {24, -126, 8, 0x1.fffffep127};
 static constexpr BinaryFormat kDouble = {53, -1022, 11, DBL_MAX};
+static constexpr BinaryFormat kE4M3FN = {4, -6, 4, 448.0, true, true};
+static constexpr BinaryFormat kE5M2 = {3, -14, 5, 57344.0, true, false};
 
 static const BinaryFormat *getFormat(Type type) {
   if (type.isF16())
@@ -87,6 +95,10 @@ static const BinaryFormat *getFormat(Type type) {
     return &kSingle;
   if (type.isF64())
     return &kDouble;
+  if (isa<Float8E4M3FNType>(type))
+    return &kE4M3FN;
+  if (isa<Float8E5M2Type>(type))
+    return &kE5M2;
   return nullptr;
 }
 
@@ -97,6 +109,10 @@ static const llvm::fltSemantics &getSemantics(const BinaryFormat &fmt) {
     return llvm::APFloat::BFloat();
   if (&fmt == &kSingle)
     return llvm::APFloat::IEEEsingle();
+  if (&fmt == &kE4M3FN)
+    return llvm::APFloat::Float8E4M3FN();
+  if (&fmt == &kE5M2)
+    return llvm::APFloat::Float8E5M2();
   return llvm::APFloat::IEEEdouble();
 }
 
@@ -104,6 +120,8 @@ static const llvm::fltSemantics &getSemantics(const BinaryFormat &fmt) {
 /// significand is rounded to an integer at the format's quantum, which also
 /// covers subnormals (the quantum stops shrinking below `minExp`).
 static double roundTo(const BinaryFormat &fmt, double x, Rounding mode) {
+  if (fmt.saturate && std::isinf(x))
+    return std::copysign(fmt.maxFinite, x);
   if (fmt.precision == 53 || !std::isfinite(x) || x == 0.0)
     return x;
   if (&fmt == &kSingle && mode == Rounding::NearestEven)
@@ -139,6 +157,8 @@ static double roundTo(const BinaryFormat &fmt, double x, Rounding mode) {
   double y = std::ldexp(r, quantum);
   if (std::fabs(y) <= fmt.maxFinite)
     return y;
+  if (fmt.saturate)
+    return std::copysign(fmt.maxFinite, x);
   bool toInf = mode == Rounding::NearestEven || mode == Rounding::NearestAway ||
                (mode == Rounding::Up && x > 0) ||
                (mode == Rounding::Down && x < 0);
@@ -169,7 +189,8 @@ static uint64_t encodeBits(const BinaryFormat &fmt, double x) {
   uint64_t expField = 0, mant = 0;
   if (std::isnan(x)) {
     expField = expMax;
-    mant = uint64_t(1) << (mantBits - 1);
+    mant = fmt.finiteOnly ? (uint64_t(1) << mantBits) - 1
+                          : uint64_t(1) << (mantBits - 1);
   } else if (std::isinf(x)) {
     expField = expMax;
   } else if (x != 0.0) {
@@ -209,7 +230,10 @@ static double decodeBits(const BinaryFormat &fmt, uint64_t bits) {
   uint64_t expField = (bits >> mantBits) & expMax;
   bool negative = (bits >> (fmt.expBits + mantBits)) & 1;
   double v;
-  if (expField == expMax)
+  if (fmt.finiteOnly && expField == expMax &&
+      mant == (uint64_t(1) << mantBits) - 1)
+    v = std::numeric_limits<double>::quiet_NaN();
+  else if (!fmt.finiteOnly && expField == expMax)
     v = mant ? std::numeric_limits<double>::quiet_NaN() : HUGE_VAL;
   else if (expField == 0)
     v = std::ldexp(static_cast<double>(mant),
@@ -276,10 +300,7 @@ double mlir::quire::roundToFloatType(Type type, double value) {
 double mlir::quire::readFloatElement(Type type, const void *src) {
   const BinaryFormat &fmt = *getFormat(type);
   uint64_t bits = 0;
-  std::memcpy(&bits, src,
-              fmt.precision == 53   ? 8
-              : fmt.precision == 24 ? 4
-                                    : 2);
+  std::memcpy(&bits, src, fmt.bytes());
   return decodeBits(fmt, bits);
 }
 
@@ -295,10 +316,7 @@ int64_t mlir::quire::readIntElement(Type type, const void *src) {
 void mlir::quire::writeFloatElement(Type type, double value, void *dst) {
   const BinaryFormat &fmt = *getFormat(type);
   uint64_t bits = encodeBits(fmt, roundNearest(fmt, value));
-  std::memcpy(dst, &bits,
-              fmt.precision == 53   ? 8
-              : fmt.precision == 24 ? 4
-                                    : 2);
+  std::memcpy(dst, &bits, fmt.bytes());
 }
 
 void mlir::quire::writeIntElement(Type type, int64_t value, void *dst) {

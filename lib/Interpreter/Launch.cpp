@@ -31,8 +31,9 @@ using namespace mlir::quire;
 // Spec parsing
 //===----------------------------------------------------------------------===//
 
-static const char *const kDTypes[] = {"f16", "bf16", "f32", "f64", "i1",
-                                      "i8",  "i16",  "i32", "i64"};
+static const char *const kDTypes[] = {"f16",      "bf16",   "f32", "f64",
+                                      "f8E4M3FN", "f8E5M2", "i1",  "i8",
+                                      "i16",      "i32",    "i64"};
 
 static bool isDTypeName(StringRef name) {
   return llvm::is_contained(kDTypes, name);
@@ -107,7 +108,7 @@ FailureOr<ArgSpec> mlir::quire::parseArgSpec(StringRef text,
     spec.dtype = fields[1].str();
     if (!isDTypeName(spec.dtype))
       return bad("unknown dtype '" + spec.dtype +
-                 "' (f16 bf16 f32 f64 i1 i8 i16 i32 i64)");
+                 "' (f16 bf16 f32 f64 f8E4M3FN f8E5M2 i1 i8 i16 i32 i64)");
     if (failed(parseShape(fields[2], spec.shape)))
       return bad("malformed shape '" + fields[2] + "' (e.g. 1024 or 16x128)");
     if (fields.size() == 4) {
@@ -125,7 +126,7 @@ FailureOr<ArgSpec> mlir::quire::parseArgSpec(StringRef text,
     spec.dtype = fields[0].str();
     if (!isDTypeName(spec.dtype))
       return bad("unknown dtype '" + spec.dtype +
-                 "' (f16 bf16 f32 f64 i1 i8 i16 i32 i64)");
+                 "' (f16 bf16 f32 f64 f8E4M3FN f8E5M2 i1 i8 i16 i32 i64)");
     if (failed(parseShape(fields[1], spec.shape)))
       return bad("malformed shape '" + fields[1] + "' (e.g. 1024 or 16x128)");
     for (StringRef option : ArrayRef<StringRef>(fields).drop_front(2)) {
@@ -158,7 +159,7 @@ FailureOr<ArgSpec> mlir::quire::parseArgSpec(StringRef text,
     spec.dtype = fields[0].str();
     if (!isDTypeName(spec.dtype))
       return bad("unknown dtype '" + spec.dtype +
-                 "' (f16 bf16 f32 f64 i1 i8 i16 i32 i64)");
+                 "' (f16 bf16 f32 f64 f8E4M3FN f8E5M2 i1 i8 i16 i32 i64)");
     SmallVector<StringRef> values;
     fields[1].split(values, ',');
     for (StringRef v : values)

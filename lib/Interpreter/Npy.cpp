@@ -309,6 +309,8 @@ std::string mlir::quire::getNpyDescr(Type type) {
     return "<f8";
   if (type.isBF16())
     return "<u2";
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(type))
+    return "|u1"; // the bit patterns, as ml_dtypes' arrays view as uint8
   if (type.isSignlessInteger(1))
     return "|b1";
   if (type.isSignlessInteger(8))
@@ -329,6 +331,8 @@ bool mlir::quire::isNpyDescrCompatible(StringRef descr, Type type) {
   unsigned size = getNpyItemSize(descr);
   if (type.isBF16())
     return (kind == 'u' || kind == 'i') && size == 2;
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(type))
+    return (kind == 'u' || kind == 'i') && size == 1;
   if (isa<FloatType>(type))
     return kind == 'f' && size * 8 == type.getIntOrFloatBitWidth();
   if (type.isSignlessInteger(1))

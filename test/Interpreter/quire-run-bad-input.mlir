@@ -39,7 +39,7 @@
 // RUN: not quire-run %s --kernel other --arg out:%t/o.npy:f32 2>&1 | FileCheck %s --check-prefix=SPEC3
 // SPEC3: error: bad --arg 'out:{{.*}}o.npy:f32': expected out:FILE:DTYPE:SHAPE[:fill=VALUE]
 // RUN: not quire-run %s --kernel other --arg out:%t/o.npy:f99:4 2>&1 | FileCheck %s --check-prefix=SPEC4
-// SPEC4: error: bad --arg 'out:{{.*}}': unknown dtype 'f99' (f16 bf16 f32 f64 i1 i8 i16 i32 i64)
+// SPEC4: error: bad --arg 'out:{{.*}}': unknown dtype 'f99' (f16 bf16 f32 f64 f8E4M3FN f8E5M2 i1 i8 i16 i32 i64)
 // RUN: not quire-run %s --kernel other --arg out:%t/o.npy:f32:4x 2>&1 | FileCheck %s --check-prefix=SPEC5
 // SPEC5: error: bad --arg 'out:{{.*}}': malformed shape '4x' (e.g. 1024 or 16x128)
 // RUN: not quire-run %s --kernel other --arg rand:f32:4:seed=x 2>&1 | FileCheck %s --check-prefix=SPEC6

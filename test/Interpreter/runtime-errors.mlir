@@ -44,8 +44,8 @@ func.func @unsupported_op(%a: i32) attributes {tile.kernel} {
 // Types are checked before any program runs.
 // RUN: not quire-run %s --kernel unsupported_type 2>&1 | FileCheck %s --check-prefix=TYPE
 func.func @unsupported_type() attributes {tile.kernel} {
-  // TYPE: runtime-errors.mlir:[[@LINE+1]]:8: error: 'arith.constant' op has a result of unsupported type f8E4M3FN{{$}}
-  %x = arith.constant 1.0 : f8E4M3FN
+  // TYPE: runtime-errors.mlir:[[@LINE+1]]:8: error: 'arith.constant' op has a result of unsupported type f8E4M3FNUZ{{$}}
+  %x = arith.constant 1.0 : f8E4M3FNUZ
   return
 }
 

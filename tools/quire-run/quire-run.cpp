@@ -48,10 +48,10 @@ Give one --arg per kernel argument, in order:
   values:DTYPE:V0,V1,...     input buffer holding these elements (read-only)
   DTYPE:VALUE                integer or float argument, e.g. i32:7, f32:0.125
 
-DTYPE is f16, bf16, f32, f64, i1, i8, i16, i32 or i64 and must be the
-pointee (or scalar) type of the argument. SHAPE is like 1024 or 16x128. .npy
-dtypes: <f2 <f4 <f8 |b1 |i1 <i2 <i4 <i8 (and unsigned), C order; bf16 is
-stored as its bit pattern, <u2.
+DTYPE is f16, bf16, f32, f64, f8E4M3FN, f8E5M2, i1, i8, i16, i32 or i64 and
+must be the pointee (or scalar) type of the argument. SHAPE is like 1024 or
+16x128. .npy dtypes: <f2 <f4 <f8 |b1 |i1 <i2 <i4 <i8 (and unsigned), C order;
+bf16 is stored as its bit pattern, <u2, and fp8 as its byte, |u1.
 
 Exit status: 0 on success; 1 on any error, including an out-of-bounds access,
 which is reported with the op's location and the program id. Outputs are not

@@ -27,14 +27,16 @@ struct Packing {
   unsigned words;    // number of PTX registers
   unsigned wordBits; // 16, 32 or 64
   unsigned perWord;  // elements per register
+  unsigned memBits;  // bits the access moves per register (8 for one byte
+                     // in a 16-bit register)
 };
 Packing packing(unsigned vec, unsigned bits) {
   unsigned total = vec * bits;
   if (bits == 64) // one 64-bit register (`l`) per element
-    return {vec, 64, 1};
+    return {vec, 64, 1, 64};
   if (total >= 32)
-    return {total / 32, 32, 32 / bits};
-  return {1, total <= 16 ? 16u : 32u, vec};
+    return {total / 32, 32, 32 / bits, 32};
+  return {1, total <= 16 ? 16u : 32u, vec, total};
 }
 
 Type wordType(OpBuilder &b, const Packing &p) {
@@ -106,7 +108,7 @@ char regConstraint(const Packing &p) {
 
 std::string ptxVectorSuffix(const Packing &p) {
   std::string s = p.words > 1 ? ".v" + std::to_string(p.words) : "";
-  return s + ".b" + std::to_string(p.wordBits);
+  return s + ".b" + std::to_string(p.memBits);
 }
 
 std::string regList(unsigned first, unsigned count) {

@@ -211,6 +211,9 @@ struct TensorConstantLowering
     Attribute value;
     if (isa<FloatType>(elt))
       value = rewriter.getFloatAttr(elt, dense.getSplatValue<APFloat>());
+    else if (isa<FloatType>(type.getElementType())) // fp8: its byte
+      value = rewriter.getIntegerAttr(
+          elt, dense.getSplatValue<APFloat>().bitcastToAPInt());
     else
       value = rewriter.getIntegerAttr(elt, dense.getSplatValue<APInt>());
     Value c = LLVM::ConstantOp::create(rewriter, op.getLoc(), elt,
@@ -337,6 +340,8 @@ struct ConvertTileToLLVMPass
                          << " (Quire targets sm_80 and newer)";
       return signalPassFailure();
     }
+    if (failed(checkFp8Ops(module, sm)))
+      return signalPassFailure();
     AxisInfoAnalysis axisInfo(module);
     // The value hints have served: they describe tensors, and the lowered
     // ops (one per register) must not carry them.
@@ -430,6 +435,7 @@ struct ConvertTileToLLVMPass
       if (unsupported.wasInterrupted())
         return signalPassFailure();
       RewritePatternSet patterns(ctx);
+      populateFp8Patterns(converter, patterns);
       populateMathToNVVMFastPatterns(converter, patterns);
       arith::populateArithToLLVMConversionPatterns(converter, patterns);
       populateMathToLLVMConversionPatterns(converter, patterns);
@@ -481,4 +487,5 @@ void mlir::quire::populateTileToLLVMConversionPatterns(
   populateAsyncCopyPatterns(converter, patterns, state);
   populateAssertPatterns(converter, patterns);
   populateBarrierPatterns(converter, patterns);
+  populateFp8Patterns(converter, patterns);
 }

@@ -137,6 +137,13 @@ void populateConvertLayoutPatterns(LLVMTypeConverter &, RewritePatternSet &,
 void populateAsyncCopyPatterns(LLVMTypeConverter &, RewritePatternSet &,
                                TileToLLVMState &);
 void populateAssertPatterns(LLVMTypeConverter &, RewritePatternSet &);
+void populateFp8Patterns(LLVMTypeConverter &, RewritePatternSet &);
+
+/// Reports (located) the ops of `module` the GPU lowering does not take
+/// fp8 values in: anything but loads, stores, data movement and
+/// arith.extf / arith.truncf between fp8 and f16, bf16 or f32, which need
+/// sm_89 or later.
+LogicalResult checkFp8Ops(ModuleOp module, unsigned sm);
 
 } // namespace mlir::quire::tilellvm
 

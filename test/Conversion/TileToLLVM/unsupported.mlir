@@ -37,3 +37,29 @@ module attributes {tile.num_warps = 4 : i32} {
     return
   }
 }
+
+// -----
+
+#blocked = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32} {
+  func.func @fp8_arithmetic(%p: !tile.ptr<f8E4M3FN>) attributes {tile.kernel} {
+    %ps = tile.splat %p : !tile.ptr<f8E4M3FN> -> tensor<512x!tile.ptr<f8E4M3FN>, #blocked>
+    %a = tile.load %ps : tensor<512x!tile.ptr<f8E4M3FN>, #blocked>
+    // expected-error @+1 {{'arith.addf' op not supported on the GPU on 'f8E4M3FN' values: fp8 is loaded, stored and converted (arith.extf to f16, bf16 or f32 first)}}
+    %s = arith.addf %a, %a : tensor<512xf8E4M3FN, #blocked>
+    return
+  }
+}
+
+// -----
+
+#blocked = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {tile.num_warps = 4 : i32} {
+  func.func @fp8_reduce(%p: !tile.ptr<f8E5M2>) attributes {tile.kernel} {
+    %ps = tile.splat %p : !tile.ptr<f8E5M2> -> tensor<512x!tile.ptr<f8E5M2>, #blocked>
+    %a = tile.load %ps : tensor<512x!tile.ptr<f8E5M2>, #blocked>
+    // expected-error @+1 {{'tile.reduce' op not supported on the GPU on 'f8E5M2' values}}
+    %s = tile.reduce max %a {axis = 0 : i32} : tensor<512xf8E5M2, #blocked> -> f8E5M2
+    return
+  }
+}

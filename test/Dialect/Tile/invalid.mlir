@@ -351,6 +351,14 @@ func.func @dot_f64(%a: tensor<16x32xf64>, %b: tensor<32x8xf64>, %c: tensor<16x8x
 
 // -----
 
+func.func @dot_fp8(%a: tensor<16x32xf8E4M3FN>, %b: tensor<32x8xf8E4M3FN>, %c: tensor<16x8xf32>) {
+  // expected-error @+1 {{operand element type must be f16, bf16 or f32, got 'f8E4M3FN' (convert fp8 operands with arith.extf first)}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf8E4M3FN> * tensor<32x8xf8E4M3FN> -> tensor<16x8xf32>
+  return
+}
+
+// -----
+
 func.func @dot_acc_type(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16x8xf16>) {
   // expected-error @+1 {{accumulator element type must be f32, got 'f16'}}
   %d = tile.dot %a, %b, %c : tensor<16x32xf16> * tensor<32x8xf16> -> tensor<16x8xf16>

@@ -232,8 +232,11 @@ LogicalResult DotOp::verify() {
   if (a.getElementType() != b.getElementType())
     return emitOpError() << "a and b element types differ: "
                          << a.getElementType() << " vs " << b.getElementType();
-  if (a.getElementType().isF64())
-    return emitOpError() << "operand element type must be f16, bf16 or f32";
+  if (a.getElementType().isF64() ||
+      a.getElementType().getIntOrFloatBitWidth() < 16)
+    return emitOpError() << "operand element type must be f16, bf16 or f32, "
+                         << "got " << a.getElementType()
+                         << " (convert fp8 operands with arith.extf first)";
   if (!c.getElementType().isF32())
     return emitOpError() << "accumulator element type must be f32, got "
                          << c.getElementType();

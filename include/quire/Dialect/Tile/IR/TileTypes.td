@@ -46,7 +46,9 @@ def Tile_I32Ptr : Type<
                 "::mlir::IntegerType::get($_builder.getContext(), 32))">;
 
 def Tile_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;
-def Tile_Float : AnyTypeOf<[F16, BF16, F32, F64]>;
+// fp8 (f8E4M3FN, f8E5M2: the KV-cache formats of serving engines) is
+// loaded, stored and converted; arithmetic and dots take wider floats.
+def Tile_Float : AnyTypeOf<[F16, BF16, F32, F64, F8E4M3FN, F8E5M2]>;
 def Tile_Scalar : AnyTypeOf<[Tile_Int, Tile_Float, Tile_Ptr]>;
 def Tile_Tensor : RankedTensorOf<[Tile_Int, Tile_Float, Tile_Ptr]>;
 def Tile_Value : AnyTypeOf<[Tile_Scalar, Tile_Tensor]>;
