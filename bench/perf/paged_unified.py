@@ -14,7 +14,9 @@ every call replayed from a CUDA graph (how serving engines run a step):
                 batch decodes first, so each op gets slices);
   window rows   8 x 32k decode with a 4096-token sliding window vs the
                 full context, and a decode row with softcap, ALiBi and
-                sinks on (what the features cost).
+                sinks on (what the features cost);
+  fp8 rows      the same batch with an fp8 cache (e4m3fn, e5m2) vs the
+                fp16 cache (the ratio is the tokens/s gained).
 
 Every row is checked against float64 first. Prints the table (us, the
 ratio) and writes paged_unified.png into the output folder.
@@ -185,6 +187,29 @@ def main(argv=None):
     row("decode 64x4096 softcap+alibi+sinks", "no features (unified)", plain, feats,
         [check(torch, b, out_f, [0, 63]),
          check(torch, b, out_x, [0, 63], softcap=30.0, alibi_slopes=slopes, sinks=sinks)])
+
+    # fp8 caches: the same batch with K and V rounded to fp8, against the
+    # fp16 cache (the ratio is the tokens/s gained).
+    fp8_rows = [("decode Llama-3-8B 64x4096", [4095] * 64, [1] * 64),
+                ("decode Llama-3-8B 8x32768", [32767] * 8, [1] * 8),
+                ("prefill 4 x ctx 4096 + 512", [4096] * 4, [512] * 4)]
+    for name, ctx, ql in fp8_rows:
+        b = batch(torch, gen, ctx, ql, 16)
+        q = b["q"]
+        out_h = torch.full_like(q, float("nan"))
+        half = unified(quire, b, out_h)
+        half()
+        for fmt in ("e4m3fn", "e5m2"):
+            dt = getattr(torch, "float8_" + fmt)
+            b8 = dict(b, k=b["k"].to(dt), v=b["v"].to(dt))
+            out_8 = torch.full_like(q, float("nan"))
+            f8 = unified(quire, b8, out_8)
+            f8()
+            # The reference reads the fp8 values (exact in fp16).
+            exact = dict(b, k=b8["k"].half(), v=b8["v"].half())
+            sample = [0, len(ctx) - 1]
+            row(f"{name} fp8 {fmt}", "fp16 cache (unified)", half, f8,
+                [check(torch, b, out_h, sample), check(torch, exact, out_8, sample)])
 
     print()
     print("CUDA graph replay, us (ratio > 1: unified_attention is faster):")

@@ -22,6 +22,7 @@ first use; launching a kernel needs the CUDA driver.
 """
 
 from . import language, ops, runtime, testing
+from ._args import TensorWrapper, reinterpret
 from ._cuda import CudaError
 from ._lib import LibraryError
 from ._kernel import (CompilationError, InterpreterError, Kernel, compile,
@@ -33,7 +34,8 @@ __all__ = ["CompilationError", "CompiledKernel", "Config", "CudaError",
            "InterpreterError", "JITFunction", "Kernel", "LibraryError",
            "autotune", "cache_info", "cdiv", "compile", "compiler_version",
            "heuristics", "interpret", "jit", "language", "next_power_of_2",
-           "ops", "runtime", "signature", "testing"]
+           "ops", "reinterpret", "runtime", "signature", "testing",
+           "TensorWrapper"]
 __version__ = "0.1.0"
 
 

@@ -20,15 +20,27 @@ POINTEE_DTYPES = {
     "f16": ("f16",), "bf16": ("bf16",), "f32": ("f32",), "f64": ("f64",),
     "i1": ("i1",), "i8": ("i8", "u8"), "i16": ("i16", "u16"),
     "i32": ("i32", "u32"), "i64": ("i64", "u64"),
+    "f8E4M3FN": ("f8E4M3FN",), "f8E5M2": ("f8E5M2",),
 }
 ITEMSIZE = {"f16": 2, "bf16": 2, "f32": 4, "f64": 8, "i1": 1, "i8": 1,
             "u8": 1, "i16": 2, "u16": 2, "i32": 4, "u32": 4, "i64": 8,
-            "u64": 8}
-# What users call them, for messages.
+            "u64": 8, "f8E4M3FN": 1, "f8E5M2": 1}
+# What users call them (torch's and ml_dtypes' names), for messages.
 DTYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32",
                "f64": "float64", "i1": "bool", "i8": "int8", "u8": "uint8",
                "i16": "int16", "u16": "uint16", "i32": "int32",
-               "u32": "uint32", "i64": "int64", "u64": "uint64"}
+               "u32": "uint32", "i64": "int64", "u64": "uint64",
+               "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2"}
+# Numpy has no 2-byte float but bf16 nor fp8: ml_dtypes' show up as void
+# data, recognised by their dtype's name.
+_NAMED_VOID = {("bfloat16", 2): "bf16", ("float8_e4m3fn", 1): "f8E4M3FN",
+               ("float8_e5m2", 1): "f8E5M2"}
+# quire.language dtype names -> the names here (for quire.reinterpret).
+_LANGUAGE_DTYPES = {"fp16": "f16", "bf16": "bf16", "fp32": "f32",
+                    "fp64": "f64", "int1": "i1", "int8": "i8", "uint8": "u8",
+                    "int16": "i16", "uint16": "u16", "int32": "i32",
+                    "uint32": "u32", "int64": "i64", "uint64": "u64",
+                    "fp8e4nv": "f8E4M3FN", "fp8e5": "f8E5M2"}
 _TORCH_DTYPES = {"torch." + v: k for k, v in DTYPE_NAMES.items()}
 _TYPESTR_KINDS = {("f", 2): "f16", ("f", 4): "f32", ("f", 8): "f64",
                   ("b", 1): "i1", ("i", 1): "i8", ("u", 1): "u8",
@@ -112,9 +124,8 @@ def _interface_view(value, iface, where, device):
                          "supported")
     dtype = _TYPESTR_KINDS.get((code, size))
     if dtype is None:
-        # ml_dtypes' bfloat16 shows up as 2-byte void data.
         name = str(getattr(getattr(value, "dtype", None), "name", ""))
-        dtype = "bf16" if name == "bfloat16" and size == 2 else None
+        dtype = _NAMED_VOID.get((name, size))
     if dtype is None:
         raise TypeError(f"{where}: unsupported element type {typestr!r}")
     itemsize = ITEMSIZE[dtype]
@@ -134,8 +145,68 @@ def _interface_view(value, iface, where, device):
                      bool(data[1]))
 
 
+class TensorWrapper:
+    """A tensor or array seen by kernels as another element type of the
+    same width (triton.TensorWrapper): `quire.reinterpret(x, dtype)`."""
+
+    def __init__(self, base, dtype):
+        self.base, self.dtype = base, dtype
+        self.shape = tuple(getattr(base, "shape", ()))
+
+    def data_ptr(self):
+        return self.base.data_ptr()
+
+    def stride(self, *dim):
+        return self.base.stride(*dim)
+
+    @property
+    def device(self):
+        return self.base.device
+
+    @property
+    def is_cuda(self):
+        return bool(getattr(self.base, "is_cuda", False))
+
+    def __getattr__(self, name):
+        # The array interfaces of the base, so the wrapper is read like it.
+        if name in ("__cuda_array_interface__", "__array_interface__"):
+            return getattr(self.base, name)
+        raise AttributeError(name)
+
+    def __repr__(self):
+        return f"TensorWrapper({self.dtype!r}, {type(self.base).__name__})"
+
+
+def reinterpret(tensor, dtype):
+    """`tensor`'s memory as elements of `dtype` (a quire.language dtype of
+    the same width), e.g. uint8 bit patterns as tl.float8e4nv: what
+    triton.reinterpret does. Nothing is copied."""
+    name = _LANGUAGE_DTYPES.get(getattr(dtype, "name", None))
+    if name is None or type(dtype).__name__ != "dtype":
+        raise TypeError(f"quire.reinterpret: expected a quire.language dtype "
+                        f"(e.g. tl.float8e4nv), got {dtype!r}")
+    if isinstance(tensor, TensorWrapper):
+        tensor = tensor.base
+    v = view(tensor, "quire.reinterpret")
+    if v is None:
+        raise TypeError(f"quire.reinterpret: expected a tensor or array, got "
+                        f"{describe(tensor)}")
+    if v.itemsize != ITEMSIZE[name]:
+        raise TypeError(f"quire.reinterpret: {v.dtype_name()} elements are "
+                        f"{v.itemsize} bytes, {DTYPE_NAMES[name]} ones "
+                        f"{ITEMSIZE[name]}")
+    return TensorWrapper(tensor, dtype)
+
+
 def view(value, where):
     """An ArrayView of `value`, or None when it is not array-like."""
+    if isinstance(value, TensorWrapper):
+        v = view(value.base, where)
+        name = _LANGUAGE_DTYPES.get(getattr(value.dtype, "name", None))
+        if v is None or name is None or v.itemsize != ITEMSIZE[name]:
+            raise TypeError(f"{where}: a malformed TensorWrapper")
+        return ArrayView(v.obj, v.ptr, name, v.shape, v.strides, v.device,
+                         v.readonly)
     if (callable(getattr(value, "data_ptr", None)) and
             callable(getattr(value, "stride", None)) and
             hasattr(value, "dtype") and hasattr(value, "device")):
@@ -185,6 +256,8 @@ def check_array(value, spec_type, where, host):
     # numpy has no bfloat16.
     if host and pointee == "bf16":
         accepted = ("bf16", "u16")
+    if host and pointee in ("f8E4M3FN", "f8E5M2"):
+        accepted = (pointee, "u8", "i8")
     if v.dtype not in accepted:
         raise TypeError(f"{where}: expected {DTYPE_NAMES[accepted[0]]} data, "
                         f"got {v.dtype_name()}")

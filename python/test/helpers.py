@@ -125,3 +125,53 @@ def to_bf16(np, x):
 def from_bf16(np, bits):
     """bfloat16 bit patterns as float32 values (NaN stays NaN)."""
     return (np.asarray(bits, np.uint16).astype(np.uint32) << 16).view(np.float32)
+
+
+FP8_FORMATS = {"e4m3": (4, 3, 7), "e5m2": (5, 2, 15)}
+
+
+def fp8_table(np, fmt):
+    """The float64 value of each of the 256 bit patterns of an fp8 format
+    ("e4m3": float8_e4m3fn, NaN only at S.1111.111; "e5m2": IEEE-like with
+    infinities), decoded from the definition."""
+    ebits, mbits, bias = FP8_FORMATS[fmt]
+    out = np.empty(256, np.float64)
+    for b in range(256):
+        sign = -1.0 if b & 0x80 else 1.0
+        e = (b >> mbits) & ((1 << ebits) - 1)
+        m = b & ((1 << mbits) - 1)
+        if fmt == "e4m3" and e == 15 and m == 7:
+            v = math.nan
+        elif fmt == "e5m2" and e == 31:
+            v = math.inf if m == 0 else math.nan
+        elif e == 0:
+            v = m * 2.0 ** (1 - bias - mbits)
+        else:
+            v = (1 + m / (1 << mbits)) * 2.0 ** (e - bias)
+        out[b] = sign * v
+    return out
+
+
+def from_fp8(np, bits, fmt):
+    """fp8 bit patterns (uint8) as float64 values."""
+    return fp8_table(np, fmt)[np.asarray(bits, np.uint8)]
+
+
+def to_fp8(np, x, fmt):
+    """float values as fp8 bit patterns: the nearest finite value, ties to
+    the even pattern, magnitudes past the largest finite one saturating to
+    it (cvt.rn.satfinite), NaN to NaN. Found by search in the decoded
+    table, not by bit manipulation."""
+    table = fp8_table(np, fmt)
+    pos = np.array([b for b in range(128) if np.isfinite(table[b])])
+    vals = table[pos]  # increasing with the pattern
+    x = np.asarray(x, np.float64)
+    a = np.minimum(np.abs(np.nan_to_num(x)), vals[-1])
+    hi = np.clip(np.searchsorted(vals, a), 1, len(vals) - 1)
+    lo = hi - 1
+    dl, dh = a - vals[lo], vals[hi] - a
+    pick = np.where((dh < dl) | ((dh == dl) & (pos[hi] % 2 == 0)), hi, lo)
+    bits = pos[pick].astype(np.uint8)
+    bits = np.where(np.signbit(x), bits | 0x80, bits)
+    nan = 0x7F if fmt == "e4m3" else 0x7E
+    return np.where(np.isnan(x), nan, bits).astype(np.uint8)

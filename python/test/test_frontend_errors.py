@@ -225,11 +225,25 @@ def test_calling_python_with_tensors():
 
 @quire.jit
 def fp8_kernel(x_ptr):
-    v = tl.load(x_ptr).to(tl.float8e4nv)  # ERR:fp8
+    v = tl.load(x_ptr).to(tl.float8e4b15)  # ERR:fp8
 
 
 def test_fp8_names_are_accepted_and_reported_unsupported():
-    check(compile_error(fp8_kernel, ptr()), "fp8", "not supported")
+    check(compile_error(fp8_kernel, ptr()), "fp8",
+          "float8e4b15 is not supported by Quire's backend (its fp8 "
+          "types are float8e4nv and float8e5")
+
+
+@quire.jit
+def fp8_arith_kernel(x_ptr):
+    v = tl.load(x_ptr).to(tl.float8e4nv)
+    w = v * 2.0  # ERR:fp8arith
+
+
+def test_fp8_arithmetic_is_a_located_error():
+    check(compile_error(fp8_arith_kernel, ptr()), "fp8arith",
+          "* on tl.float8e4nv values is not supported: fp8 is loaded, "
+          "stored and converted")
 
 
 @quire.jit

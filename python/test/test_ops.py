@@ -129,10 +129,10 @@ def test_strided_inputs_use_the_unaligned_variant(rng):
     ref = paged_attention_ref(np, q, k, v, bt, np.array(lens))
     assert rel_err(np, out, ref) < 2e-3
     assert np.isnan(outp[..., D:]).all()
-    # The plan keys (dtype, group, head_dim, page, block_n, aligned
-    # pointers, aligned strides, ...): strides % 16 != 0 took the variant
+    # The plan keys (dtype, kv dtype, group, head_dim, page, block_n,
+    # aligned pointers, aligned strides, ...): strides % 16 != 0 took the variant
     # without the divisibility facts.
-    assert any(key[6] is False for key in quire.ops.decode._plans)
+    assert any(key[7] is False for key in quire.ops.decode._plans)
 
 
 def test_generated_source_is_a_kernel():
@@ -197,7 +197,8 @@ def _replace(args, **changes):
     (lambda a: dict(query=a["query"].astype(np.float32)), TypeError,
      "query: expected float16 or bfloat16, got float32"),
     (lambda a: dict(key_cache=a["key_cache"].astype(np.float32)), TypeError,
-     "key_cache: expected float16 like query, got float32"),
+     "key_cache: expected float16 like query or float8_e4m3fn/float8_e5m2, "
+     "got float32"),
     (lambda a: dict(value_cache=a["value_cache"][:, :, :1]), ValueError,
      "value_cache: shape .* differs from key_cache's"),
     (lambda a: dict(block_table=a["block_table"].astype(np.int64)), TypeError,

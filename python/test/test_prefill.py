@@ -170,7 +170,8 @@ def test_max_query_len_sizes_the_grid():
     (lambda a: dict(query=a["query"].astype(np.float32)), TypeError,
      "query: expected float16 or bfloat16, got float32"),
     (lambda a: dict(value_cache=a["value_cache"].astype(np.float32)), TypeError,
-     "value_cache: expected float16 like query, got float32"),
+     "value_cache: expected float16 like query or float8_e4m3fn/float8_e5m2, "
+     "got float32"),
     (lambda a: dict(query_start_loc=a["query_start_loc"].astype(np.int64)),
      TypeError, "query_start_loc: expected int32, got int64"),
     (lambda a: dict(query_start_loc=a["query_start_loc"][:2]), ValueError,

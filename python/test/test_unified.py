@@ -15,11 +15,13 @@ import pytest
 
 import quire
 from conftest import FakeCudaArray, has_gpu
-from helpers import (attention_ref, from_bf16, make_paged_kv, rel_err,
-                     to_bf16)
+from helpers import (attention_ref, from_bf16, from_fp8, make_paged_kv,
+                     rel_err, to_bf16, to_fp8)
 
 np = pytest.importorskip("numpy")
 ua = quire.ops.unified_attention
+FP8_DTYPES = {"e4m3": quire.language.float8e4nv,
+              "e5m2": quire.language.float8e5}
 
 # (contexts, chunk lengths) of the batch kinds; the plan each one takes.
 BATCHES = {
@@ -41,7 +43,7 @@ class Batch:
     in fp16 or bf16 (as uint16 bits), and the float64 view of each."""
 
     def __init__(self, rng, ctx, qlens, page=16, hkv=2, group=4, d=32,
-                 dtype="f16"):
+                 dtype="f16", kv=None):
         self.lens = np.array([c + n for c, n in zip(ctx, qlens)], np.int32)
         self.cu = np.cumsum([0] + list(qlens)).astype(np.int32)
         self.max_q, self.max_k = max(qlens), int(self.lens.max())
@@ -50,6 +52,13 @@ class Batch:
         q = rng.standard_normal((int(self.cu[-1]), hkv * group, d))
         self.dtype = dtype
         self.q, self.k, self.v = (self.cast(x) for x in (q, k, v))
+        self.kv = kv
+        if kv is not None:
+            # An fp8 cache ("e4m3" or "e5m2"): the values rounded to it,
+            # passed as uint8 bit patterns reinterpreted.
+            dt = FP8_DTYPES[kv]
+            self.k, self.v = (quire.reinterpret(to_fp8(np, 4 * x, kv), dt)
+                              for x in (k, v))
         self.heads, self.hkv, self.d = hkv * group, hkv, d
 
     def cast(self, x):
@@ -57,6 +66,8 @@ class Batch:
             np.asarray(x).astype(np.float16)
 
     def f64(self, x):
+        if isinstance(x, quire.TensorWrapper):
+            return from_fp8(np, x.base, self.kv)
         return from_bf16(np, x).astype(np.float64) if self.dtype == "bf16" \
             else np.asarray(x, np.float64)
 
@@ -178,6 +189,29 @@ def test_shapes_mixed_batch(d, page, group, dtype, feature):
     run(b, kw, ref)
 
 
+@pytest.mark.parametrize("kv", ["e4m3", "e5m2"])
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("feature", ["none", "descale", ALL])
+@pytest.mark.parametrize("kind", sorted(BATCHES))
+def test_fp8_caches(kind, feature, dtype, kv):
+    # The caches hold fp8 values, converted exactly to q's dtype in
+    # registers; the descale factors multiply the scores and the output.
+    rng = np.random.default_rng(_seed(kind, feature, dtype, kv))
+    b = Batch(rng, *BATCHES[kind], dtype=dtype, kv=kv)
+    kw, ref = features(feature, b, rng)
+    run(b, kw, ref)
+
+
+@pytest.mark.parametrize("d, page, group", [(64, 16, 4), (128, 32, 8),
+                                            (80, 128, 1), (256, 16, 16)])
+def test_fp8_cache_shapes(d, page, group):
+    rng = np.random.default_rng(_seed(d, page, group, "fp8"))
+    b = Batch(rng, [150, 3, 0, 40, 0], [1, 20, 1, 0, 33], page=page,
+              hkv=2 if group < 16 else 1, group=group, d=d, kv="e4m3")
+    kw, ref = features(ALL, b, rng)
+    run(b, kw, ref)
+
+
 @pytest.mark.parametrize("num_splits", [1, 3, 32])
 @pytest.mark.parametrize("feature", ["sinks+lse", "window30+alibi+lse",
                                      "softcap20+descale"])
@@ -215,22 +249,26 @@ def test_possible_decodes_and_plans():
     assert pd(5, 2, 4) == 1                   # 4 + 1
 
 
+@pytest.mark.parametrize("kv", [None, "e4m3"])
 @pytest.mark.parametrize("separate", [True, False])
-def test_prefill_op_takes_the_features(separate):
+def test_prefill_op_takes_the_features(separate, kv):
     rng = np.random.default_rng(21 + separate)
-    b = Batch(rng, [40, 0, 7], [25, 9, 1])
+    b = Batch(rng, [40, 0, 7], [25, 9, 1], kv=kv)
     kw, ref = features(ALL, b, rng)
     kn = vn = None
     if separate:
-        # The chunks' own K/V passed separately (and also in the cache).
+        # The chunks' own K/V passed separately (and also in the cache),
+        # in q's dtype.
         T = b.q.shape[0]
-        kn = np.empty((T, b.hkv, b.d), b.k.dtype)
+        kf, vf = b.f64(b.k), b.f64(b.v)
+        kn = np.empty((T, b.hkv, b.d), np.float64)
         vn = np.empty_like(kn)
-        P = b.k.shape[1]
+        P = kf.shape[1]
         for s in range(len(b.lens)):
             t = np.arange(b.lens[s] - (b.cu[s + 1] - b.cu[s]), b.lens[s])
-            kn[b.cu[s]:b.cu[s + 1]] = b.k[b.bt[s, t // P], t % P]
-            vn[b.cu[s]:b.cu[s + 1]] = b.v[b.bt[s, t // P], t % P]
+            kn[b.cu[s]:b.cu[s + 1]] = kf[b.bt[s, t // P], t % P]
+            vn[b.cu[s]:b.cu[s + 1]] = vf[b.bt[s, t // P], t % P]
+        kn, vn = b.cast(kn), b.cast(vn)
     out = b.poisoned()
     kw.pop("return_lse")
     res, lse = quire.ops.paged_prefill_attention(
@@ -242,10 +280,11 @@ def test_prefill_op_takes_the_features(separate):
     np.testing.assert_allclose(lse, want_lse, rtol=1e-4, atol=2e-3)
 
 
+@pytest.mark.parametrize("kv", [None, "e5m2"])
 @pytest.mark.parametrize("num_splits", [1, 4])
-def test_decode_op_takes_the_features(num_splits):
+def test_decode_op_takes_the_features(num_splits, kv):
     rng = np.random.default_rng(31 + num_splits)
-    b = Batch(rng, [0, 90, 33, 150], [1, 1, 1, 1], group=8, d=64)
+    b = Batch(rng, [0, 90, 33, 150], [1, 1, 1, 1], group=8, d=64, kv=kv)
     kw, ref = features(ALL, b, rng)
     kw.pop("return_lse")
     out = b.poisoned()
@@ -335,10 +374,10 @@ def _args(b, **changes):
     return a
 
 
-class Fp8:
-    """A tensor-like whose dtype is an fp8 type (torch's spelling)."""
-    dtype = "torch.float8_e4m3fn"
-    shape = (4, 16, 2, 32)
+def _fp8_like(x, dt=None):
+    """An fp8 array (zero bit patterns) of `x`'s shape."""
+    return quire.reinterpret(np.zeros(x.shape, np.uint8),
+                             dt or quire.language.float8e4nv)
 
 
 def _small():
@@ -349,10 +388,16 @@ def _small():
     (lambda b: dict(q=b.q.astype(np.float32)), TypeError,
      "q: expected float16 or bfloat16, got float32"),
     (lambda b: dict(k=b.k.astype(np.float32)), TypeError,
-     "k: expected float16 like q, got float32"),
+     "k: expected float16 like q or float8_e4m3fn/float8_e5m2, got "
+     "float32"),
     (lambda b: dict(v=b.v[:, :8]), ValueError, "v: shape .* differs from k's"),
-    (lambda b: dict(k=Fp8(), v=Fp8()), NotImplementedError,
-     "k is float8_e4m3fn; fp8 KV caches are not supported"),
+    (lambda b: dict(k=_fp8_like(b.k)), TypeError,
+     "v: expected float8_e4m3fn like k, got float16"),
+    (lambda b: dict(k=_fp8_like(b.k), v=_fp8_like(
+        b.v, quire.language.float8e5)), TypeError,
+     "v: expected float8_e4m3fn like k, got float8_e5m2"),
+    (lambda b: dict(q=_fp8_like(b.q)), TypeError,
+     "q: expected float16 or bfloat16, got float8_e4m3fn"),
     (lambda b: dict(out=np.zeros((6, 8, 16), np.float16)), ValueError,
      r"out: shape \[6, 8, 16\] differs from q's \[6, 8, 32\]"),
     (lambda b: dict(cu_seqlens_q=b.cu.astype(np.int64)), TypeError,
@@ -522,6 +567,16 @@ def _ref_on_cpu(torch, q, k, v, bt, cu, sl, scale, **kw):
                          cu.cpu().numpy(), sl.cpu().numpy(), scale, **kw)
 
 
+def _check_gpu(torch, dtype, res, out, ref, ref_lse):
+    """The (out, lse) of a return_lse=True call against the reference."""
+    tol = 2e-3 if dtype == torch.float16 else 1.6e-2
+    assert res[0] is out and not torch.isnan(out).any()
+    assert rel_err(np, out.double().cpu().numpy(), ref) < tol
+    lse = res[1].cpu().numpy()
+    fin = np.isfinite(ref_lse)
+    np.testing.assert_allclose(lse[fin], ref_lse[fin], rtol=1e-3, atol=1e-2)
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 @pytest.mark.parametrize("ctx, qlens, page, hq, hkv, d, feats", [
@@ -549,12 +604,48 @@ def test_unified_on_gpu(torch, gen, dtype, ctx, qlens, page, hq, hkv, d, feats):
     torch.cuda.synchronize()
     ref, ref_lse = _ref_on_cpu(torch, q, kv[0], kv[1], bt, cu, sl,
                                1 / math.sqrt(d), **kw)
-    tol = 2e-3 if dtype == torch.float16 else 1.6e-2
-    assert res[0] is out and not torch.isnan(out).any()
-    assert rel_err(np, out.double().cpu().numpy(), ref) < tol
-    lse = res[1].cpu().numpy()
-    fin = np.isfinite(ref_lse)
-    np.testing.assert_allclose(lse[fin], ref_lse[fin], rtol=1e-3, atol=1e-2)
+    _check_gpu(torch, dtype, res, out, ref, ref_lse)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("kv", ["float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("ctx, qlens, page, hq, hkv, d, feats", [
+    ([300, 5, 0, 1000, 70], [1, 130, 1, 0, 257], 16, 32, 8, 128, "all"),
+    ([2000] * 6, [1] * 6, 16, 32, 8, 128, "none"),
+    ([4096] * 3, [1] * 3, 16, 32, 8, 128, "all"),
+    ([0, 640], [512, 512], 32, 16, 2, 64, "all"),
+    ([129, 4000, 3], [1, 1, 64], 128, 8, 1, 256, "all"),
+    ([77, 500], [1, 90], 16, 6, 2, 80, "none"),
+])
+def test_unified_fp8_on_gpu(torch, gen, kv, dtype, ctx, qlens, page, hq, hkv,
+                            d, feats):
+    dtype, kv = getattr(torch, dtype), getattr(torch, kv)
+    q, kv16, bt, cu, sl, mq, mk = _torch_case(torch, gen, ctx, qlens, page,
+                                              hq, hkv, d, torch.float32)
+    q = q.to(dtype)
+    cache = (kv16 * 8).to(kv)  # values across the fp8 range
+    S = len(ctx)
+    kw, scales = {}, {}
+    if feats == "all":
+        kw = dict(window_left=128, softcap=30.0,
+                  alibi_slopes=torch.rand(hq, device="cuda", generator=gen) / 4,
+                  sinks=torch.randn(hq, device="cuda", generator=gen))
+        scales = dict(
+            q_descale=torch.tensor([0.9], device="cuda"),
+            k_descale=torch.rand(S, hkv, device="cuda", generator=gen) / 8,
+            # A per-tensor factor expanded as vLLM passes it (strides 0).
+            v_descale=torch.tensor([0.125], device="cuda").expand(S, hkv))
+    out = torch.full_like(q, float("nan"))
+    res = ua(q, cache[0], cache[1], out, cu, mq, sl, mk, 1 / math.sqrt(d),
+             True, (kw.get("window_left", -1), 0), bt, kw.get("softcap", 0.0),
+             scales.get("q_descale"), scales.get("k_descale"),
+             scales.get("v_descale"), alibi_slopes=kw.get("alibi_slopes"),
+             sinks=kw.get("sinks"), return_lse=True)
+    torch.cuda.synchronize()
+    ref, ref_lse = _ref_on_cpu(torch, q, cache[0], cache[1], bt, cu, sl,
+                               1 / math.sqrt(d), **kw, **scales)
+    _check_gpu(torch, dtype, res, out, ref, ref_lse)
 
 
 @pytest.mark.gpu

@@ -157,6 +157,9 @@ tilellvm::loadStagedTile(OpBuilder &b, Location loc, RankedTensorType type,
                          function_ref<Value(ArrayRef<Value>)> ptrAt) {
   Type elt = type.getElementType();
   int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  // fp8 values are bytes in LLVM (Fp8ToLLVM.cpp converts them).
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(elt))
+    elt = b.getI8Type();
   SmallVector<Value> results(dst.getNumRegs());
   auto dotOp = dyn_cast<tile::DotOperandEncodingAttr>(type.getEncoding());
   if (dotOp && bytes == 2 && type.getDimSize(0) >= 8 &&

@@ -58,10 +58,10 @@ LogicalResult tilellvm::checkFp8Ops(ModuleOp module, unsigned sm) {
     }
     // Ops that only move bytes.
     if (isa<arith::ConstantOp, arith::SelectOp, tile::LoadOp, tile::StoreOp,
-            tile::PagedLoadOp, tile::SplatOp, tile::BroadcastOp,
-            tile::ExpandDimsOp, tile::TransOp, tile::ConvertLayoutOp,
-            scf::ForOp, scf::YieldOp, scf::IfOp, scf::WhileOp,
-            scf::ConditionOp>(op))
+            tile::PagedLoadOp, tile::AsyncLocalLoadOp, tile::SplatOp,
+            tile::BroadcastOp, tile::ExpandDimsOp, tile::TransOp,
+            tile::ConvertLayoutOp, scf::ForOp, scf::YieldOp, scf::IfOp,
+            scf::WhileOp, scf::ConditionOp>(op))
       return WalkResult::advance();
     Type t = isFp8(dst) ? dst : src;
     op->emitOpError() << "not supported on the GPU on "

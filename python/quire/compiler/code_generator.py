@@ -1221,6 +1221,10 @@ def generate(fn, scope_values, arg_specs, options, name=None,
             mlir_type = dt.mlir
         except core.CompileTimeError as e:
             raise gen.error(fdef, f"argument '{pname}': {e}") from None
+        if dt.is_fp8():
+            raise gen.error(fdef, f"argument '{pname}': fp8 scalar arguments "
+                            f"are not supported (pass a float32 and convert "
+                            f"with .to({dt!r}))")
         v = b.add_arg(mlir_type, attrs)
         scope[pname] = core.tensor(v, dt)
     gen.scope = scope

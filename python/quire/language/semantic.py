@@ -67,7 +67,31 @@ def _float_bits(value, dt):
             return 0x7FC0, 4
         bits += 0x7FFF + ((bits >> 16) & 1)
         return (bits >> 16) & 0xFFFF, 4
+    if dt.is_fp8e4nv() or dt.is_fp8e5():
+        return _fp8_bits(value, dt), 2
     raise _err(f"constants of type {dt!r} are not supported")
+
+
+def _fp8_bits(value, dt):
+    """The fp8 bits of `value` rounded to nearest even, saturating at the
+    largest finite value as cvt.rn.satfinite does (docs/language.md)."""
+    e4 = dt.is_fp8e4nv()
+    mbits, bias = (3, 7) if e4 else (2, 15)
+    largest, largest_bits, nan = ((448.0, 0x7E, 0x7F) if e4 else
+                                  (57344.0, 0x7B, 0x7E))
+    if value != value:
+        return nan
+    sign = 0x80 if math.copysign(1.0, value) < 0 else 0
+    a = abs(value)
+    if a >= largest:
+        return sign | largest_bits
+    exp = max(math.frexp(a)[1] - 1, 1 - bias) if a else 1 - bias
+    n = round(a / 2.0 ** (exp - mbits))  # exact quotient; ties to even
+    if n >= 2 << mbits:
+        exp, n = exp + 1, n >> 1
+    if n < 1 << mbits:  # subnormal (or zero)
+        return sign | n
+    return sign | ((exp + bias) << mbits) | (n - (1 << mbits))
 
 
 def const_text(value, dt):
@@ -260,8 +284,6 @@ def computation_type(a, a_num, c, c_num, div_or_mod):
             if div_or_mod and (tensor_ty.is_fp16() or tensor_ty.is_bf16()):
                 return tl.float32
             return tensor_ty
-    if a.is_fp8() or c.is_fp8():
-        raise _err("fp8 arithmetic is not supported by Quire's backend yet")
     if a.is_fp64() or c.is_fp64():
         return tl.float64
     if a.is_fp32() or c.is_fp32():
@@ -272,6 +294,8 @@ def computation_type(a, a_num, c, c_num, div_or_mod):
         if div_or_mod:
             return tl.float32
         return tl.bfloat16 if a.is_bf16() and c.is_bf16() else tl.float32
+    if a.is_fp8() and c.is_fp8():
+        return a if a == c else tl.float16
     if not a.is_int() or not c.is_int():
         raise _err(f"unexpected operand types {a!r} and {c!r}")
     if div_or_mod and a.int_signedness != c.int_signedness:
@@ -350,6 +374,10 @@ def binary_operands(x, y, b, op, allow_lhs_ptr=False, allow_rhs_ptr=False,
             if n and isinstance(v, int) and v < 0 and ret.is_int_unsigned():
                 raise _err(f"cannot perform {op} between an unsigned tensor "
                            f"and the negative scalar {v}")
+        if ret.is_fp8() and op != "tl.where":
+            raise _err(f"{op} on {ret!r} values is not supported: fp8 is "
+                       "loaded, stored and converted; compute after "
+                       ".to(tl.float16) or .to(tl.float32)")
     else:
         ret = None
     xs = _materialize(x, ret or xt, shape, b)
@@ -572,8 +600,8 @@ def cast(x, dst, b, bitcast=False):
     if src == dst:
         return x
     dst_ty = _with_scalar(x.type, dst)
-    if dst.is_fp8() or src.is_fp8():
-        raise _err("fp8 conversions are not supported by Quire's backend yet")
+    if (dst.is_fp8() or src.is_fp8()) and not bitcast:
+        return _cast_fp8(x, src, dst, b)
     if src.is_ptr() or dst.is_ptr():
         raise _err(f"cannot convert {src!r} to {dst!r}: pointer casts are "
                    "not supported")
@@ -613,6 +641,24 @@ def cast(x, dst, b, bitcast=False):
         return conv("arith.sitofp" if src.is_int_signed() else "arith.uitofp",
                     x, dst_ty)
     raise _err(f"cannot convert {src!r} to {dst!r}")
+
+
+def _cast_fp8(x, src, dst, b):
+    """Conversions from and to fp8. The GPU converts fp8 to and from f16,
+    bf16 and f32 (cvt.rn.satfinite: values past the largest finite one
+    saturate); anything else goes through f32, and fp8 to fp8 through f16,
+    which holds both fp8 formats exactly."""
+    direct = (tl.float16, tl.bfloat16, tl.float32)
+    if src.is_fp8() and dst.is_fp8():
+        return cast(cast(x, tl.float16, b), dst, b)
+    if src.is_fp8() and dst not in direct:
+        return cast(cast(x, tl.float32, b), dst, b)
+    if dst.is_fp8() and src not in direct:
+        return cast(cast(x, tl.float32, b), dst, b)
+    name = "arith.extf" if src.is_fp8() else "arith.truncf"
+    to = _with_scalar(x.type, dst)
+    h = b.op(f"{name} {{0}} : {x.type.mlir} to {to.mlir}", [x.handle], to.mlir)
+    return tl.tensor(h, to)
 
 
 # ---------------------------------------------------------------------------
@@ -923,6 +969,12 @@ def dot(x, y, acc, out_dtype, b):
         if not isinstance(v, tl.tensor) or len(v.shape) != 2:
             raise _err(f"tl.dot: the {n} operand must be a 2-D tensor, got "
                        f"{getattr(v, 'shape', type(v).__name__)}")
+    if x.dtype.is_fp8() or y.dtype.is_fp8():
+        # Both fp8 formats are exact in f16 and bf16, so the product of the
+        # converted tiles, accumulated in f32, is what an fp8 MMA computes.
+        other = y.dtype if x.dtype.is_fp8() else x.dtype
+        to = other if other in (tl.bfloat16, tl.float32) else tl.float16
+        x, y = cast(x, to, b), cast(y, to, b)
     if x.dtype != y.dtype:
         raise _err(f"tl.dot: operands must have the same dtype, got "
                    f"{x.dtype!r} and {y.dtype!r}")

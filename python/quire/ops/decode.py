@@ -12,9 +12,11 @@ _plans = {}
 
 def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
                 aligned_strides, partials, transposed, checked, varlen,
-                feats):
-    """The Specialization of the split (PARTIALS) or one-split kernel."""
+                feats, kv_dtype=None):
+    """The Specialization of the split (PARTIALS) or one-split kernel;
+    `kv_dtype` is the caches' element type when it is not `dtype` (fp8)."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
+    KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     F32P = launch.core.pointer_type(launch.F32)
     I32P = launch.core.pointer_type(launch.I32)
     I32, I64 = launch.I32, launch.I64
@@ -26,7 +28,8 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
         configs.tile_rows(group), PAGE_SIZE=page_size, BLOCK_N=block_n,
         PARTIALS=partials, TRANSPOSED=transposed, VARLEN=varlen)
     args = dict(
-        q=(P, pd), k_cache=(P, pd), v_cache=(P, pd), block_tables=(I32P, pd),
+        q=(P, pd), k_cache=(KP, pd), v_cache=(KP, pd),
+        block_tables=(I32P, pd),
         seq_lens=(I32P, 1), scale=(launch.F32, 1),
         tokens_per_split=(I32, block_n), q_seq_stride=(I64, sd),
         q_head_stride=(I32, sd), bt_stride=(I64, 1),
@@ -184,8 +187,6 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                   k_descale=None, v_descale=None):
     """paged_decode_attention, with the tile height, warps and form of the
     split kernel open for benchmarks and tests."""
-    val.check_not_fp8(WHAT, (("query", query), ("key_cache", key_cache),
-                             ("value_cache", value_cache)))
     extra, optional = features.optional_items(alibi_slopes, sinks, q_descale,
                                               k_descale, v_descale)
     v = decode_views(query, key_cache, value_cache, block_table, seq_lens,
@@ -292,14 +293,16 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                           if n != "bt_stride")
     partials = num_splits > 1
     varlen = cu is not None
-    key = (dtype, group, head_dim, page_size, block_n, aligned_pointers,
-           aligned_strides, partials, bool(transposed), checked, varlen,
-           feats.key)
+    kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
+    key = (dtype, kv_dtype, group, head_dim, page_size, block_n,
+           aligned_pointers, aligned_strides, partials, bool(transposed),
+           checked, varlen, feats.key)
     plan = _plans.get(key)
     if plan is None:
         first = _split_spec(dtype, group, head_dim, page_size, block_n,
                             aligned_pointers, aligned_strides, partials,
-                            bool(transposed), checked, varlen, feats)
+                            bool(transposed), checked, varlen, feats,
+                            kv_dtype)
         combine = _combine_spec(dtype, head_dim, aligned_pointers,
                                 aligned_strides, varlen,
                                 feats.lse) if partials else None

@@ -21,7 +21,8 @@ from ..language import core
 I32, I64, F32 = core.int32, core.int64, core.float32
 
 DTYPES = {"f16": core.float16, "bf16": core.bfloat16, "f32": core.float32,
-          "i32": core.int32, "u16": core.bfloat16}
+          "i32": core.int32, "u16": core.bfloat16,
+          "f8E4M3FN": core.float8e4nv, "f8E5M2": core.float8e5}
 
 _specs = {}
 _kernels = {}

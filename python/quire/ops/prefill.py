@@ -13,8 +13,9 @@ _plans = {}
 
 def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           aligned_pointers, aligned_strides, separate, checked, causal,
-          skip_decode, feats):
+          skip_decode, feats, kv_dtype=None):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
+    KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
     I32, I64 = launch.I32, launch.I64
     pd = 16 if aligned_pointers else 1
@@ -23,7 +24,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
                   PAGE_SIZE=page_size, BLOCK_M=block_m, BLOCK_N=block_n,
                   SEPARATE=separate, CAUSAL=causal, SKIP_DECODE=skip_decode)
     args = dict(
-        out=(P, pd), q=(P, pd), k_cache=(P, pd), v_cache=(P, pd),
+        out=(P, pd), q=(P, pd), k_cache=(KP, pd), v_cache=(KP, pd),
         block_tables=(I32P, pd), query_start=(I32P, 1), seq_lens=(I32P, 1),
         scale=(launch.F32, 1), bt_stride=(I64, 1),
         q_token_stride=(I32, sd), q_head_stride=(I64, sd),
@@ -146,9 +147,6 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    k_descale=None, v_descale=None):
     """paged_prefill_attention with the tile shape (and wgmma, on sm_90)
     open for benchmarks."""
-    val.check_not_fp8(WHAT, (("query", query), ("key_cache", key_cache),
-                             ("value_cache", value_cache), ("key", key),
-                             ("value", value)))
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -250,7 +248,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         data += [kn, vn]
     aligned_pointers = all(x.ptr % 16 == 0 for x in data)
     aligned_strides = all(s % 16 == 0 for s in strides.values())
-    key = (dtype, group, head_dim, page_size, block_m, block_n,
+    kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
+    key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key)
     spec = _plans.get(key)
@@ -258,7 +257,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         spec = _plans.setdefault(key, _spec(
             dtype, group, head_dim, page_size, block_m, block_n,
             aligned_pointers, aligned_strides, separate, checked, causal,
-            skip_decode, feats))
+            skip_decode, feats, kv_dtype))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

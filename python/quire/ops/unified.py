@@ -77,7 +77,6 @@ def unified_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
     lengths, start locations and max_seqlen_q are trusted as vLLM trusts
     them; on the host (numpy arrays, the interpreter) they are checked.
     """
-    val.check_not_fp8(WHAT, (("q", q), ("k", k), ("v", v), ("out", out)))
     extra, optional = features.optional_items(alibi_slopes, sinks, q_descale,
                                               k_descale, v_descale)
     names = ("q", "k", "v", "block_table", "cu_seqlens_q", "seqused_k",

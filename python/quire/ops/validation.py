@@ -26,26 +26,6 @@ def unsupported(what, reason):
                       "backend yet")
 
 
-def _fp8_name(value):
-    """'float8_e4m3fn' (or another fp8 type) when `value` holds fp8 data
-    (torch, or an ml_dtypes numpy array), else None."""
-    name = str(getattr(value, "dtype", ""))
-    name = name.rsplit(".", 1)[-1]
-    return name if name.startswith("float8") else None
-
-
-def check_not_fp8(what, items):
-    """fp8 KV caches (torch.float8_e4m3fn / float8_e5m2) are the tile
-    dialect's next element types; until then they are refused by name."""
-    for name, value in items:
-        fp8 = _fp8_name(value)
-        if fp8 is not None:
-            raise Unsupported(
-                f"{what}: {name} is {fp8}; fp8 KV caches are not supported "
-                "by Quire's backend yet (the tile dialect has no f8 element "
-                "types): pass float16 or bfloat16 caches")
-
-
 def views(items):
     """The ArrayViews of `items` [(name, value, dim names)], each checked
     for being a tensor of that rank with no negative strides."""
@@ -105,18 +85,31 @@ def data_dtype(v, host):
     return "bf16" if host and v.dtype == "u16" else v.dtype
 
 
-def check_dtypes(v, first, like_first, int32, host):
+FP8 = ("f8E4M3FN", "f8E5M2")
+
+
+def check_dtypes(v, first, like_first, int32, host, caches=()):
     """`first` f16/bf16, the `like_first` tensors (those given) of its
-    dtype, the `int32` ones int32. Returns the data dtype."""
+    dtype, the `int32` ones int32, the `caches` (a key and a value cache)
+    of its dtype or both of one fp8 type. Returns the data dtype."""
     q = v[first]
     dt = data_dtype(q, host)
     if dt not in ("f16", "bf16"):
         raise TypeError(f"{first}: expected float16 or bfloat16, got "
                         f"{q.dtype_name()}")
+    if caches:
+        kc, vc = (v[n] for n in caches)
+        if kc.dtype in FP8 or vc.dtype in FP8:
+            if kc.dtype != vc.dtype:
+                raise TypeError(f"{caches[1]}: expected {kc.dtype_name()} "
+                                f"like {caches[0]}, got {vc.dtype_name()}")
+        else:
+            like_first = tuple(caches) + tuple(like_first)
     for name in like_first:
         if name in v and data_dtype(v[name], host) != dt:
-            raise TypeError(f"{name}: expected {q.dtype_name()} like {first}, "
-                            f"got {v[name].dtype_name()}")
+            fp8 = " or float8_e4m3fn/float8_e5m2" if name in caches else ""
+            raise TypeError(f"{name}: expected {q.dtype_name()} like {first}"
+                            f"{fp8}, got {v[name].dtype_name()}")
     for name in int32:
         if v[name].dtype != "i32":
             raise TypeError(f"{name}: expected int32, got "
@@ -146,11 +139,11 @@ def check_cache(v, first, key, value):
 
 
 def check_attention(v, q, k, vc, like, ints):
-    """Placement, dtypes (q f16/bf16, the caches and the `like` tensors of
-    its dtype, the `ints` int32), the caches against q, dense last dimensions. Returns
+    """Placement, dtypes (q f16/bf16, the caches of its dtype or of one
+    fp8 type, the `like` tensors of its dtype, the `ints` int32), the caches against q, dense last dimensions. Returns
     (host, dtype)."""
     host = check_placement(v, q)
-    dtype = check_dtypes(v, q, (k, vc) + tuple(like), ints, host)
+    dtype = check_dtypes(v, q, tuple(like), ints, host, (k, vc))
     check_cache(v, q, k, vc)
     for name in (q, k, vc) + tuple(like):
         if name in v:

@@ -35,7 +35,8 @@ VIEW_DTYPES = {"f16": core.float16, "bf16": core.bfloat16,
                "f32": core.float32, "f64": core.float64, "i1": core.int1,
                "i8": core.int8, "u8": core.uint8, "i16": core.int16,
                "u16": core.uint16, "i32": core.int32, "u32": core.uint32,
-               "i64": core.int64, "u64": core.uint64}
+               "i64": core.int64, "u64": core.uint64,
+               "f8E4M3FN": core.float8e4nv, "f8E5M2": core.float8e5}
 _dtype_cache = {}
 
 ONE = ("c", 1)
@@ -117,6 +118,13 @@ def key_function(param, fn_name):
             return BOOL if ann is None else ("s", ann)
         if v is None:
             return NONE
+        if t is _args.TensorWrapper:
+            view = _args.view(v, where)
+            torch_cuda = hasattr(v.base, "data_ptr") and v.is_cuda
+            return ("p", VIEW_DTYPES[view.dtype].name, not dns and
+                    view.ptr % 16 == 0, "torch" if torch_cuda else
+                    "cpu" if hasattr(v.base, "data_ptr") else
+                    "host" if view.device == "cpu" else "view")
         if hasattr(v, "data_ptr") and hasattr(v, "dtype"):
             return ("p", _torch_dtype(v.dtype, where),
                     not dns and v.data_ptr() & 15 == 0,

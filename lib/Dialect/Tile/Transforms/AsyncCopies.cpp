@@ -52,7 +52,19 @@ struct Candidate {
   unsigned contig;         // staged tile's contiguous dimension
   DotOp dot;               // the conversion's only user, if a dot
   bool nvmma = false;      // staged for wgmma (tile.warpgroup_dot)
+  arith::ExtFOp ext;       // fp8 to f16/bf16 between the load and the
+                           // conversion (fp8 is staged as bytes)
 };
+
+/// True for the fp8 element types the GPU converts (cvt with e4m3x2/e5m2x2).
+bool isStagedFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+/// True for the element types a load may have to be staged: 16-bit, or fp8
+/// converted after the staging.
+bool isStagedElement(Type t) {
+  return (t.isIntOrFloat() && t.getIntOrFloatBitWidth() == 16) ||
+         isStagedFp8(t);
+}
 
 /// True if `d` (laid out) is a dot wgmma computes: f16/bf16 into f32, a
 /// warpgroup accumulator layout (#tile.mma [4k, 1]), M a multiple of 16
@@ -117,20 +129,34 @@ LogicalResult collect(scf::ForOp loop, Value v, Slice &slice,
 std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
   if (!type || type.getRank() != 2 || !load->hasOneUse() ||
-      !type.getElementType().isIntOrFloat() ||
-      type.getElementType().getIntOrFloatBitWidth() != 16)
+      !isStagedElement(type.getElementType()))
     return std::nullopt;
   auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
   if (!blocked || (load.getOther() && !isZeroConstant(load.getOther())))
     return std::nullopt;
   Candidate c{load, nullptr, nullptr, 0, nullptr};
+  // load [-> tile.trans] [-> arith.extf of fp8], in either order, each with
+  // one use, then the conversion.
   Operation *user = *load->getUsers().begin();
-  if (auto trans = dyn_cast<TransOp>(user)) {
-    if (!trans->hasOneUse())
-      return std::nullopt;
-    c.trans = trans;
-    user = *trans->getUsers().begin();
+  bool fp8 = isStagedFp8(type.getElementType());
+  for (int i = 0; i < 2; ++i) {
+    if (auto trans = dyn_cast<TransOp>(user); trans && !c.trans) {
+      if (!trans->hasOneUse())
+        return std::nullopt;
+      c.trans = trans;
+      user = *trans->getUsers().begin();
+      continue;
+    }
+    if (auto ext = dyn_cast<arith::ExtFOp>(user); ext && fp8 && !c.ext) {
+      Type to = getElementTypeOrSelf(ext.getType());
+      if (!ext->hasOneUse() || !(to.isF16() || to.isBF16()))
+        return std::nullopt;
+      c.ext = ext;
+      user = *ext->getUsers().begin();
+    }
   }
+  if (fp8 && !c.ext)
+    return std::nullopt;
   c.convert = dyn_cast<ConvertLayoutOp>(user);
   if (!c.convert || c.convert->getBlock() != load->getBlock() ||
       !isa<DotOperandEncodingAttr>(c.convert.getType().getEncoding()))
@@ -139,6 +165,16 @@ std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
       c.convert.getSrc().getType().getEncoding());
   if (!staged)
     return std::nullopt;
+  // An fp8 operand is converted where it is read: only when no other warp
+  // reads (and converts) the same elements, i.e. the operand is not
+  // replicated over the warps along the dot's other dimension. Otherwise
+  // the conversion before the layout change does each element once.
+  if (c.ext) {
+    auto enc = cast<DotOperandEncodingAttr>(c.convert.getType().getEncoding());
+    auto mma = dyn_cast<MmaEncodingAttr>(enc.getParent());
+    if (!mma || mma.getWarpsPerCTA()[enc.getOpIdx() == 0 ? 1 : 0] != 1)
+      return std::nullopt;
+  }
   c.contig = staged.getOrder()[0];
   if (c.convert->hasOneUse())
     c.dot = dyn_cast<DotOp>(*c.convert->getUsers().begin());
@@ -147,7 +183,8 @@ std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
   unsigned vec = accessVectorWidth(info, load.getPtr(), load.getMask(),
                                    type.getElementType());
   unsigned runDim = blocked.getOrder()[0];
-  if (vec * 2 < 4 || (c.trans ? 1 - runDim : runDim) != c.contig)
+  unsigned bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+  if (vec * bytes < 4 || (c.trans ? 1 - runDim : runDim) != c.contig)
     return std::nullopt;
   return c;
 }
@@ -248,11 +285,14 @@ struct AsyncCopiesPass
     }
     // wgmma reads B (and a staged A of the same dot) from the buffers.
     if (warpgroup) {
+      // (Not fp8 tiles: wgmma reads f16/bf16 operands from shared memory
+      // as they are, and fp8 only when both operands are fp8.)
       for (Candidate &c : cands)
-        c.nvmma = c.dot && c.dot.getB() == c.convert.getResult() &&
+        c.nvmma = c.dot && !c.ext && c.dot.getB() == c.convert.getResult() &&
                   isWarpgroupDot(c.dot) && fitsNvmma(c);
       for (Candidate &a : cands)
-        if (a.dot && a.dot.getA() == a.convert.getResult() && fitsNvmma(a))
+        if (a.dot && !a.ext && a.dot.getA() == a.convert.getResult() &&
+            fitsNvmma(a))
           a.nvmma = llvm::any_of(cands, [&](Candidate b) {
             return b.nvmma && b.dot == a.dot &&
                    b.dot.getB() == b.convert.getResult();
@@ -403,10 +443,17 @@ struct AsyncCopiesPass
       if (c.nvmma)
         continue;
       OpBuilder b(c.convert);
+      RankedTensorType type = c.convert.getType();
+      if (c.ext)
+        type = type.clone(
+            cast<RankedTensorType>(c.load.getType()).getElementType());
       Value staged = AsyncLocalLoadOp::create(
-          b, c.convert.getLoc(), c.convert.getType(), stageArg,
-          b.getI32IntegerAttr(buffer), b.getI32IntegerAttr(c.contig),
-          b.getI32IntegerAttr(S));
+          b, c.convert.getLoc(), type, stageArg, b.getI32IntegerAttr(buffer),
+          b.getI32IntegerAttr(c.contig), b.getI32IntegerAttr(S));
+      // fp8 is converted in the operand's layout, after the shared memory.
+      if (c.ext)
+        staged = arith::ExtFOp::create(b, c.ext.getLoc(), c.convert.getType(),
+                                       staged);
       c.convert.replaceAllUsesWith(staged);
     }
     // Dots whose B is staged for wgmma; A from its buffer too when staged.
@@ -434,9 +481,14 @@ struct AsyncCopiesPass
       dot.erase();
     }
     for (Candidate &c : cands) {
+      // Users first: the chain is load [-> trans] [-> ext] in some order.
       c.convert.erase();
-      if (c.trans)
-        c.trans.erase();
+      Operation *chain[] = {c.trans, c.ext};
+      if (c.trans && c.ext && c.ext->isBeforeInBlock(c.trans))
+        std::swap(chain[0], chain[1]);
+      for (Operation *op : llvm::reverse(chain))
+        if (op)
+          op->erase();
       c.load.erase();
     }
     OpBuilder after(newLoop->getContext());

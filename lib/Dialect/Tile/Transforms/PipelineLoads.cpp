@@ -77,29 +77,51 @@ LogicalResult collectSlice(scf::ForOp loop, Value v,
 
 /// True if `load`'s value reaches a tile.dot operand directly or through a
 /// tile.trans.
-bool feedsDot(LoadOp load) {
-  for (Operation *user : load->getUsers()) {
-    if (isa<DotOp>(user))
-      return true;
-    if (isa<TransOp>(user) && llvm::any_of(user->getUsers(), [](Operation *u) {
-          return isa<DotOp>(u);
-        }))
-      return true;
+/// The dot `op`'s value reaches as an operand (directly, or through a
+/// transpose and a conversion of fp8, which is staged as bytes), and the
+/// value that reaches it; null when there is none.
+std::pair<DotOp, Value> dotFed(Operation *op, int depth = 0) {
+  for (Operation *user : op->getUsers()) {
+    if (auto dot = dyn_cast<DotOp>(user))
+      return {dot, op->getResult(0)};
+    if (depth < 2 && isa<TransOp, arith::ExtFOp>(user))
+      if (auto fed = dotFed(user, depth + 1); fed.first)
+        return fed;
   }
-  return false;
+  return {};
+}
+
+bool feedsDot(LoadOp load) { return dotFed(load).first != nullptr; }
+
+/// True if no two warps will read the same elements of the fp8 operand
+/// `load` feeds: quire-async-copies converts a staged fp8 operand where it
+/// reads it, so it stages one only then. Predicts quire-assign-layouts'
+/// warp split of the accumulator: one warp, or an operand whose dot is too
+/// small along its other dimension for the warps to split it.
+bool fp8OperandUnreplicated(LoadOp load, unsigned numWarps) {
+  auto [dot, operand] = dotFed(load);
+  if (!dot)
+    return false;
+  if (numWarps == 1)
+    return true;
+  int64_t m = dot.getType().getDimSize(0), n = dot.getType().getDimSize(1);
+  return operand == dot.getA() ? n < 16 : m < 32;
 }
 
 /// True if quire-async-copies will be able to stage `load`, as far as the
-/// IR before layouts tells: a 2-D tile of 16-bit elements, `other` absent
-/// or zero, and runs of at least 4 bytes along the last dimension (where
+/// IR before layouts tells: a 2-D tile of 16-bit or fp8 elements, `other`
+/// absent or zero, and runs of at least 4 bytes along the last dimension (where
 /// quire-assign-layouts puts a loaded tile's consecutive elements) that
 /// AxisInfo proves contiguous, aligned and under a uniform mask. A dot
 /// operand it cannot stage is better prefetched in registers than not at
 /// all.
 bool stageable(LoadOp load, const AxisInfoAnalysis &info) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
-      type.getElementType().getIntOrFloatBitWidth() != 16)
+  if (!type || type.getRank() != 2)
+    return false;
+  Type elt = type.getElementType();
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elt);
+  if (!fp8 && (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() != 16))
     return false;
   if (Value other = load.getOther())
     if (!matchPattern(other, m_AnyZeroFloat()) &&
@@ -108,7 +130,7 @@ bool stageable(LoadOp load, const AxisInfoAnalysis &info) {
   unsigned vec = accessVectorWidth(info, load.getPtr(), load.getMask(),
                                    type.getElementType(), /*dim=*/1,
                                    /*run=*/8);
-  return vec * 2 >= 4;
+  return vec * (fp8 ? 1 : 2) >= 4;
 }
 
 /// Adds `load` and every op of `loop`'s body its pointers and mask are
@@ -174,7 +196,10 @@ struct PipelineLoadsPass
     llvm::SetVector<Operation *> skipped;
     if (skipDotOperands)
       for (auto load : loop.getBody()->getOps<LoadOp>())
-        if (feedsDot(load) && stageable(load, info))
+        if (feedsDot(load) && stageable(load, info) &&
+            (!isa<Float8E4M3FNType, Float8E5M2Type>(
+                 getElementTypeOrSelf(load.getType())) ||
+             fp8OperandUnreplicated(load, numWarps)))
           addressSources(loop, load, skipped);
     for (auto load : loop.getBody()->getOps<LoadOp>()) {
       if (skipped.contains(load))

@@ -259,9 +259,10 @@ def PipelineLoads : Pass<"quire-pipeline-loads", "::mlir::ModuleOp"> {
     Option<"maxRegisters", "max-registers", "unsigned", "32",
            "32-bit registers per thread the carried tiles may take">,
     Option<"skipDotOperands", "skip-dot-operands", "bool", "false",
-           "leave loads that feed a tile.dot (directly or through tile.trans) "
-           "and that quire-async-copies can stage (2-D, 16-bit, runs of 4 "
-           "bytes or more AxisInfo proves aligned) to it">
+           "leave loads that feed a tile.dot (directly or through tile.trans "
+           "and an arith.extf of fp8) and that quire-async-copies can stage "
+           "(2-D, 16-bit or fp8, runs of 4 bytes or more AxisInfo proves "
+           "aligned) to it">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
@@ -280,7 +281,10 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     or zero, whose only
     use is a `tile.convert_layout` to a `#tile.dot_op` layout, directly or
     through a `tile.trans`, becomes an asynchronous copy into a ring of
-    `stages` shared-memory buffers and a `tile.async_local_load` from it:
+    `stages` shared-memory buffers and a `tile.async_local_load` from it.
+    So does an fp8 (`f8E4M3FN`, `f8E5M2`) load whose `arith.extf` to f16 or
+    bf16 (before or after the `tile.trans`) feeds the conversion: its bytes
+    are staged, read in the operand's layout and converted there:
 
       prologue:   async_copy of iterations 0 .. stages-2 into stages 0 ..
       iteration i: async_wait (copies of iteration i done; CTA barrier)
