@@ -7,7 +7,7 @@ a padded head dim in bf16, the tensor-core matmul at its benchmark tile
 shape, the prefill op in every tile configuration with the chunk's K/V
 separate and in the cache, and unified_attention on a mixed ragged batch
 with every feature on (window, softcap, ALiBi, sinks, lse, descales), with
-one and several splits.
+one and several splits, over fp16 and fp8 (e4m3fn, e5m2) caches.
 
     compute-sanitizer --tool memcheck python3 bench/run.py sanitize_checks
     compute-sanitizer --tool racecheck python3 bench/run.py sanitize_checks
@@ -82,11 +82,14 @@ def main(argv=None):
     q = torch.randn(105, 8, 128, device="cuda").half()
     sl = torch.tensor(lens, dtype=torch.int32, device="cuda")
     one = torch.ones(1, device="cuda")
-    for ns in (1, 3):
-        ops.unified_attention(
-            q, kc, vc, torch.empty_like(q), cu, 70, sl, max(lens), scale, True, (64, 0),
-            bt, 30.0, one, one.expand(5, 2), one, alibi_slopes=torch.rand(8, device="cuda"),
-            sinks=torch.randn(8, device="cuda"), return_lse=True, num_splits=ns)
+    caches = [(kc, vc)] + [(kc.to(dt), vc.to(dt))
+                           for dt in (torch.float8_e4m3fn, torch.float8_e5m2)]
+    for k, v in caches:
+        for ns in (1, 3):
+            ops.unified_attention(
+                q, k, v, torch.empty_like(q), cu, 70, sl, max(lens), scale, True, (64, 0),
+                bt, 30.0, one, one.expand(5, 2), one, alibi_slopes=torch.rand(8, device="cuda"),
+                sinks=torch.randn(8, device="cuda"), return_lse=True, num_splits=ns)
     torch.cuda.synchronize()
     print("sanitize_checks: all launches done")
     return 0
