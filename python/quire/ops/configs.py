@@ -58,12 +58,15 @@ def decode_transposed(head_dim, group):
     return 2 <= group <= 8 and tile_width(head_dim) <= 128
 
 
-def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132):
-    """Splits of each sequence: enough programs for about four per SM, at
+def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
+                   per_sm=8):
+    """Splits of each sequence: enough programs for about `per_sm` per SM
+    (8 for fp16/bf16 caches, 4 for fp8 ones, whose programs stream half the
+    bytes: the faster count for each on the H200, docs/performance.md), at
     least 4 tiles of block_n tokens per split, at most MAX_SPLITS. Depends on
     the shapes only (not on seq_lens), so a launch can be graph-captured."""
     programs = max(1, num_seqs * num_kv_heads)
-    want = -(-4 * sms // programs)
+    want = -(-per_sm * sms // programs)
     most = max(1, -(-max_tokens // (4 * block_n)))
     return max(1, min(want, most, MAX_SPLITS))
 

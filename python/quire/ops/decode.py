@@ -263,8 +263,9 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     if num_splits is None:
         if scratch:
             sms = 132 if host else sm_count(q.device)
-            num_splits = configs.num_splits_for(split_seqs, num_kv_heads,
-                                                tokens, block_n, sms)
+            num_splits = configs.num_splits_for(
+                split_seqs, num_kv_heads, tokens, block_n, sms,
+                4 if kc.dtype in val.FP8 else 8)
         else:
             num_splits = 1
     elif num_splits > 1 and not scratch:
