@@ -99,8 +99,9 @@ def test_num_splits_depends_on_shapes_only():
     f = quire.ops.num_splits_for
     assert f(64, 8, 4096, 64, 132) == 3       # 512 programs: 3 splits
     assert f(8, 8, 32768, 64, 132) == 17      # about 8 programs per SM
-    assert f(8, 8, 32768, 64, 132, per_sm=4) == 9   # fp8 caches: about 4
-    assert f(64, 8, 4096, 64, 132, per_sm=4) == 2
+    assert f(8, 8, 32768, 64, 132, fp8=True) == 16  # fp8: at most 8 per SM
+    assert f(64, 8, 4096, 64, 132, fp8=True) == 2
+    assert f(256, 32, 8192, 64, 132, fp8=True) == 1
     assert f(1, 1, 100000, 64, 132) == 32      # capped at MAX_SPLITS
     assert f(1, 1, 100, 64, 132) == 1          # one 4-tile split is enough
     assert f(256, 32, 8192, 64, 132) == 1

@@ -59,16 +59,23 @@ def decode_transposed(head_dim, group):
 
 
 def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
-                   per_sm=8):
-    """Splits of each sequence: enough programs for about `per_sm` per SM
-    (8 for fp16/bf16 caches, 4 for fp8 ones, whose programs stream half the
-    bytes: the faster count for each on the H200, docs/performance.md), at
-    least 4 tiles of block_n tokens per split, at most MAX_SPLITS. Depends on
-    the shapes only (not on seq_lens), so a launch can be graph-captured."""
+                   fp8=False):
+    """Splits of each sequence: enough programs for about 8 per SM, at least
+    4 tiles of block_n tokens per split, at most MAX_SPLITS. On fp8 caches
+    at most 8 per SM: their kernel fits 8 programs per SM (its registers), a
+    second wave of a few programs costs as much as the first
+    (docs/performance.md, "fp8 KV caches"). Depends on the shapes only (not
+    on seq_lens), so a launch can be graph-captured."""
     programs = max(1, num_seqs * num_kv_heads)
-    want = -(-per_sm * sms // programs)
+    want = 8 * sms // programs if fp8 else -(-8 * sms // programs)
     most = max(1, -(-max_tokens // (4 * block_n)))
     return max(1, min(want, most, MAX_SPLITS))
+
+
+def decode_stages(kv_dtype):
+    """cp.async stages of the split kernel: 3 for fp8 caches, whose tiles
+    are half the bytes (two stages leave too little in flight), else 2."""
+    return 3 if kv_dtype in ("f8E4M3FN", "f8E5M2") else 2
 
 
 def tokens_per_split(max_tokens, num_splits, block_n):

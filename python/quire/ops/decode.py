@@ -59,7 +59,8 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
         args.pop("lse", None)
         args.pop("lse_head_stride", None)
     name = "paged_decode_split" if partials else "paged_decode_attention"
-    return launch.specialize(paged_decode, name, consts, args)
+    return launch.specialize(paged_decode, name, consts, args,
+                             configs.decode_stages(kv_dtype or dtype))
 
 
 def _combine_spec(dtype, head_dim, aligned_pointers, aligned_strides, varlen,
@@ -265,7 +266,7 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
             sms = 132 if host else sm_count(q.device)
             num_splits = configs.num_splits_for(
                 split_seqs, num_kv_heads, tokens, block_n, sms,
-                4 if kc.dtype in val.FP8 else 8)
+                fp8=kc.dtype in val.FP8)
         else:
             num_splits = 1
     elif num_splits > 1 and not scratch:

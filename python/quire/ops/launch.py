@@ -37,12 +37,12 @@ def ptr(view):
 
 class Specialization:
     """One specialization of kernel `fn`: its MLIR text `source` (function
-    `name`) and `order`, the names of its run-time parameters in the order
-    the launch passes them."""
+    `name`), `order`, the names of its run-time parameters in the order
+    the launch passes them, and the `num_stages` it compiles with."""
 
-    __slots__ = ("fn", "name", "source", "order")
+    __slots__ = ("fn", "name", "source", "order", "num_stages")
 
-    def __init__(self, fn, name, consts, args):
+    def __init__(self, fn, name, consts, args, num_stages=2):
         params = [p.name for p in fn.params]
         missing = [n for n in params if n not in consts and n not in args]
         extra = [n for n in list(consts) + list(args) if n not in params]
@@ -58,20 +58,22 @@ class Specialization:
             specs.append((p.name, dt, attrs))
         self.fn = fn
         self.name = name
+        self.num_stages = num_stages
         self.order = [n for n, _, _ in specs]
         self.source = code_generator.generate(fn, consts, specs,
                                               {"debug": False}, name=name)
 
 
-def specialize(fn, name, consts, args):
+def specialize(fn, name, consts, args, num_stages=2):
     """The Specialization of `fn` with `consts` ({param: compile-time value},
     absent parameters as None) and `args` ({param: (dtype, divisibility)}),
-    generated once per process."""
+    compiled with `num_stages` (cp.async staging depth), generated once per
+    process."""
     key = (fn, name, tuple(sorted(consts.items())),
-           tuple(sorted(args.items(), key=lambda kv: kv[0])))
+           tuple(sorted(args.items(), key=lambda kv: kv[0])), num_stages)
     spec = _specs.get(key)
     if spec is None:
-        spec = Specialization(fn, name, consts, args)
+        spec = Specialization(fn, name, consts, args, num_stages)
         with _lock:
             spec = _specs.setdefault(key, spec)
     return spec
@@ -84,6 +86,7 @@ def compiled(spec, sm, num_warps, wgmma=True, checked=False):
     if kernel is None:
         kernel = _kernel.compile(spec.source, sm=sm, num_warps=num_warps,
                                  wgmma=wgmma, checked=checked,
+                                 num_stages=spec.num_stages,
                                  source_name=f"<MLIR of {spec.name}>")
         with _lock:
             kernel = _kernels.setdefault(key, kernel)
