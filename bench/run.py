@@ -6,8 +6,9 @@ NAME with ARGS (`bench/run.py NAME --help` shows them); `bench/run.py
 A target is a module of checks/ or perf/ with a `main(argv)`; it runs in
 this process (so `compute-sanitizer python3 bench/run.py NAME` sees its
 kernels) with bench/ and Quire's Python package ($QUIRE_PYTHONPATH, else
-python/) on sys.path. Targets parse their arguments before importing torch,
-so --help works on a machine without it.
+python/; set and empty: the installed package) on sys.path. Targets parse
+their arguments before importing torch, so --help works on a machine without
+it.
 """
 
 import ast
@@ -53,8 +54,10 @@ def main(argv):
         print(f"bench/run.py: no target {name!r}; bench/run.py --list shows them",
               file=sys.stderr)
         return 2
-    sys.path[:0] = [BENCH, os.environ.get("QUIRE_PYTHONPATH",
-                                          os.path.join(os.path.dirname(BENCH), "python"))]
+    # QUIRE_PYTHONPATH set and empty: the installed package (the wheel).
+    quire_path = os.environ.get("QUIRE_PYTHONPATH",
+                                os.path.join(os.path.dirname(BENCH), "python"))
+    sys.path[:0] = [BENCH] + ([quire_path] if quire_path else [])
     sys.argv = [f"bench/run.py {name}", *args]
     import importlib
     module = importlib.import_module(f"{found[name][0]}.{name}")

@@ -36,7 +36,28 @@ __all__ = ["CompilationError", "CompiledKernel", "Config", "CudaError",
            "heuristics", "interpret", "jit", "language", "next_power_of_2",
            "ops", "reinterpret", "runtime", "signature", "testing",
            "TensorWrapper"]
-__version__ = "0.1.0"
+
+
+def _version():
+    """QUIRE_VERSION: from quire/VERSION (written by the build, shipped in
+    the wheel), or in the source tree from CMakeLists.txt itself."""
+    import os
+    import re
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        with open(os.path.join(here, "VERSION")) as f:
+            return f.read().strip()
+    except OSError:
+        pass
+    try:
+        with open(os.path.join(here, "..", "..", "CMakeLists.txt")) as f:
+            m = re.search(r'set\(QUIRE_VERSION "([^"]+)"\)', f.read())
+        return m.group(1) if m else "unknown"
+    except OSError:
+        return "unknown"
+
+
+__version__ = _version()
 
 
 def compiler_version():

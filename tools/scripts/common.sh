@@ -10,7 +10,7 @@ QUIRE_APT_PACKAGES=(
   cmake ninja-build g++ pkg-config
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools lld-22
   libzstd-dev zlib1g-dev
-  python3 python3-pytest python3-numpy
+  python3 python3-pytest python3-numpy python3-pip python3-setuptools python3-wheel
 )
 
 quire_install_missing() {
