@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # Packs what a GPU machine without LLVM needs to run Quire from this tree:
-# stripped quirec, quire-run and libquire.so, xz-compressed, into .device/
-# (ignored by git). On the GPU machine, `tools/scripts/device-unpack.sh`
-# unpacks them and prints the environment to use:
+# the wheel (dist/quire-*.whl, the package with libquire.so inside) and the
+# stripped quirec and quire-run, xz-compressed, into .device/ (ignored by
+# git). On the GPU machine, `tools/scripts/device-unpack.sh` installs the
+# wheel with pip into .device/site, as a user would, unpacks the tools and
+# prints the environment to use:
 #   eval "$(tools/scripts/device-unpack.sh)"
-#   -> QUIRE_LIBRARY, QUIRE_QUIREC, PYTHONPATH=python
+#   -> PYTHONPATH=.device/site, QUIRE_PYTHONPATH= (bench/run.py: the
+#      installed package), QUIRE_QUIREC
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="${QUIRE_BUILD:-$root/build}"
-ninja -C "$build" quirec quire-run quire-python >/dev/null
+ninja -C "$build" quirec quire-run quire-wheel >/dev/null
 mkdir -p "$root/.device"
 grep -qx '/.device/' "$root/.git/info/exclude" 2>/dev/null ||
   { mkdir -p "$root/.git/info"; echo '/.device/' >>"$root/.git/info/exclude"; }
-for f in bin/quirec bin/quire-run lib/libquire.so; do
+rm -f "$root"/.device/*.whl "$root"/.device/libquire.so*
+cp "$root"/dist/quire-*-py3-none-linux_x86_64.whl "$root/.device/"
+for f in bin/quirec bin/quire-run; do
   name="$(basename "$f")"
   strip -o "$root/.device/$name" "$build/$f"
   xz -T2 -6 -f "$root/.device/$name"

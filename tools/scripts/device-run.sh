@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs one benchmark or check on a GPU machine that has no LLVM: unpacks the
-# binaries tools/scripts/device-pack.sh carried in .device/, then
+# Runs one benchmark or check on a GPU machine that has no LLVM: installs the
+# wheel and unpacks the tools tools/scripts/device-pack.sh carried in
+# .device/, then
 # `bench/run.py BENCH ARGS...`. The output is also written to $OUT/BENCH.log
 # and plots go to $OUT ($OUT defaults to bench/out).
 #   tools/scripts/device-run.sh paged_decode
