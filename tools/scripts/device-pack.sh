@@ -15,7 +15,9 @@ ninja -C "$build" quirec quire-run quire-wheel >/dev/null
 mkdir -p "$root/.device"
 grep -qx '/.device/' "$root/.git/info/exclude" 2>/dev/null ||
   { mkdir -p "$root/.git/info"; echo '/.device/' >>"$root/.git/info/exclude"; }
-rm -f "$root"/.device/*.whl "$root"/.device/libquire.so*
+# Only what is carried: not an unpacked copy (device-unpack.sh run here).
+rm -rf "$root"/.device/*.whl "$root"/.device/libquire.so* "$root/.device/site" \
+  "$root/.device/quirec" "$root/.device/quire-run"
 cp "$root"/dist/quire-*-py3-none-linux_x86_64.whl "$root/.device/"
 for f in bin/quirec bin/quire-run; do
   name="$(basename "$f")"
