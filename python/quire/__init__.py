@@ -69,7 +69,9 @@ def compiler_version():
 
 def cache_info():
     """This process's compile cache counters (compiles, disk_hits,
-    disk_misses, memory_hits, disk_write_errors) and the cache directory."""
+    disk_misses, memory_hits, disk_write_errors; assembles and
+    cubin_disk_hits: ptxas runs and cubins found on disk) and the cache
+    directory."""
     from . import _cache
     with _cache._lock:
         info = dict(_cache.stats)

@@ -28,7 +28,7 @@ _lock = threading.Lock()
 # Counters for this process, read through quire.cache_info(): tests and
 # users check hits without timing anything.
 stats = {"compiles": 0, "disk_hits": 0, "disk_misses": 0, "memory_hits": 0,
-         "disk_write_errors": 0}
+         "disk_write_errors": 0, "assembles": 0, "cubin_disk_hits": 0}
 
 
 def count(name):

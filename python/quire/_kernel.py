@@ -19,7 +19,13 @@ import os
 import re
 import threading
 
-from . import _args, _cache, _cuda, _lib
+import logging
+import subprocess
+import time
+
+from . import _args, _cache, _cuda, _lib, _ptxas
+
+log = logging.getLogger("quire")
 
 SUPPORTED_SMS = (80, 86, 89, 90)
 
@@ -138,13 +144,15 @@ class Kernel:
 
     Attributes: `name`, `args` (the signature: kind, type, bits,
     divisibility per argument), `threads`, `shared_bytes`, `sm`, `num_warps`,
-    `checked`, `ptx`, `metadata` (this kernel's entry of the metadata JSON),
-    `source`.
+    `checked`, `ptx`, `cubin` (the PTX assembled by ptxas at compile time,
+    what launches load; None without a ptxas: the driver JITs the PTX),
+    `metadata` (this kernel's entry of the metadata JSON, with `registers`,
+    `spill_stores` and `spill_loads` when ptxas ran), `source`.
     """
 
     def __init__(self, source, source_name, sm, num_warps, ptx, meta,
                  checked=False, num_stages=2, wgmma=True, max_registers=0,
-                 raise_paged_loads=True, forward_stores=True):
+                 raise_paged_loads=True, forward_stores=True, cubin=None):
         self.source = source
         self.source_name = source_name
         self.sm = sm
@@ -156,6 +164,7 @@ class Kernel:
         self.raise_paged_loads = raise_paged_loads
         self.forward_stores = forward_stores
         self.ptx = ptx
+        self.cubin = cubin
         self.metadata = meta
         self.name = meta["name"]
         self.args = meta["args"]
@@ -164,6 +173,7 @@ class Kernel:
         self._modules = {}
         self._lock = threading.Lock()
         self._packing_cache = None
+        self._asm = {}
 
     def __repr__(self):
         sig = ", ".join(a["type"] for a in self.args)
@@ -180,14 +190,23 @@ class Kernel:
         "llvm-mlir", "llvm", "ptx", "cubin" (bytes; needs ptxas) or "meta"."""
         if kind not in _lib.EMIT_KINDS:
             raise ValueError(f"kind must be one of {', '.join(_lib.EMIT_KINDS)}")
+        if kind == "ptx":
+            return self.ptx
+        if kind == "cubin" and self.cubin is not None:
+            return self.cubin
+        cached = self._asm.get(kind)
+        if cached is not None:
+            return cached
         res = _lib.compile(self.source, self.source_name, self.sm,
                            self.num_warps, kind, self.checked, self.num_stages,
                            self.wgmma, self.max_registers,
                            self.raise_paged_loads, self.forward_stores)
         if not res.ok:
             raise CompilationError(res.diagnostics, self.source_name)
-        return res.output if kind == "cubin" else res.output.decode(
+        out = res.output if kind == "cubin" else res.output.decode(
             "utf-8", "replace")
+        self._asm[kind] = out
+        return out
 
     def _where(self, i):
         return f"argument #{i} ({self.args[i]['type']}) of '{self.name}'"
@@ -266,7 +285,9 @@ class Kernel:
             with self._lock:
                 module = self._modules.get(device)
                 if module is None:
-                    module = _cuda.Module(self.ptx.encode(), self.name,
+                    image = self.cubin if self.cubin is not None else \
+                        self.ptx.encode()
+                    module = _cuda.Module(image, self.name,
                                           self.shared_bytes, device)
                     self._modules[device] = module
         return module
@@ -360,20 +381,52 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     else:
         _cache.count("disk_misses")
         _cache.count("compiles")
+        start = time.perf_counter()
         res = _lib.compile(source, name, sm, num_warps, "ptx", checked,
                            num_stages, wgmma, max_registers, raise_paged_loads,
                            forward_stores)
         if not res.ok:
             raise CompilationError(res.diagnostics, name)
         ptx, metadata = res.output.decode("utf-8", "replace"), res.metadata
+        log.info("compiled %s for sm_%d in %.0f ms", name, sm,
+                 (time.perf_counter() - start) * 1e3)
         _cache.store(key, res.output, "", metadata, res.diagnostics)
     meta = _pick(metadata["kernels"], kernel)
+    cubin, meta = _assembled(ptx, meta, name)
     result = Kernel(source, name, sm, num_warps, ptx, meta, checked,
                     num_stages, wgmma, max_registers, raise_paged_loads,
-                    forward_stores)
+                    forward_stores, cubin)
     with _kernels_lock:
         result = _kernels.setdefault((key, kernel, name), result)
     return result
+
+
+def _assembled(ptx, meta, source_name):
+    """(cubin, metadata) of a compiled module: the PTX assembled by ptxas
+    (cached on disk by the PTX text and the ptxas version), the kernel's
+    registers and spills added to its metadata; (None, meta) without a
+    ptxas, or when it fails (logged: the driver then JITs the PTX)."""
+    found = _ptxas.find()
+    if found is None:
+        return None, meta
+    path, version = found
+    ckey = _cache.key(ptx.encode(), emit="cubin", ptxas=version)
+    entry = _cache.load(ckey)
+    if entry is not None:
+        _cache.count("cubin_disk_hits")
+        cubin, stats = entry["output"], entry["metadata"]
+    else:
+        try:
+            cubin, stats = _ptxas.assemble(ptx, path)
+        except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+            log.warning("ptxas (%s) could not assemble %s; it loads as PTX: "
+                        "%s", path, source_name, e)
+            return None, meta
+        _cache.count("assembles")
+        _cache.store(ckey, cubin, "", stats, "")
+    if meta["name"] in stats:
+        meta = dict(meta, **stats[meta["name"]])
+    return cubin, meta
 
 
 _signatures = {}

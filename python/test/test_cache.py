@@ -28,6 +28,7 @@ def _child_env(cache):
     env = dict(os.environ)
     env["QUIRE_CACHE_DIR"] = str(cache)
     env.pop("QUIRE_NO_CACHE", None)
+    env["QUIRE_PTXAS"] = ""  # the PTX entries alone (test_ptxas.py: cubins)
     env["PYTHONPATH"] = os.pathsep.join(
         [os.path.dirname(os.path.dirname(quire.__file__))] +
         [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])

@@ -1,0 +1,93 @@
+"""ptxas at compile time: a kernel compiled where a ptxas is found carries
+its cubin (what launches load) and its registers and spills; a second
+process finds the cubin on disk and runs no ptxas; a missing or failing
+ptxas leaves the kernel as PTX with a logged warning."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+import quire
+from quire import _ptxas
+from conftest import example
+
+FOUND = _ptxas.find()
+needs_ptxas = pytest.mark.skipif(FOUND is None, reason="no ptxas "
+                                 "($QUIRE_PTXAS, Triton's, the CUDA toolkit's)")
+
+CHILD = r"""
+import json, sys
+import quire
+k = quire.compile(sys.argv[1], sm=90)
+print(json.dumps({"info": quire.cache_info(), "elf": k.cubin is not None and
+                  k.cubin[:4] == b"\x7fELF", "registers":
+                  k.metadata.get("registers"), "spills":
+                  k.metadata.get("spill_stores")}))
+"""
+
+
+def _child(cache, src, env_extra=None):
+    env = dict(os.environ)
+    env["QUIRE_CACHE_DIR"] = str(cache)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [os.path.dirname(os.path.dirname(quire.__file__))] +
+        [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env.update(env_extra or {})
+    proc = subprocess.run([sys.executable, "-c", CHILD, src], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout.splitlines()[-1]), proc.stderr
+
+
+@needs_ptxas
+def test_cubin_is_assembled_once_and_cached(tmp_path):
+    src = example("paged_decode_attention.mlir")
+    first, _ = _child(tmp_path, src)
+    assert first["info"]["assembles"] == 1 and first["elf"]
+    assert first["registers"] > 0 and first["spills"] == 0
+    second, _ = _child(tmp_path, src)
+    assert second["info"]["compiles"] == 0
+    assert second["info"]["assembles"] == 0
+    assert second["info"]["cubin_disk_hits"] == 1
+    assert second["elf"] and second["registers"] == first["registers"]
+
+
+def test_missing_or_disabled_ptxas_leaves_ptx(tmp_path):
+    res, err = _child(tmp_path, example("vector_add.mlir"),
+                      {"QUIRE_PTXAS": str(tmp_path / "no-such-ptxas")})
+    assert res["info"]["assembles"] == 0 and not res["elf"]
+    assert res["registers"] is None
+    assert "is not an executable ptxas" in err
+    res, err = _child(tmp_path / "off", example("vector_add.mlir"),
+                      {"QUIRE_PTXAS": ""})
+    assert res["info"]["assembles"] == 0 and not res["elf"] and not err
+
+
+def test_failing_ptxas_is_logged_and_leaves_ptx(tmp_path):
+    fake = tmp_path / "ptxas"
+    fake.write_text("#!/bin/sh\necho 'ptxas fatal: broken' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    script = (CHILD.replace("import quire\n", "import logging, quire\n"
+                            "logging.basicConfig()\n", 1))
+    env = dict(os.environ, QUIRE_CACHE_DIR=str(tmp_path / "c"),
+               QUIRE_PTXAS=str(fake))
+    env["PYTHONPATH"] = os.pathsep.join(
+        [os.path.dirname(os.path.dirname(quire.__file__))] +
+        [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    proc = subprocess.run([sys.executable, "-c", script,
+                           example("vector_add.mlir")], env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    res = json.loads(proc.stdout.splitlines()[-1])
+    assert not res["elf"] and res["info"]["assembles"] == 0
+    assert "could not assemble" in proc.stderr
+    assert "ptxas fatal: broken" in proc.stderr
+
+
+def test_asm_is_memoised():
+    k = quire.compile(example("vector_add.mlir"), sm=90)
+    assert k.asm("tile") is k.asm("tile")
+    assert k.asm("ptx") is k.ptx
