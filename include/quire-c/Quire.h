@@ -89,6 +89,12 @@ QUIRE_CAPI_EXPORTED const char *quireResultGetPTX(const QuireResult *result,
 QUIRE_CAPI_EXPORTED const char *
 quireResultGetMetadata(const QuireResult *result);
 
+/* The IR after every pass when the options asked for it
+ * (quireCompileOptionsSetDumpIR), also of a failed compilation up to the
+ * failure; "" otherwise. */
+QUIRE_CAPI_EXPORTED const char *quireResultGetIRDump(const QuireResult *result,
+                                                     size_t *size);
+
 QUIRE_CAPI_EXPORTED void quireResultDestroy(QuireResult *result);
 
 /*===----------------------------------------------------------------------===*
@@ -161,6 +167,11 @@ quireCompileOptionsSetRaisePagedLoads(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetForwardStores(QuireCompileOptions *options,
                                     int32_t forward);
+
+/* Nonzero: the compilation records the IR after every pass of its pipeline
+ * (quirec --print-ir-after-all), read with quireResultGetIRDump. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetDumpIR(QuireCompileOptions *options, int32_t dump);
 
 /* Parses, verifies and compiles `source` (`size` bytes; it needs no NUL
  * terminator). `bufferName` names it in diagnostics (NULL: "<source>").

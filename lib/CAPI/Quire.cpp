@@ -46,6 +46,7 @@ struct QuireResult {
   std::string output;
   std::string ptx;
   std::string metadata;
+  std::string irDump;
 };
 
 struct QuireCompileOptions {
@@ -58,6 +59,7 @@ struct QuireCompileOptions {
   unsigned maxRegisters = 0;
   bool raisePagedLoads = true;
   bool forwardStores = true;
+  bool dumpIR = false;
 };
 
 namespace {
@@ -225,6 +227,10 @@ const char *quireResultGetPTX(const QuireResult *result, size_t *size) {
   return getString(result ? &result->ptx : nullptr, size);
 }
 
+const char *quireResultGetIRDump(const QuireResult *result, size_t *size) {
+  return getString(result ? &result->irDump : nullptr, size);
+}
+
 const char *quireResultGetMetadata(const QuireResult *result) {
   return getString(result ? &result->metadata : nullptr, nullptr);
 }
@@ -288,6 +294,11 @@ void quireCompileOptionsSetForwardStores(QuireCompileOptions *options,
     options->forwardStores = forward != 0;
 }
 
+void quireCompileOptionsSetDumpIR(QuireCompileOptions *options, int32_t dump) {
+  if (options)
+    options->dumpIR = dump != 0;
+}
+
 void quireCompileOptionsSetPagedChecked(QuireCompileOptions *options,
                                         int32_t checked) {
   if (options)
@@ -337,12 +348,18 @@ QuireResult *quireCompile(const char *source, size_t size,
 
   auto *result = new QuireResult();
   CompileResult compiled;
+  llvm::raw_string_ostream irDump(result->irDump);
+  if (options->dumpIR) {
+    compileOptions.printIRAfterAll = true;
+    compileOptions.irDumpStream = &irDump;
+  }
   {
     std::lock_guard<std::mutex> lock(compileMutex());
     result->succeeded = succeeded(compileKernel(
         llvm::StringRef(source ? source : "", size), bufferNameOr(bufferName),
         compileOptions, compiled, result->diagnostics));
   }
+  irDump.flush();
   if (!result->succeeded)
     return result;
   result->output = std::move(compiled.output);

@@ -276,7 +276,9 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
                         [](Pass *, Operation *) { return true; },
                         /*printModuleScope=*/true,
                         /*printAfterOnlyOnChange=*/false,
-                        /*printAfterOnlyOnFailure=*/false, llvm::errs());
+                        /*printAfterOnlyOnFailure=*/false,
+                        options.irDumpStream ? *options.irDumpStream
+                                             : llvm::errs());
   }
   DefaultTimingManager tm;
   TimingScope rootTiming;

@@ -21,6 +21,7 @@ import threading
 
 import logging
 import subprocess
+import sys
 import time
 
 from . import _args, _cache, _cuda, _lib, _ptxas
@@ -312,7 +313,7 @@ _kernels_lock = threading.Lock()
 
 def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             num_stages=2, wgmma=True, max_registers=0, source_name=None,
-            raise_paged_loads=True, forward_stores=True):
+            raise_paged_loads=True, forward_stores=True, dump_ir=None):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -335,7 +336,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     stored (offsets built in a scratch buffer and read back) read the
     stored values, and drops barriers that then order nothing; False
     leaves them as written. `source_name` names MLIR text in diagnostics.
-    Raises CompilationError with the located diagnostics."""
+    `dump_ir=True` (default: $QUIRE_DUMP_IR=1, as MLIR_ENABLE_DUMP is for
+    Triton) compiles even when the kernel is cached and prints the IR after
+    every pass of the pipeline to stderr. Raises CompilationError with the
+    located diagnostics."""
     source, name = _read_source(src)
     if source_name is not None:
         name = str(source_name)
@@ -361,6 +365,11 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         raise ValueError(f"num_stages must be an int in [0, 8], got "
                          f"{_args.describe(num_stages) if not isinstance(num_stages, int) else num_stages}")
     sm = resolve_sm(sm)
+    if dump_ir is None:
+        dump_ir = os.environ.get("QUIRE_DUMP_IR", "") not in ("", "0")
+    elif not isinstance(dump_ir, bool):
+        raise TypeError(f"dump_ir must be True, False or None, got "
+                        f"{_args.describe(dump_ir)}")
     # A checked kernel's reports print the source name: it is part of the
     # output, so of the key.
     key = _cache.key(source, sm=sm, num_warps=num_warps, emit="ptx",
@@ -370,11 +379,11 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                      **({} if raise_paged_loads else {"raise": False}),
                      **({} if forward_stores else {"forward": False}))
     with _kernels_lock:
-        cached = _kernels.get((key, kernel, name))
+        cached = None if dump_ir else _kernels.get((key, kernel, name))
     if cached is not None:
         _cache.count("memory_hits")
         return cached
-    entry = _cache.load(key)
+    entry = None if dump_ir else _cache.load(key)
     if entry is not None:
         _cache.count("disk_hits")
         ptx, metadata = entry["output"].decode(), entry["metadata"]
@@ -384,7 +393,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         start = time.perf_counter()
         res = _lib.compile(source, name, sm, num_warps, "ptx", checked,
                            num_stages, wgmma, max_registers, raise_paged_loads,
-                           forward_stores)
+                           forward_stores, dump_ir)
+        if dump_ir:
+            sys.stderr.write(res.ir_dump)
+            sys.stderr.flush()
         if not res.ok:
             raise CompilationError(res.diagnostics, name)
         ptx, metadata = res.output.decode("utf-8", "replace"), res.metadata

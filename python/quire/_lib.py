@@ -43,12 +43,13 @@ class InterpArg(ctypes.Structure):
 class Result:
     """A QuireResult copied into Python objects (the C object is freed)."""
 
-    def __init__(self, ok, diagnostics, output, ptx, metadata):
+    def __init__(self, ok, diagnostics, output, ptx, metadata, ir_dump=""):
         self.ok = ok
         self.diagnostics = diagnostics
         self.output = output
         self.ptx = ptx
         self.metadata = metadata
+        self.ir_dump = ir_dump
 
 
 _lock = threading.Lock()
@@ -107,7 +108,11 @@ def _declare(lib):
     optional = {"quireCompileOptionsSetRaisePagedLoads":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetForwardStores":
-                (None, [c_void_p, ctypes.c_int32])}
+                (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetDumpIR":
+                (None, [c_void_p, ctypes.c_int32]),
+                "quireResultGetIRDump":
+                (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)])}
     for name, (restype, argtypes) in list(sigs.items()) + list(optional.items()):
         try:
             fn = getattr(lib, name)
@@ -174,12 +179,15 @@ def _take(handle):
         raise MemoryError("libquire returned no result")
     try:
         metadata = _text_at(L.quireResultGetMetadata, handle)
+        dump = getattr(L, "quireResultGetIRDump", None)
         return Result(
             ok=bool(L.quireResultSucceeded(handle)),
             diagnostics=_text_at(L.quireResultGetDiagnostics, handle),
             output=_bytes_at(L.quireResultGetOutput, handle),
             ptx=_bytes_at(L.quireResultGetPTX, handle).decode("utf-8", "replace"),
-            metadata=json.loads(metadata) if metadata else None)
+            metadata=json.loads(metadata) if metadata else None,
+            ir_dump=_bytes_at(dump, handle).decode("utf-8", "replace")
+            if dump is not None else "")
     finally:
         L.quireResultDestroy(handle)
 
@@ -192,7 +200,7 @@ def _name_bytes(name):
 def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
             checked: bool = False, num_stages: int = 2, wgmma: bool = True,
             max_registers: int = 0, raise_paged_loads: bool = True,
-            forward_stores: bool = True):
+            forward_stores: bool = True, dump_ir: bool = False):
     L = lib()
     options = L.quireCompileOptionsCreate()
     if not options:
@@ -216,6 +224,12 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
             elif not value:
                 raise LibraryError(f"{L._name} cannot turn {what} off; "
                                    "rebuild Quire")
+        if dump_ir:
+            fn = getattr(L, "quireCompileOptionsSetDumpIR", None)
+            if fn is None:
+                raise LibraryError(f"{L._name} cannot dump the IR; rebuild "
+                                   "Quire")
+            fn(options, 1)
         return _take(L.quireCompile(source, len(source), _name_bytes(name),
                                     options))
     finally:

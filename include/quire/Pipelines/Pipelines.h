@@ -116,6 +116,8 @@ struct CompileOptions {
   unsigned numWarps = 4;
   EmitKind emit = EmitKind::PTX;
   bool printIRAfterAll = false;
+  /// Where printIRAfterAll prints (null: stderr).
+  llvm::raw_ostream *irDumpStream = nullptr;
   bool timePasses = false;
   /// The steps of quire-lower-paged-loads (to measure each one); the
   /// prefetch only without async staging (asyncStages < 2 or sm < 80).
