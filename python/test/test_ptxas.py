@@ -11,8 +11,9 @@ import sys
 import pytest
 
 import quire
+import quire.language as tl
 from quire import _ptxas
-from conftest import example
+from conftest import FakeCudaArray, example
 
 FOUND = _ptxas.find()
 needs_ptxas = pytest.mark.skipif(FOUND is None, reason="no ptxas "
@@ -91,3 +92,17 @@ def test_asm_is_memoised():
     k = quire.compile(example("vector_add.mlir"), sm=90)
     assert k.asm("tile") is k.asm("tile")
     assert k.asm("ptx") is k.ptx
+
+
+@needs_ptxas
+def test_jit_kernels_know_their_registers_without_a_gpu():
+    @quire.jit
+    def scale(x_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2,
+                 mask=offs < n)
+
+    k = scale.warmup(FakeCudaArray((1024,), "<f4"), 1000, BLOCK=256, sm=90)
+    assert k.kernel.cubin[:4] == b"\x7fELF"
+    assert k.n_regs == k.kernel.metadata["registers"] > 0
+    assert k.n_spills == 0

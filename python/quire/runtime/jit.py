@@ -120,8 +120,9 @@ class CompiledKernel:
     `asm` is a dict computed on first access: "source" (the frontend's
     MLIR), "tile" (after the tile pipeline), "llvm-mlir", "llvm" (LLVM IR),
     "ptx", "cubin" (needs ptxas). `metadata` holds the name, warps,
-    threads, shared memory and signature; `n_regs`/`n_spills` are read from
-    the driver (None without a GPU)."""
+    threads, shared memory and signature; `n_regs`/`n_spills` (spilled
+    32-bit registers) come from ptxas when it ran at compile time, else
+    from the driver (None without a GPU)."""
 
     def __init__(self, name, source, kernel, signature, constants, options,
                  params, key):
@@ -148,6 +149,10 @@ class CompiledKernel:
         return f"<quire.CompiledKernel {self.name} {self.metadata['signature']}>"
 
     def _func_attrs(self):
+        meta = self.kernel.metadata
+        if self._attrs is None and "registers" in meta:
+            # ptxas ran at compile time (quire/_ptxas.py): no GPU needed.
+            self._attrs = (meta["registers"], meta["spill_stores"] // 4)
         if self._attrs is None:
             try:
                 device = _cuda.current_device()
