@@ -35,12 +35,8 @@ DTYPE_NAMES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32",
 # data, recognised by their dtype's name.
 _NAMED_VOID = {("bfloat16", 2): "bf16", ("float8_e4m3fn", 1): "f8E4M3FN",
                ("float8_e5m2", 1): "f8E5M2"}
-# quire.language dtype names -> the names here (for quire.reinterpret).
-_LANGUAGE_DTYPES = {"fp16": "f16", "bf16": "bf16", "fp32": "f32",
-                    "fp64": "f64", "int1": "i1", "int8": "i8", "uint8": "u8",
-                    "int16": "i16", "uint16": "u16", "int32": "i32",
-                    "uint32": "u32", "int64": "i64", "uint64": "u64",
-                    "fp8e4nv": "f8E4M3FN", "fp8e5": "f8E5M2"}
+# The fp8 element types (the tile dialect's f8E4M3FN and f8E5M2).
+FP8 = ("f8E4M3FN", "f8E5M2")
 _TORCH_DTYPES = {"torch." + v: k for k, v in DTYPE_NAMES.items()}
 _TYPESTR_KINDS = {("f", 2): "f16", ("f", 4): "f32", ("f", 8): "f64",
                   ("b", 1): "i1", ("i", 1): "i8", ("u", 1): "u8",
@@ -145,6 +141,21 @@ def _interface_view(value, iface, where, device):
                      bool(data[1]))
 
 
+_language_names = None
+
+
+def _name_of(dtype):
+    """The name here of a quire.language dtype (None for other objects):
+    the inverse of the launcher's VIEW_DTYPES."""
+    global _language_names
+    if _language_names is None:
+        from .runtime.launcher import VIEW_DTYPES  # it imports this module
+        _language_names = {d.name: n for n, d in VIEW_DTYPES.items()}
+    if type(dtype).__name__ != "dtype":
+        return None
+    return _language_names.get(getattr(dtype, "name", None))
+
+
 class TensorWrapper:
     """A tensor or array seen by kernels as another element type of the
     same width (triton.TensorWrapper): `quire.reinterpret(x, dtype)`."""
@@ -181,8 +192,8 @@ def reinterpret(tensor, dtype):
     """`tensor`'s memory as elements of `dtype` (a quire.language dtype of
     the same width), e.g. uint8 bit patterns as tl.float8e4nv: what
     triton.reinterpret does. Nothing is copied."""
-    name = _LANGUAGE_DTYPES.get(getattr(dtype, "name", None))
-    if name is None or type(dtype).__name__ != "dtype":
+    name = _name_of(dtype)
+    if name is None:
         raise TypeError(f"quire.reinterpret: expected a quire.language dtype "
                         f"(e.g. tl.float8e4nv), got {dtype!r}")
     if isinstance(tensor, TensorWrapper):
@@ -202,7 +213,7 @@ def view(value, where):
     """An ArrayView of `value`, or None when it is not array-like."""
     if isinstance(value, TensorWrapper):
         v = view(value.base, where)
-        name = _LANGUAGE_DTYPES.get(getattr(value.dtype, "name", None))
+        name = _name_of(value.dtype)
         if v is None or name is None or v.itemsize != ITEMSIZE[name]:
             raise TypeError(f"{where}: a malformed TensorWrapper")
         return ArrayView(v.obj, v.ptr, name, v.shape, v.strides, v.device,
@@ -256,7 +267,7 @@ def check_array(value, spec_type, where, host):
     # numpy has no bfloat16.
     if host and pointee == "bf16":
         accepted = ("bf16", "u16")
-    if host and pointee in ("f8E4M3FN", "f8E5M2"):
+    if host and pointee in FP8:
         accepted = (pointee, "u8", "i8")
     if v.dtype not in accepted:
         raise TypeError(f"{where}: expected {DTYPE_NAMES[accepted[0]]} data, "

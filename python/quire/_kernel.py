@@ -15,13 +15,12 @@ hold. Compiled kernels are cached in memory and on disk (quire/_cache.py).
 
 import ctypes
 import hashlib
+import logging
 import os
 import re
-import threading
-
-import logging
 import subprocess
 import sys
+import threading
 import time
 
 from . import _args, _cache, _cuda, _lib, _ptxas
@@ -415,14 +414,14 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
 
 def _assembled(ptx, meta, source_name):
     """(cubin, metadata) of a compiled module: the PTX assembled by ptxas
-    (cached on disk by the PTX text and the ptxas version), the kernel's
+    (cached on disk by the PTX text and the ptxas file), the kernel's
     registers and spills added to its metadata; (None, meta) without a
     ptxas, or when it fails (logged: the driver then JITs the PTX)."""
     found = _ptxas.find()
     if found is None:
         return None, meta
-    path, version = found
-    ckey = _cache.key(ptx.encode(), emit="cubin", ptxas=version)
+    path, identity = found
+    ckey = _cache.key(ptx.encode(), emit="cubin", ptxas=identity)
     entry = _cache.load(ckey)
     if entry is not None:
         _cache.count("cubin_disk_hits")

@@ -158,7 +158,7 @@ tilellvm::loadStagedTile(OpBuilder &b, Location loc, RankedTensorType type,
   Type elt = type.getElementType();
   int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
   // fp8 values are bytes in LLVM (Fp8ToLLVM.cpp converts them).
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(elt))
+  if (tile::isFp8Type(elt))
     elt = b.getI8Type();
   SmallVector<Value> results(dst.getNumRegs());
   auto dotOp = dyn_cast<tile::DotOperandEncodingAttr>(type.getEncoding());

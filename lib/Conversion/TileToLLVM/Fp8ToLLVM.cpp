@@ -25,9 +25,7 @@ using namespace mlir;
 using namespace mlir::quire;
 using namespace mlir::quire::tilellvm;
 
-static bool isFp8(Type t) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(t));
-}
+static bool isFp8(Type t) { return tile::isFp8Type(getElementTypeOrSelf(t)); }
 
 static StringRef fp8Name(Type t) {
   return isa<Float8E4M3FNType>(getElementTypeOrSelf(t)) ? "e4m3" : "e5m2";

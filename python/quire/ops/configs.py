@@ -72,10 +72,10 @@ def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
     return max(1, min(want, most, MAX_SPLITS))
 
 
-def decode_stages(kv_dtype):
+def decode_stages(fp8):
     """cp.async stages of the split kernel: 3 for fp8 caches, whose tiles
     are half the bytes (two stages leave too little in flight), else 2."""
-    return 3 if kv_dtype in ("f8E4M3FN", "f8E5M2") else 2
+    return 3 if fp8 else 2
 
 
 def tokens_per_split(max_tokens, num_splits, block_n):

@@ -60,7 +60,7 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
         args.pop("lse_head_stride", None)
     name = "paged_decode_split" if partials else "paged_decode_attention"
     return launch.specialize(paged_decode, name, consts, args,
-                             configs.decode_stages(kv_dtype or dtype))
+                             configs.decode_stages(kv_dtype in val.FP8))
 
 
 def _combine_spec(dtype, head_dim, aligned_pointers, aligned_strides, varlen,

@@ -17,12 +17,12 @@ import threading
 from .. import _kernel
 from ..compiler import code_generator
 from ..language import core
+from ..runtime.launcher import VIEW_DTYPES
 
 I32, I64, F32 = core.int32, core.int64, core.float32
 
-DTYPES = {"f16": core.float16, "bf16": core.bfloat16, "f32": core.float32,
-          "i32": core.int32, "u16": core.bfloat16,
-          "f8E4M3FN": core.float8e4nv, "f8E5M2": core.float8e5}
+# The views' dtypes as the frontend's (uint16 host arrays: bf16 bits).
+DTYPES = dict(VIEW_DTYPES, u16=core.bfloat16)
 
 _specs = {}
 _kernels = {}

@@ -85,7 +85,7 @@ def data_dtype(v, host):
     return "bf16" if host and v.dtype == "u16" else v.dtype
 
 
-FP8 = ("f8E4M3FN", "f8E5M2")
+FP8 = _args.FP8
 
 
 def check_dtypes(v, first, like_first, int32, host, caches=()):

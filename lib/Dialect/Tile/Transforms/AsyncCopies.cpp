@@ -56,14 +56,10 @@ struct Candidate {
                            // conversion (fp8 is staged as bytes)
 };
 
-/// True for the fp8 element types the GPU converts (cvt with e4m3x2/e5m2x2).
-bool isStagedFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
-
 /// True for the element types a load may have to be staged: 16-bit, or fp8
 /// converted after the staging.
 bool isStagedElement(Type t) {
-  return (t.isIntOrFloat() && t.getIntOrFloatBitWidth() == 16) ||
-         isStagedFp8(t);
+  return (t.isIntOrFloat() && t.getIntOrFloatBitWidth() == 16) || isFp8Type(t);
 }
 
 /// True if `d` (laid out) is a dot wgmma computes: f16/bf16 into f32, a
@@ -138,7 +134,7 @@ std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
   // load [-> tile.trans] [-> arith.extf of fp8], in either order, each with
   // one use, then the conversion.
   Operation *user = *load->getUsers().begin();
-  bool fp8 = isStagedFp8(type.getElementType());
+  bool fp8 = isFp8Type(type.getElementType());
   for (int i = 0; i < 2; ++i) {
     if (auto trans = dyn_cast<TransOp>(user); trans && !c.trans) {
       if (!trans->hasOneUse())

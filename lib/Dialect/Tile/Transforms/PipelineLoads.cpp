@@ -120,7 +120,7 @@ bool stageable(LoadOp load, const AxisInfoAnalysis &info) {
   if (!type || type.getRank() != 2)
     return false;
   Type elt = type.getElementType();
-  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(elt);
+  bool fp8 = isFp8Type(elt);
   if (!fp8 && (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() != 16))
     return false;
   if (Value other = load.getOther())
@@ -197,8 +197,7 @@ struct PipelineLoadsPass
     if (skipDotOperands)
       for (auto load : loop.getBody()->getOps<LoadOp>())
         if (feedsDot(load) && stageable(load, info) &&
-            (!isa<Float8E4M3FNType, Float8E5M2Type>(
-                 getElementTypeOrSelf(load.getType())) ||
+            (!isFp8Type(getElementTypeOrSelf(load.getType())) ||
              fp8OperandUnreplicated(load, numWarps)))
           addressSources(loop, load, skipped);
     for (auto load : loop.getBody()->getOps<LoadOp>()) {

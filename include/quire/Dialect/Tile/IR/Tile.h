@@ -40,6 +40,12 @@ Type getI1SameShape(Type type);
 /// True if `func` is a kernel entry point (`func.func` with `tile.kernel`).
 bool isKernel(func::FuncOp func);
 
+/// True for the fp8 element types of tile tensors (Tile_Float: f8E4M3FN,
+/// f8E5M2), which the GPU converts with cvt e4m3x2/e5m2x2 on sm_89+.
+inline bool isFp8Type(Type t) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(t);
+}
+
 /// True if wgmma computes an M x N x K dot on `warps` warps that all split M
 /// (#tile.mma [warps, 1]): warpgroups of 4 warps, 16 rows per warp
 /// (repeating), m64nNk16 steps with N a multiple of 8 up to 256.
