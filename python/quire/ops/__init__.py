@@ -33,6 +33,10 @@ the op is called with `checked=True`: its kernels are then compiled in
 checked mode (quire.compile(..., checked=True)) with the cache's block count
 as every paged load's `num_blocks`, so a block-table entry outside the cache
 is reported and never read through (the launch traps).
+
+`import quire.ops.torch_ops` (needs torch) registers the ops as torch
+custom operators, torch.ops.quire.*, for torch.compile and CUDA graphs
+(torch_ops.py).
 """
 
 from .configs import (MAX_SPLITS, decode_config, decode_transposed,
@@ -41,8 +45,9 @@ from .decode import _paged_decode, paged_decode_attention, paged_decode_source
 from .prefill import (_paged_prefill, paged_prefill_attention,
                       paged_prefill_source)
 from .unified import unified_attention
+from .validation import ArgumentError, ArgumentTypeError
 
-__all__ = ["paged_decode_attention", "paged_decode_source", "decode_config",
+__all__ = ["ArgumentError", "ArgumentTypeError", "paged_decode_attention", "paged_decode_source", "decode_config",
            "decode_transposed", "num_splits_for", "MAX_SPLITS",
            "paged_prefill_attention", "paged_prefill_source", "prefill_config",
            "unified_attention", "unified_plan"]

@@ -21,6 +21,15 @@ class Unsupported(NotImplementedError):
     pass
 
 
+class ArgumentError(ValueError, RuntimeError):
+    """A wrong shape, stride, device or value, as torch.ops.quire.* raise it
+    (torch's ops raise RuntimeError for their argument checks)."""
+
+
+class ArgumentTypeError(TypeError, RuntimeError):
+    """A wrong dtype or argument type, as torch.ops.quire.* raise it."""
+
+
 def unsupported(what, reason):
     raise Unsupported(f"{what}: {reason} is not supported by Quire's GPU "
                       "backend yet")
