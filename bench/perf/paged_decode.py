@@ -4,11 +4,13 @@ quire.ops.paged_decode_attention as a user calls it (its default
 configuration), the Triton peer (GQA-packed tl.dot, split-KV, offsets in
 registers; best of 4 configurations per row), torch SDPA on the same KV
 stored contiguously, and the bandwidth ceilings measured in the same
-process. fp16, head dim 128. Every row is checked against float64 first.
-Each kernel is timed eager (do_bench of the Python call) and replayed from
-a CUDA graph, with its host time per call. Effective bandwidth = K and V
-bytes of all tokens / time. Prints the tables, writes paged_decode.png into
-the output folder.
+process. fp16 unless a row says bf16; head dim 128 unless it says. Every row
+is checked against float64 first. Each kernel is timed eager (do_bench of
+the Python call) and replayed from a CUDA graph, with its host time per
+call over 1000 calls (bench/lib/timing.host_us): Quire's plain call, its
+plan.run (quire.ops.plan_attention made once), and the Triton peer's call.
+Effective bandwidth = K and V bytes of all tokens / time. Prints the tables,
+writes paged_decode.png into the output folder.
 
     bench/run.py paged_decode [--out DIR]
 """
@@ -18,13 +20,18 @@ import sys
 
 from lib.env import parser, print_header, require_torch
 
-ROWS = [  # name, seqs, q heads, kv heads, lengths (int or "ragged:MAX"), page
-    ("Llama-3-8B 64x4096", 64, 32, 8, 4096, 16),
-    ("Llama-3-8B 8x32768", 8, 32, 8, 32768, 16),
-    ("Llama-70B 32x8192", 32, 64, 8, 8192, 16),
-    ("MHA 32/32 64x2048", 64, 32, 32, 2048, 16),
-    ("ragged 128 <=8192", 128, 32, 8, "ragged:8192", 16),
-    ("page 128 64x4096", 64, 32, 8, 4096, 128),
+ROWS = [  # name, seqs, q heads, kv heads, lengths (int or "ragged:MAX"), page, head dim, dtype
+    ("Llama-3-8B 64x4096", 64, 32, 8, 4096, 16, 128, "float16"),
+    ("Llama-3-8B 64x4096 bf16", 64, 32, 8, 4096, 16, 128, "bfloat16"),
+    ("Llama-3-8B 8x32768", 8, 32, 8, 32768, 16, 128, "float16"),
+    ("Llama-3-8B 1x4096 (latency)", 1, 32, 8, 4096, 16, 128, "float16"),
+    ("Llama-70B 32x8192", 32, 64, 8, 8192, 16, 128, "float16"),
+    ("MHA 32/32 64x2048", 64, 32, 32, 2048, 16, 128, "float16"),
+    ("ragged 128 <=8192", 128, 32, 8, "ragged:8192", 16, 128, "float16"),
+    ("page 128 64x4096", 64, 32, 8, 4096, 128, 128, "float16"),
+    ("head dim 64 64x4096", 64, 32, 8, 4096, 16, 64, "float16"),
+    ("head dim 256 32x4096", 32, 32, 8, 4096, 16, 256, "float16"),
+    ("Qwen 28/4 page 32 32x16384", 32, 28, 4, 16384, 32, 128, "float16"),
 ]
 TRITON_CONFIGS = ((4, 64, 3), (4, 32, 2), (8, 64, 2), (4, 64, 1))  # warps, BLOCK_N, stages
 
@@ -49,7 +56,8 @@ def main(argv=None):
     print(bandwidth.describe(ceil), flush=True)
 
     table, failures = [], []
-    for name, S, Hq, Hkv, lens, page in ROWS:
+    for name, S, Hq, Hkv, lens, page, D, dtype in ROWS:
+        dtype = getattr(torch, dtype)
         if isinstance(lens, str):
             top = int(lens.split(":")[1])
             L = torch.randint(1, top + 1, (S,), generator=gen, device="cuda").tolist()
@@ -57,11 +65,13 @@ def main(argv=None):
         else:
             L = [lens] * S
         max_len = max(L)
-        kc, vc, bt = make_paged_kv(S, Hkv, 128, page, L, torch.half, gen)
-        q = torch.randn(S, Hq, 128, device="cuda", generator=gen).half()
+        kc, vc, bt = make_paged_kv(S, Hkv, D, page, L, dtype, gen)
+        q = torch.randn(S, Hq, D, device="cuda", generator=gen).to(dtype)
         sl = torch.tensor(L, dtype=torch.int32, device="cuda")
-        scale = 1 / math.sqrt(128)
-        tb = lambda t: 2 * sum(L) * Hkv * 128 * 2 / (t * 1e-6) / 1e12
+        cu = torch.arange(S + 1, dtype=torch.int32, device="cuda")
+        scale = 1 / math.sqrt(D)
+        tb = lambda t: 2 * sum(L) * Hkv * D * 2 / (t * 1e-6) / 1e12
+        tol = 2e-3 if dtype == torch.float16 else 1e-2
 
         # Correctness on these inputs, over a sample of sequences.
         sample = list(range(min(S, 6)))
@@ -73,11 +83,21 @@ def main(argv=None):
         torch.cuda.synchronize()
         err_q, err_t = rel_err(out_q[sample], ref), rel_err(out_t[sample], ref)
         unwritten = torch.isnan(out_q).any().item()
-        if not err_q < 2e-3 or unwritten:
+        if not err_q < tol or unwritten:
             failures.append(name)
 
         op = lambda: pda(q, kc, vc, bt, sl, scale, out=out_q, max_seq_len=max_len)
-        r = dict(name=name, q=us(op), qg=graph_us(op), q_host=host_us(op))
+        plan = quire.ops.plan_attention(q, kc, vc, out_q, cu, 1, sl, max_len, scale, True,
+                                        (-1, -1), bt, 0.0, None, None, None)
+        run = lambda: plan.run(q, kc, vc, out_q, cu, sl, bt)
+        out_q.fill_(float("nan"))
+        run()
+        torch.cuda.synchronize()
+        err_p = rel_err(out_q[sample], ref)
+        if not err_p < tol or torch.isnan(out_q).any().item():
+            failures.append(name + " (plan)")
+        r = dict(name=name, q=us(op), qg=graph_us(op), q_host=host_us(op),
+                 p=us(run), p_host=host_us(run))
         best = None
         for nw, bn, ns in TRITON_CONFIGS:
             fn = (lambda nw=nw, bn=bn, ns=ns: triton_paged_decode(
@@ -95,9 +115,9 @@ def main(argv=None):
         # SDPA on the same KV stored contiguously (equal lengths only).
         r["sdpa"] = float("nan")
         if len(set(L)) == 1:
-            kk = kc[bt.long()].reshape(S, -1, Hkv, 128)[:, :max_len].transpose(1, 2).contiguous()
-            vv = vc[bt.long()].reshape(S, -1, Hkv, 128)[:, :max_len].transpose(1, 2).contiguous()
-            qq = q.view(S, Hq, 1, 128)
+            kk = kc[bt.long()].reshape(S, -1, Hkv, D)[:, :max_len].transpose(1, 2).contiguous()
+            vv = vc[bt.long()].reshape(S, -1, Hkv, D)[:, :max_len].transpose(1, 2).contiguous()
+            qq = q.view(S, Hq, 1, D)
             r["sdpa"] = us(lambda: F.scaled_dot_product_attention(qq, kk, vv, enable_gqa=True))
             del kk, vv
         for k in ("q", "qg", "t", "tg", "sdpa"):
@@ -110,7 +130,8 @@ def main(argv=None):
               flush=True)
         print(f"{'':22s} graph: quire {r['qg']:6.0f} us {r['qg_tbs']:5.2f} TB/s | triton "
               f"{r['tg']:6.0f} us {r['tg_tbs']:5.2f} TB/s | x{r['tg'] / r['qg']:.2f} | host "
-              f"per call: quire {r['q_host']:.0f} us, triton {r['t_host']:.0f} us", flush=True)
+              f"per call: quire {r['q_host']:.1f} us, plan.run {r['p_host']:.1f} us (eager "
+              f"{r['p']:.0f} us), triton {r['t_host']:.1f} us", flush=True)
 
     print()
     print("CUDA graph replay (no host overhead; how serving engines run decode):")
@@ -119,20 +140,21 @@ def main(argv=None):
     # reduction without Triton).
     limit = ceil.get("triton_read") or ceil["torch_read"]
     print("| config | Quire us | TB/s | % of read | Triton us | TB/s | Quire speed vs "
-          "Triton | SDPA contiguous us | Quire eager us | Triton eager us | host us per "
-          "call Quire / Triton |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "Triton | SDPA contiguous us | Quire eager us | plan.run eager us | Triton eager us "
+          "| host us per call: Quire / plan.run / Triton |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in table:
         print(f"| {r['name']} | {r['qg']:.0f} | {r['qg_tbs']:.2f} | "
               f"{100 * r['qg_tbs'] / limit:.0f}% | {r['tg']:.0f} | "
               f"{r['tg_tbs']:.2f} | {r['tg'] / r['qg']:.2f} | {r['sdpa']:.0f} | {r['q']:.0f} | "
-              f"{r['t']:.0f} | {r['q_host']:.0f} / {r['t_host']:.0f} |")
+              f"{r['p']:.0f} | {r['t']:.0f} | {r['q_host']:.1f} / {r['p_host']:.1f} / "
+              f"{r['t_host']:.1f} |")
     print(bandwidth.describe(ceil))
     lines = [(f"copy {ceil['copy']:.2f} TB/s", ceil["copy"]),
              (f"read (torch sum) {ceil['torch_read']:.2f} TB/s", ceil["torch_read"])]
     if ceil.get("triton_read"):
         lines.append((f"read-only {ceil['triton_read']:.2f} TB/s", ceil["triton_read"]))
-    bars("paged_decode.png", "Paged decode attention, fp16, head dim 128, "
+    bars("paged_decode.png", "Paged decode attention, "
          + torch.cuda.get_device_name(), "effective KV bandwidth (TB/s)",
          [r["name"] for r in table],
          [("Quire (graph)", [r["qg_tbs"] for r in table]),

@@ -44,10 +44,11 @@ from .configs import (MAX_SPLITS, decode_config, decode_transposed,
 from .decode import _paged_decode, paged_decode_attention, paged_decode_source
 from .prefill import (_paged_prefill, paged_prefill_attention,
                       paged_prefill_source)
-from .unified import unified_attention
+from .plan import Plan
+from .unified import plan_attention, unified_attention
 from .validation import ArgumentError, ArgumentTypeError
 
 __all__ = ["ArgumentError", "ArgumentTypeError", "paged_decode_attention", "paged_decode_source", "decode_config",
            "decode_transposed", "num_splits_for", "MAX_SPLITS",
            "paged_prefill_attention", "paged_prefill_source", "prefill_config",
-           "unified_attention", "unified_plan"]
+           "unified_attention", "unified_plan", "plan_attention", "Plan"]

@@ -2,12 +2,20 @@
 unified_attention shares: validation, the plan (splits, kernel form,
 specializations), scratch, and the launches of decode_kernels.py."""
 
+import threading
+
 from .. import _args
-from . import configs, features, launch, validation as val
+from . import configs, features, launch, plan as plans, validation as val
 from .decode_kernels import paged_decode, paged_decode_combine
 
 WHAT = "paged_decode_attention"
+ROLES = ("query", "key_cache", "value_cache", "block_table", "seq_lens",
+         "out", "alibi_slopes", "sinks", "q_descale", "k_descale",
+         "v_descale")
 _plans = {}
+# A thread's plan recorder (plan.record): run() hands it the launches and
+# the allocations register what they made.
+_local = threading.local()
 
 
 def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
@@ -171,13 +179,19 @@ def paged_decode_attention(query, key_cache, value_cache, block_table,
     next row's entries), except that checked=True catches entries outside
     the cache.
     """
-    return _paged_decode(query, key_cache, value_cache, block_table,
-                         seq_lens, scale, out, max_seq_len, num_splits,
-                         checked=checked, window_size=window_size,
-                         softcap=softcap, alibi_slopes=alibi_slopes,
-                         sinks=sinks, return_lse=return_lse,
-                         q_descale=q_descale, k_descale=k_descale,
-                         v_descale=v_descale)
+    return plans.cached(
+        WHAT, ROLES, (query, key_cache, value_cache, block_table, seq_lens,
+                      out, alibi_slopes, sinks, q_descale, k_descale,
+                      v_descale),
+        (scale, max_seq_len, num_splits, checked, window_size, softcap,
+         return_lse),
+        lambda: _paged_decode(query, key_cache, value_cache, block_table,
+                              seq_lens, scale, out, max_seq_len, num_splits,
+                              checked=checked, window_size=window_size,
+                              softcap=softcap, alibi_slopes=alibi_slopes,
+                              sinks=sinks, return_lse=return_lse,
+                              q_descale=q_descale, k_descale=k_descale,
+                              v_descale=v_descale))
 
 
 def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
@@ -345,7 +359,11 @@ def run(what, launches, tensors, host, device, checked=False, wgmma=True):
     stream."""
     if not launches:
         return
+    rec = getattr(_local, "recorder", None)
     if host:
+        if rec is not None:
+            rec.runs.append((True, None, launches, None))
+            return
         for spec, grid, values, _ in launches:
             launch.interpret(spec, grid, values)
         return
@@ -359,8 +377,19 @@ def run(what, launches, tensors, host, device, checked=False, wgmma=True):
             raise NotImplementedError(
                 f"{what}: the GPU backend cannot compile {spec.name}:\n{e}"
             ) from e
+    if rec is not None:
+        rec.runs.append((False, kernels, launches, device))
+        return
     for kernel, (spec, grid, values, _) in zip(kernels, launches):
         launch.launch(kernel, spec, grid, values, address, device)
+
+
+def _made(x):
+    """`x`, registered with the thread's plan recorder if there is one."""
+    rec = getattr(_local, "recorder", None)
+    if rec is not None:
+        rec.created.append(x)
+    return x
 
 
 def _framework(obj):
@@ -385,10 +414,11 @@ def allocate_like(like, shape, name):
     mod = _framework(like)
     if mod == "torch":
         import torch
-        return torch.empty(shape, dtype=like.dtype, device=like.device)
+        return _made(torch.empty(shape, dtype=like.dtype,
+                                 device=like.device))
     if mod == "numpy":
         import numpy
-        return numpy.empty(shape, dtype=like.dtype)
+        return _made(numpy.empty(shape, dtype=like.dtype))
     raise TypeError(f"{name}=None needs a torch tensor or numpy array query "
                     f"to allocate from; pass {name}= for "
                     f"{type(like).__name__} inputs")
@@ -399,9 +429,10 @@ def allocate_scratch(like, shape):
     the caching allocator, stream-ordered and graph-safe)."""
     if _framework(like) == "torch":
         import torch
-        return torch.empty(shape, dtype=torch.float32, device=like.device)
+        return _made(torch.empty(shape, dtype=torch.float32,
+                                 device=like.device))
     import numpy
-    return numpy.empty(shape, dtype=numpy.float32)
+    return _made(numpy.empty(shape, dtype=numpy.float32))
 
 
 def allocate_lse(like, num_heads, num_tokens):

@@ -3,11 +3,14 @@ that unified_attention shares: validation, the specialization and the
 launch of prefill_kernel.py."""
 
 from .. import _args
-from . import configs, features, launch, validation as val
+from . import configs, features, launch, plan as plans, validation as val
 from .decode import outputs, run
 from .prefill_kernel import paged_prefill
 
 WHAT = "paged_prefill_attention"
+ROLES = ("query", "key_cache", "value_cache", "block_table",
+         "query_start_loc", "seq_lens", "out", "key", "value",
+         "alibi_slopes", "sinks", "q_descale", "k_descale", "v_descale")
 _plans = {}
 
 
@@ -113,13 +116,20 @@ def paged_prefill_attention(query, key_cache, value_cache, block_table,
     host and are trusted as vLLM trusts them, except that checked=True
     catches block-table entries outside the cache.
     """
-    return _paged_prefill(query, key_cache, value_cache, block_table,
-                          query_start_loc, seq_lens, scale, out, key, value,
-                          max_query_len, checked=checked, causal=causal,
-                          window_size=window_size, softcap=softcap,
-                          alibi_slopes=alibi_slopes, sinks=sinks,
-                          return_lse=return_lse, q_descale=q_descale,
-                          k_descale=k_descale, v_descale=v_descale)
+    return plans.cached(
+        WHAT, ROLES, (query, key_cache, value_cache, block_table,
+                      query_start_loc, seq_lens, out, key, value,
+                      alibi_slopes, sinks, q_descale, k_descale, v_descale),
+        (scale, max_query_len, checked, causal, window_size, softcap,
+         return_lse),
+        lambda: _paged_prefill(query, key_cache, value_cache, block_table,
+                               query_start_loc, seq_lens, scale, out, key,
+                               value, max_query_len, checked=checked,
+                               causal=causal, window_size=window_size,
+                               softcap=softcap, alibi_slopes=alibi_slopes,
+                               sinks=sinks, return_lse=return_lse,
+                               q_descale=q_descale, k_descale=k_descale,
+                               v_descale=v_descale))
 
 
 def prefill_views(query, key_cache, value_cache, block_table,

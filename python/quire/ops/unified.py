@@ -4,11 +4,14 @@ varlen paged keywords. The kernels are the decode and prefill ops' own
 (decode_kernels.py, prefill_kernel.py); configs.unified_plan picks which
 run from the shapes alone."""
 
-from . import configs, features, validation as val
+from . import configs, features, plan as plans, validation as val
 from .decode import outputs, run, run_decode
 from .prefill import prefill_launch, prefill_views
 
 WHAT = "unified_attention"
+# The tensors of a call, in the order plan_attention's run() takes them.
+ROLES = ("q", "k", "v", "out", "cu_seqlens_q", "seqused_k", "block_table",
+         "q_descale", "k_descale", "v_descale", "alibi_slopes", "sinks")
 
 
 def unified_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
@@ -76,7 +79,52 @@ def unified_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
     one-token chunks and the prefill kernel the rest. On the GPU the
     lengths, start locations and max_seqlen_q are trusted as vLLM trusts
     them; on the host (numpy arrays, the interpreter) they are checked.
+    A repeated call with the same layout runs a cached plan (plan.py).
     """
+    return plans.cached(
+        WHAT, ROLES, (q, k, v, out, cu_seqlens_q, seqused_k, block_table,
+                      q_descale, k_descale, v_descale, alibi_slopes, sinks),
+        (max_seqlen_q, max_seqlen_k, softmax_scale, causal, window_size,
+         softcap, return_lse, num_splits, checked),
+        lambda: _unified(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
+                         max_seqlen_k, softmax_scale, causal, window_size,
+                         block_table, softcap, q_descale, k_descale,
+                         v_descale, alibi_slopes, sinks, return_lse,
+                         num_splits, checked))
+
+
+def plan_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
+                   max_seqlen_k, softmax_scale, causal, window_size,
+                   block_table, softcap, q_descale, k_descale, v_descale,
+                   alibi_slopes=None, sinks=None, return_lse=False, *,
+                   num_splits=None, checked=False):
+    """A Plan of unified_attention with these arguments (plan.py): the
+    validation, kernel choice, specialization and compilation done now,
+    nothing launched. Its `run(q, k, v, out, cu_seqlens_q, seqused_k,
+    block_table, q_descale=None, k_descale=None, v_descale=None,
+    alibi_slopes=None, sinks=None)` launches the planned kernels over
+    tensors laid out as these were (dtype, shape, strides, device, 16-byte
+    alignment; ValueError naming the tensor otherwise) and returns out, or
+    (out, lse) with return_lse. `out` None at planning time lets run()
+    allocate one per call (out=None). The tensors' values are not read:
+    the maxima, scale and flags are the plan's, and the lengths and start
+    locations of each run are trusted as the GPU path trusts them. A plan
+    owns its split-KV workspace: order its runs on one stream."""
+    result, rec = plans.record(lambda: _unified(
+        q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k, max_seqlen_k,
+        softmax_scale, causal, window_size, block_table, softcap, q_descale,
+        k_descale, v_descale, alibi_slopes, sinks, return_lse, num_splits,
+        checked))
+    given = dict(zip(ROLES, (q, k, v, out, cu_seqlens_q, seqused_k,
+                             block_table, q_descale, k_descale, v_descale,
+                             alibi_slopes, sinks)))
+    return plans.Plan(WHAT, ROLES, given, result, rec)
+
+
+def _unified(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
+             max_seqlen_k, softmax_scale, causal, window_size, block_table,
+             softcap, q_descale, k_descale, v_descale, alibi_slopes, sinks,
+             return_lse, num_splits, checked):
     extra, optional = features.optional_items(alibi_slopes, sinks, q_descale,
                                               k_descale, v_descale)
     names = ("q", "k", "v", "block_table", "cu_seqlens_q", "seqused_k",

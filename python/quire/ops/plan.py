@@ -1,0 +1,355 @@
+"""Plans: an attention call's launches made once, then replayed by swapping
+pointers (FlashInfer's plan/run split).
+
+    plan = quire.ops.plan_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q,
+                                    seqused_k, max_seqlen_k, scale, True,
+                                    (-1, -1), block_table, 0.0, None, None,
+                                    None)
+    for step in steps:
+        plan.run(q, k, v, out, cu_seqlens_q, seqused_k, block_table)
+
+Making a plan runs the op's whole host path once (validation, the kernel
+choice and split count, specialization, compilation), recording its
+launches instead of making them (decode.run). Each launch keeps its
+parameter buffer packed, its function handle and grid; `run` checks that
+its tensors are laid out as the plan's were (dtype, shape, strides, device,
+16-byte alignment), writes their addresses into the buffers and launches on
+torch's current stream. Nothing in a plan depends on tensor values, so it
+holds for every batch of the same layout: the lengths and block tables
+change between steps, the plan does not.
+
+The plain calls (paged_decode_attention, paged_prefill_attention,
+unified_attention) keep a plan per layout of their CUDA tensors and value
+of their other arguments, and run it: a repeated call skips the host path.
+A plan from plan_attention owns the split partials' workspace, so its runs
+must be ordered on one stream (as FlashInfer's wrappers' are); the plain
+calls allocate the workspace per call from torch's caching allocator, which
+orders it by stream.
+
+numpy arrays make host plans, whose runs go through the interpreter with the
+same substitution; that is how the recording is tested without a GPU.
+"""
+
+import ctypes
+import sys
+import threading
+
+from .. import _args, _cuda
+from . import decode, launch
+
+# The most layouts the plain calls keep plans for; past it the cache starts
+# over (a serving engine uses a handful of batch shapes per layer).
+MAX_CACHED = 512
+
+_cache = {}
+_cache_lock = threading.Lock()
+stats = {"plans": 0, "hits": 0, "uncached": 0}
+
+
+class _Recorder:
+    """What decode.run would have launched ([(host, kernels, launches,
+    device)]) and the tensors the op allocated meanwhile."""
+
+    def __init__(self):
+        self.runs = []
+        self.created = []
+
+
+def record(call):
+    """(result, recorder) of `call()` with decode.run recording instead of
+    launching."""
+    rec = _Recorder()
+    decode._local.recorder = rec
+    try:
+        result = call()
+    finally:
+        decode._local.recorder = None
+    return result, rec
+
+
+class _Launch:
+    """One recorded launch: the specialization, grid and parameter values
+    with `slots` [(index, role)] to fill with tensors; on the GPU also the
+    kernel's function, block, shared memory and a packed buffer."""
+
+    __slots__ = ("spec", "grid", "values", "slots", "function", "threads",
+                 "shared", "struct", "buf", "arg_ptrs")
+
+
+class Plan:
+    """The recorded launches of one call, replayed by `run(...)` with the
+    tensors named `roles` (positionally or by name). See the module's
+    docstring."""
+
+    def __init__(self, what, roles, given, result, rec):
+        out, lse = result if isinstance(result, tuple) else (result, None)
+        self.what = what
+        self.roles = tuple(roles)
+        first = given[self.roles[0]]
+        self.host = not _is_torch_cuda(first) and _view(first).device == "cpu"
+        self._lock = threading.Lock()
+        ids, self._sig = {}, {}
+        for role in self.roles:
+            obj = out if role == "out" else given[role]
+            if obj is not None:
+                ids.setdefault(id(obj), []).append(role)
+            self._sig[role] = None if obj is None else _sig(obj, self.host)
+        # Roles planned as one tensor must be one tensor in a run too.
+        self._aliases = [r for r in ids.values() if len(r) > 1]
+        self._new_out = given.get("out") is None
+        self._out_shape = tuple(_view(out).shape)
+        self._lse = None if lse is None else tuple(_view(lse).shape)
+        if lse is not None:
+            ids[id(lse)] = ["lse"]
+        # The split partials: the plan keeps the recorded buffers as its
+        # workspace and knows their shapes for a fresh one.
+        self._scratch = []
+        for obj in rec.created:
+            if id(obj) not in ids:
+                role = f"scratch{len(self._scratch)}"
+                ids[id(obj)] = [role]
+                self._scratch.append((role, obj))
+        self._workspace = dict(self._scratch)
+        self.device = None
+        self._launches = []
+        for host, kernels, launches, device in rec.runs:
+            self.device = device
+            for i, (spec, grid, values, _) in enumerate(launches):
+                self._launches.append(self._launch(
+                    spec, grid, values, ids, None if host else kernels[i],
+                    device))
+
+    def _launch(self, spec, grid, values, ids, kernel, device):
+        L = _Launch()
+        L.spec, L.grid, L.slots, vals = spec, grid, [], []
+        for j, name in enumerate(spec.order):
+            x = values[name]
+            if isinstance(x, (int, float)):
+                vals.append(x)
+                continue
+            roles = ids.get(id(x))
+            if roles is None:
+                raise AssertionError(f"{self.what}: the plan cannot place "
+                                     f"{spec.name}'s parameter {name}")
+            L.slots.append((j, roles[0]))
+            vals.append(0)
+        L.values = vals
+        if kernel is not None:
+            packing, convert = kernel._packing()
+            slotted = {j for j, _ in L.slots}
+            L.values = [v if c is None or j in slotted else c(v)
+                        for j, (v, c) in enumerate(zip(vals, convert))]
+            module = kernel._module(device)
+            L.function, L.shared = module.function, module.shared_bytes
+            L.threads, L.struct = kernel.threads, packing.struct
+            L.buf = ctypes.create_string_buffer(packing.size or 1)
+            base = ctypes.addressof(L.buf)
+            L.arg_ptrs = (ctypes.c_void_p * max(1, len(packing.offsets)))(
+                *[base + off for off in packing.offsets])
+        return L
+
+    def run(self, *args, **kwargs):
+        """The planned launches over these tensors; returns out, or (out,
+        lse) for a plan made with return_lse."""
+        given = _bind(self.roles, args, kwargs, self.what)
+        self._check(given)
+        return self._run(given, self._workspace)
+
+    def _run(self, given, workspace):
+        """Runs with `given` {role: tensor} already known to match; a
+        workspace of None allocates a fresh one."""
+        like = given[self.roles[0]]
+        out = given.get("out")
+        if out is None:
+            out = given["out"] = decode.allocate_like(like, self._out_shape,
+                                                      "out")
+        lse = None
+        if self._lse is not None:
+            lse = given["lse"] = decode.allocate_lse(like, *self._lse)
+        if self._scratch:
+            if workspace is None:
+                workspace = self._fresh_workspace(like)
+            given.update(workspace)
+        if self.host:
+            for L in self._launches:
+                vals = dict(zip(L.spec.order, L.values))
+                for j, role in L.slots:
+                    vals[L.spec.order[j]] = given[role]
+                launch.interpret(L.spec, L.grid, vals)
+        elif self._launches:
+            self._launch_all(given)
+        return out if lse is None else (out, lse)
+
+    def _launch_all(self, given):
+        ptr = {r: x if isinstance(x, int) else x.data_ptr()
+               for r, x in given.items() if x is not None}
+        device = self.device
+        _cuda.make_current(device)
+        stream = ctypes.c_void_p(_current_stream(device))
+        launch_kernel = _cuda._driver().cuLaunchKernel
+        with self._lock:
+            for L in self._launches:
+                vals = L.values
+                for j, role in L.slots:
+                    vals[j] = ptr[role]
+                L.struct.pack_into(L.buf, 0, *vals)
+                g = L.grid
+                status = launch_kernel(L.function, g[0], g[1], g[2],
+                                       L.threads, 1, 1, L.shared, stream,
+                                       L.arg_ptrs, None)
+                if status:
+                    _cuda.check(status, "cuLaunchKernel")
+
+    def _fresh_workspace(self, like):
+        """{role: buffer} for the split partials: on the GPU one buffer from
+        the tensors' framework (torch: its caching allocator) cut into
+        16-byte aligned pieces, as addresses; on the host numpy arrays."""
+        if self.host:
+            import numpy
+            return {role: numpy.empty_like(obj) for role, obj in self._scratch}
+        sizes = [-(-_numel(obj) // 4) * 4 for _, obj in self._scratch]
+        buf = decode.allocate_scratch(like, (sum(sizes),))
+        base, pieces = buf.data_ptr(), {}
+        for (role, _), n in zip(self._scratch, sizes):
+            pieces[role] = base
+            base += 4 * n
+        return pieces
+
+    def _check(self, given):
+        for role in self.roles:
+            want, x = self._sig[role], given[role]
+            if x is None:
+                if want is not None and not (role == "out" and
+                                             self._new_out):
+                    raise ValueError(f"{self.what}: {role}: the plan was "
+                                     "made with a tensor here; pass one")
+                continue
+            if want is None:
+                raise ValueError(f"{self.what}: {role}: the plan was made "
+                                 "without it; make one that has it")
+            got = _sig(x, self.host)
+            if got != want:
+                raise ValueError(f"{self.what}: {role}: "
+                                 f"{_difference(got, want)}")
+        for group in self._aliases:
+            for r in group[1:]:
+                if given[r] is not given[group[0]]:
+                    raise ValueError(
+                        f"{self.what}: {r}: the plan was made with the "
+                        f"same tensor as {group[0]}; pass that one")
+
+
+def cached(what, roles, tensors, scalars, call):
+    """A plain call: runs the plan of this layout of `tensors` (in `roles`
+    order) and `scalars`, made by recording `call()` the first time. Calls
+    whose tensors are not all distinct torch CUDA tensors (or None) run
+    `call()` itself."""
+    key = _key(what, tensors, scalars)
+    if key is None:
+        stats["uncached"] += 1
+        return call()
+    plan = _cache.get(key)
+    if plan is None:
+        result, rec = record(call)
+        plan = Plan(what, roles, dict(zip(roles, tensors)), result, rec)
+        with _cache_lock:
+            if len(_cache) >= MAX_CACHED:
+                _cache.clear()
+            _cache[key] = plan
+            stats["plans"] += 1
+    else:
+        stats["hits"] += 1
+    return plan._run(dict(zip(roles, tensors)), None)
+
+
+def _key(what, tensors, scalars):
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    Tensor = torch.Tensor
+    parts = [what]
+    seen = set()
+    for t in tensors:
+        if t is None:
+            parts.append(None)
+            continue
+        if not isinstance(t, Tensor) or not t.is_cuda or id(t) in seen:
+            return None
+        seen.add(id(t))
+        parts.append((t.dtype, t.shape, t.stride(), t.get_device(),
+                      t.data_ptr() & 15 == 0))
+    for s in scalars:
+        if isinstance(s, list):
+            s = tuple(s)
+        parts.append((type(s), s))
+    key = tuple(parts)
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _sig(x, host):
+    """What a plan depends on in a tensor: dtype, shape, strides, device,
+    and whether its address is 16-byte aligned."""
+    if not host and _is_torch_cuda(x):
+        return (x.dtype, tuple(x.shape), x.stride(), x.get_device(),
+                x.data_ptr() & 15 == 0)
+    v = _view(x)
+    return (v.dtype, tuple(v.shape), tuple(v.strides), v.device,
+            v.ptr % 16 == 0)
+
+
+def _view(x):
+    v = _args.view(x, "tensor")
+    if v is None:
+        raise TypeError(f"expected a tensor, got {_args.describe(x)}")
+    return v
+
+
+def _numel(x):
+    n = 1
+    for d in x.shape:
+        n *= d
+    return n
+
+
+def _difference(got, want):
+    names = ("dtype", "shape", "strides", "device", "16-byte alignment")
+    for name, g, w in zip(names, got, want):
+        if g != w:
+            fmt = lambda x: str(list(x)) if isinstance(x, tuple) else str(x)
+            return f"{name} {fmt(g)} differs from the plan's {fmt(w)}"
+    return "differs from the plan's layout"
+
+
+def _is_torch_cuda(x):
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor) and x.is_cuda
+
+
+def _current_stream(device):
+    torch = sys.modules.get("torch")
+    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream",
+                  None)
+    if raw is not None:
+        return raw(device)
+    return _cuda.stream_handle(None, device)
+
+
+def _bind(roles, args, kwargs, what):
+    if len(args) > len(roles):
+        raise TypeError(f"{what}: run() takes at most {len(roles)} tensors "
+                        f"({', '.join(roles)}), got {len(args)}")
+    given = dict(zip(roles, args))
+    for n, x in kwargs.items():
+        if n not in roles:
+            raise TypeError(f"{what}: run() got an unexpected argument "
+                            f"{n!r} (it takes {', '.join(roles)})")
+        if n in given:
+            raise TypeError(f"{what}: run() got {n} twice")
+        given[n] = x
+    for r in roles:
+        given.setdefault(r, None)
+    return given
