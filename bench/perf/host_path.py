@@ -57,15 +57,18 @@ def main(argv=None):
         launch(first.function, g[0], g[1], g[2], first.threads, 1, 1,
                first.shared, stream, first.arg_ptrs, None)
 
+    ptrs = plan._addresses(given)
+
     rows = [
         ("empty Python call", lambda: None),
         ("torch.empty (workspace)", lambda: torch.empty(4096, device="cuda")),
         ("torch current raw stream", lambda: torch._C._cuda_getCurrentRawStream(0)),
         ("cuCtxSetCurrent (make_current)", lambda: _cuda.make_current(0)),
         ("one tensor's layout (_sig)", lambda: plans._sig(kc, False)),
-        ("bare cuLaunchKernel (packed)", bare_launch),
-        ("plan: layout checks", lambda: plan._check(given)),
-        ("plan: launches, no checks", lambda: plan._run(dict(given), plan._workspace)),
+        ("bare cuLaunchKernel (ctypes, packed buffer)", bare_launch),
+        ("plan: layout checks and addresses", lambda: plan._addresses(given)),
+        ("plan: launches, no checks", lambda: plan._run(dict(given), plan._workspace,
+                                                        dict(ptrs))),
         ("plan.run", lambda: plan.run(q, kc, vc, out, cu, sl, bt)),
         ("plain call (cached plan)", lambda: pda(q, kc, vc, bt, sl, scale, out=out,
                                                   max_seq_len=L)),

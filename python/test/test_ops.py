@@ -105,6 +105,19 @@ def test_num_splits_depends_on_shapes_only():
     assert f(1, 1, 100000, 64, 132) == 32      # capped at MAX_SPLITS
     assert f(1, 1, 100, 64, 132) == 1          # one 4-tile split is enough
     assert f(256, 32, 8192, 64, 132) == 1
+    # 4-warp programs (the default tiles): about 4 per SM, rounded.
+    assert f(64, 8, 4096, 32, 132, num_warps=4) == 1     # 512 programs
+    assert f(32, 8, 8192, 32, 132, num_warps=4) == 2     # 256
+    assert f(8, 8, 32768, 32, 132, num_warps=4) == 8     # 64
+    assert f(32, 4, 16384, 32, 132, num_warps=4) == 4    # 128
+    assert f(1, 8, 4096, 32, 132, num_warps=4) == 32     # the cap
+    assert f(1, 8, 1000, 32, 132, num_warps=4) == 8      # 4 tiles a split
+    assert f(128, 8, 8192, 32, 132, num_warps=4) == 1
+    c = quire.ops.decode_config
+    assert c(128, 4) == (32, 4) and c(64, 8) == (64, 4) and c(256, 4) == (32, 4)
+    assert c(128, 1) == (32, 4) and c(128, 16) == (32, 4)
+    assert c(128, 32) == (16, 2) and c(256, 64) == (32, 4)
+    assert c(128, 4, fp8=True) == (16, 1) and c(256, 4, fp8=True) == (32, 4)
 
 
 def test_out_and_scale(rng):

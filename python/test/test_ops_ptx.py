@@ -17,14 +17,14 @@ F16, BF16 = "f16", "bf16"
 # (ld.global.v4, mma.sync, wgmma, cp.async.cg, shared bytes, .local)
 EXPECTED = {
     # Decode, split kernel: dtype, group, head dim, page, partials.
-    ("decode", F16, 4, 128, 16, True): (0, 16, 0, 32, 18432, 0),
-    ("decode", F16, 4, 128, 16, False): (0, 16, 0, 32, 18432, 0),
-    ("decode", F16, 1, 128, 16, True): (8, 32, 0, 32, 20736, 0),
-    ("decode", BF16, 8, 128, 16, True): (0, 16, 0, 32, 18432, 0),
-    ("decode", F16, 16, 128, 16, True): (8, 32, 0, 32, 20736, 0),
+    ("decode", F16, 4, 128, 16, True): (0, 12, 0, 16, 34816, 0),
+    ("decode", F16, 4, 128, 16, False): (0, 12, 0, 16, 34816, 0),
+    ("decode", F16, 1, 128, 16, True): (2, 16, 0, 16, 37120, 0),
+    ("decode", BF16, 8, 128, 16, True): (0, 12, 0, 16, 34816, 0),
+    ("decode", F16, 16, 128, 16, True): (2, 16, 0, 16, 37120, 0),
     ("decode", F16, 4, 256, 16, True): (4, 32, 0, 32, 73984, 0),
-    ("decode", F16, 4, 80, 16, True): (0, 16, 0, 32, 18432, 0),
-    ("decode", F16, 4, 128, 128, True): (0, 16, 0, 32, 18432, 0),
+    ("decode", F16, 4, 80, 16, True): (0, 12, 0, 16, 34816, 0),
+    ("decode", F16, 4, 128, 128, True): (0, 12, 0, 16, 34816, 0),
     # The combine kernel: dtype, head dim.
     ("combine", F16, 128): (8, 0, 0, 0, 2048, 0),
     ("combine", F16, 256): (16, 0, 0, 0, 4096, 0),
@@ -39,7 +39,7 @@ EXPECTED = {
 # Checked mode, the decode split kernel and the prefill kernel from the
 # cache (their staging is off: checked loads are not cp.async'd).
 EXPECTED_CHECKED = {
-    ("decode", F16, 4, 128, 16, True): (16, 16, 0, 0, 4352, 9),
+    ("decode", F16, 4, 128, 16, True): (8, 12, 0, 0, 8704, 9),
     ("prefill", F16, 4, 128, 16, False, 90): (24, 256, 0, 0, 34816, 16),
 }
 

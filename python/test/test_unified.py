@@ -323,11 +323,16 @@ def test_window_tiles_before_the_window_are_not_read():
     # keys: block-table entries before them may be anything (here out of
     # range, which the interpreter would report as an out-of-bounds read).
     rng = np.random.default_rng(9)
-    b = Batch(rng, [100, 63], [1, 1])
+    b = Batch(rng, [300, 200], [1, 1])
     ref, _ = attention_ref(np, b.f64(b.q), b.f64(b.k), b.f64(b.v), b.bt,
                            b.cu, b.lens, 0.2, window_left=8)
-    b.bt[0, :5] = 10 ** 6          # tokens 0..79; the window is 92..100
-    b.bt[1, :3] = -10 ** 6         # tokens 0..47; the window is 55..63
+    # The blocks before the tile that holds the window's first key (the
+    # window is 292..300 and 192..200).
+    block_n, _ = quire.ops.decode_config(b.d, b.heads // b.hkv)
+    for s, bad in ((0, 10 ** 6), (1, -10 ** 6)):
+        first = (int(b.lens[s]) - 1 - 8) // block_n * block_n
+        assert first >= 128
+        b.bt[s, :first // 16] = bad
     for splits in (1, 2):
         out = b.poisoned()
         ua(b.q, b.k, b.v, out, b.cu, 1, b.lens, b.max_k, 0.2, True, (8, 0),

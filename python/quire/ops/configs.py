@@ -34,19 +34,24 @@ def tile_width(head_dim):
     return max(16, next_pow2(head_dim))
 
 
-def decode_config(head_dim, group):
+def decode_config(head_dim, group, fp8=False):
     """(block_n, num_warps) of the split kernel for a head dimension and GQA
-    group: one warp on 16-token tiles, staged through shared memory with
-    cp.async two tiles deep (no cross-warp reductions, a small register
-    footprint, many CTAs per SM), the fastest or close to it on every decode
-    shape benchmarked (docs/performance.md, "Decode: split-KV over one-warp
-    programs"); wider heads (256) take 4 warps on 32-token tiles, whose
-    accumulator would not fit one warp's registers. Groups padded past 16
-    rows get a warp per 16 rows."""
+    group. A GQA group that fits one 16-row tile (or the transposed form's 8
+    columns) runs 4 warps on 32-token tiles (64 for head dims up to 64):
+    with the split count for about 4 programs per SM (num_splits_for) each
+    program streams a long run of its sequence, most batches need one split
+    and no combine, and the rows read at 96-100% of the streaming-read
+    ceiling (docs/performance.md, "Decode: tile and split"). fp8 caches and
+    groups padded past 16 rows keep one warp per 16 rows on 16-token tiles
+    (32 tokens and at least 4 warps for head dim 256), the configuration
+    their kernels were measured with (docs/performance.md, "Decode:
+    split-KV over one-warp programs", "fp8 KV caches")."""
     rows = tile_rows(group)
-    if tile_width(head_dim) <= 128:
-        return 16, rows // 16
-    return 32, max(4, rows // 16)
+    if fp8 or rows > 16:
+        if tile_width(head_dim) <= 128:
+            return 16, rows // 16
+        return 32, max(4, rows // 16)
+    return (64 if tile_width(head_dim) <= 64 else 32), 4
 
 
 def decode_transposed(head_dim, group):
@@ -59,15 +64,23 @@ def decode_transposed(head_dim, group):
 
 
 def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
-                   fp8=False):
-    """Splits of each sequence: enough programs for about 8 per SM, at least
-    4 tiles of block_n tokens per split, at most MAX_SPLITS. On fp8 caches
-    at most 8 per SM: their kernel fits 8 programs per SM (its registers), a
-    second wave of a few programs costs as much as the first
-    (docs/performance.md, "fp8 KV caches"). Depends on the shapes only (not
-    on seq_lens), so a launch can be graph-captured."""
+                   fp8=False, num_warps=1):
+    """Splits of each sequence, at least 4 tiles of block_n tokens per
+    split, at most MAX_SPLITS: for 4-warp programs (decode_config's default)
+    about 4 programs per SM, rounded to the nearest count, so a batch of
+    sequence-heads that already fills the machine runs one split; for
+    one-warp programs enough for about 8 per SM; on fp8 caches at most 8 per
+    SM (their kernel fits 8 programs per SM; a second wave of a few
+    programs costs as much as the first). Depends on the shapes only (not on
+    seq_lens), so a launch can be graph-captured. The numbers behind it:
+    docs/performance.md, "Decode: tile and split"."""
     programs = max(1, num_seqs * num_kv_heads)
-    want = 8 * sms // programs if fp8 else -(-8 * sms // programs)
+    if fp8:
+        want = 8 * sms // programs
+    elif num_warps >= 4:
+        want = (8 * sms + programs) // (2 * programs)   # round(4 sms / p)
+    else:
+        want = -(-8 * sms // programs)
     most = max(1, -(-max_tokens // (4 * block_n)))
     return max(1, min(want, most, MAX_SPLITS))
 

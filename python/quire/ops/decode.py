@@ -269,7 +269,8 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     # Split-KV needs scratch for the partials, allocated through torch (or
     # numpy in the interpreter); other CUDA arrays run one split.
     scratch = _framework(q.obj) in ("torch", "numpy")
-    cfg_n, cfg_w = configs.decode_config(head_dim, group)
+    fp8 = kc.dtype in val.FP8
+    cfg_n, cfg_w = configs.decode_config(head_dim, group, fp8)
     block_n = block_n or cfg_n
     num_warps = num_warps or cfg_w
     if transposed is None:
@@ -279,8 +280,8 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
         if scratch:
             sms = 132 if host else sm_count(q.device)
             num_splits = configs.num_splits_for(
-                split_seqs, num_kv_heads, tokens, block_n, sms,
-                fp8=kc.dtype in val.FP8)
+                split_seqs, num_kv_heads, tokens, block_n, sms, fp8=fp8,
+                num_warps=num_warps)
         else:
             num_splits = 1
     elif num_splits > 1 and not scratch:

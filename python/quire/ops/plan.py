@@ -97,6 +97,11 @@ class Plan:
         # Roles planned as one tensor must be one tensor in a run too.
         self._aliases = [r for r in ids.values() if len(r) > 1]
         self._new_out = given.get("out") is None
+        # The GPU run's check: (role, dtype, shape, strides, device,
+        # aligned) of each planned tensor, and the roles that must be None.
+        self._expect = [(r,) + self._sig[r] for r in self.roles
+                        if self._sig[r] is not None]
+        self._absent = [r for r in self.roles if self._sig[r] is None]
         self._out_shape = tuple(_view(out).shape)
         self._lse = None if lse is None else tuple(_view(lse).shape)
         if lse is not None:
@@ -152,24 +157,62 @@ class Plan:
         """The planned launches over these tensors; returns out, or (out,
         lse) for a plan made with return_lse."""
         given = _bind(self.roles, args, kwargs, self.what)
-        self._check(given)
-        return self._run(given, self._workspace)
+        if self.host:
+            self._check(given)
+            return self._run(given, self._workspace)
+        return self._run(given, self._workspace, self._addresses(given))
 
-    def _run(self, given, workspace):
-        """Runs with `given` {role: tensor} already known to match; a
-        workspace of None allocates a fresh one."""
+    def _addresses(self, given):
+        """{role: address} of a GPU run's tensors, each checked against the
+        plan's layout (the full check, for its message, on a mismatch)."""
+        ptr = {}
+        try:
+            for role, dtype, shape, strides, device, aligned in self._expect:
+                x = given[role]
+                if x is None:
+                    if role == "out" and self._new_out:
+                        continue
+                    raise LookupError
+                p = x.data_ptr()
+                if (x.dtype != dtype or x.shape != shape or
+                        x.stride() != strides or x.get_device() != device or
+                        (aligned and p & 15)):
+                    raise LookupError
+                ptr[role] = p
+            for role in self._absent:
+                if given[role] is not None:
+                    raise LookupError
+        except (LookupError, AttributeError, TypeError):
+            self._check(given)
+            raise
+        if self._aliases:
+            self._check_aliases(given)
+        return ptr
+
+    def _run(self, given, workspace, ptr=None):
+        """Runs with `given` {role: tensor} already known to match (and on
+        the GPU `ptr`, their addresses); a workspace of None allocates a
+        fresh one."""
         like = given[self.roles[0]]
         out = given.get("out")
         if out is None:
             out = given["out"] = decode.allocate_like(like, self._out_shape,
                                                       "out")
+            if ptr is not None:
+                ptr["out"] = out.data_ptr()
         lse = None
         if self._lse is not None:
             lse = given["lse"] = decode.allocate_lse(like, *self._lse)
+            if ptr is not None:
+                ptr["lse"] = lse.data_ptr()
         if self._scratch:
             if workspace is None:
                 workspace = self._fresh_workspace(like)
-            given.update(workspace)
+            if ptr is None:
+                given.update(workspace)
+            else:
+                for role, x in workspace.items():
+                    ptr[role] = x if isinstance(x, int) else x.data_ptr()
         if self.host:
             for L in self._launches:
                 vals = dict(zip(L.spec.order, L.values))
@@ -177,12 +220,10 @@ class Plan:
                     vals[L.spec.order[j]] = given[role]
                 launch.interpret(L.spec, L.grid, vals)
         elif self._launches:
-            self._launch_all(given)
+            self._launch_all(ptr)
         return out if lse is None else (out, lse)
 
-    def _launch_all(self, given):
-        ptr = {r: x if isinstance(x, int) else x.data_ptr()
-               for r, x in given.items() if x is not None}
+    def _launch_all(self, ptr):
         device = self.device
         _cuda.make_current(device)
         stream = ctypes.c_void_p(_current_stream(device))
@@ -228,9 +269,12 @@ class Plan:
                 raise ValueError(f"{self.what}: {role}: the plan was made "
                                  "without it; make one that has it")
             got = _sig(x, self.host)
-            if got != want:
+            if got[:4] != want[:4] or (want[4] and not got[4]):
                 raise ValueError(f"{self.what}: {role}: "
                                  f"{_difference(got, want)}")
+        self._check_aliases(given)
+
+    def _check_aliases(self, given):
         for group in self._aliases:
             for r in group[1:]:
                 if given[r] is not given[group[0]]:
@@ -259,7 +303,9 @@ def cached(what, roles, tensors, scalars, call):
             stats["plans"] += 1
     else:
         stats["hits"] += 1
-    return plan._run(dict(zip(roles, tensors)), None)
+    given = dict(zip(roles, tensors))
+    ptr = {r: x.data_ptr() for r, x in given.items() if x is not None}
+    return plan._run(given, None, ptr)
 
 
 def _key(what, tensors, scalars):
@@ -292,7 +338,8 @@ def _key(what, tensors, scalars):
 
 def _sig(x, host):
     """What a plan depends on in a tensor: dtype, shape, strides, device,
-    and whether its address is 16-byte aligned."""
+    and whether its address is 16-byte aligned (a plan made on an aligned
+    tensor may assume it; one made on an unaligned tensor takes both)."""
     if not host and _is_torch_cuda(x):
         return (x.dtype, tuple(x.shape), x.stride(), x.get_device(),
                 x.data_ptr() & 15 == 0)
@@ -342,14 +389,13 @@ def _bind(roles, args, kwargs, what):
     if len(args) > len(roles):
         raise TypeError(f"{what}: run() takes at most {len(roles)} tensors "
                         f"({', '.join(roles)}), got {len(args)}")
-    given = dict(zip(roles, args))
+    given = dict.fromkeys(roles)
+    given.update(zip(roles, args))
     for n, x in kwargs.items():
-        if n not in roles:
+        if n not in given:
             raise TypeError(f"{what}: run() got an unexpected argument "
                             f"{n!r} (it takes {', '.join(roles)})")
-        if n in given:
+        if roles.index(n) < len(args):
             raise TypeError(f"{what}: run() got {n} twice")
         given[n] = x
-    for r in roles:
-        given.setdefault(r, None)
     return given

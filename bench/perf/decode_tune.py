@@ -1,0 +1,106 @@
+"""The decode split kernel's configurations on the decode benchmark's rows:
+tokens per tile (BLOCK_N), warps, split count and
+form, each checked against float64 and timed from a CUDA graph, as a
+fraction of the read ceiling of the same process (fp16). What configs.py's
+defaults should be per shape comes from this table.
+
+    bench/run.py decode_tune [--rows NAME,...]
+"""
+
+import math
+import sys
+
+from lib.env import parser, print_header, require_torch
+
+ROWS = [  # name, seqs, q heads, kv heads, lengths, page, head dim
+    ("Llama-3-8B 64x4096", 64, 32, 8, 4096, 16, 128),
+    ("Llama-3-8B 8x32768", 8, 32, 8, 32768, 16, 128),
+    ("Llama-3-8B 1x4096", 1, 32, 8, 4096, 16, 128),
+    ("Llama-70B 32x8192", 32, 64, 8, 8192, 16, 128),
+    ("MHA 32/32 64x2048", 64, 32, 32, 2048, 16, 128),
+    ("ragged 128 <=8192", 128, 32, 8, "ragged:8192", 16, 128),
+    ("page 128 64x4096", 64, 32, 8, 4096, 128, 128),
+    ("head dim 64 64x4096", 64, 32, 8, 4096, 16, 64),
+    ("head dim 256 32x4096", 32, 32, 8, 4096, 16, 256),
+    ("Qwen 28/4 page 32 32x16384", 32, 28, 4, 16384, 32, 128),
+]
+# (tokens per tile, warps) of the split kernel, each at every split count.
+TILES = ((16, 1), (32, 2), (32, 4), (64, 4))
+SPLITS = (1, 2, 4, 8, 16)
+
+
+def main(argv=None):
+    p = parser("decode_tune", __doc__)
+    p.add_argument("--rows", help="comma-separated row names (default all)")
+    args = p.parse_args(argv)
+    torch = require_torch()
+    import quire
+    from quire.ops import configs
+    from quire.ops.decode import _paged_decode
+    from lib import bandwidth
+    from lib.reference import make_paged_kv, paged_attention_ref, rel_err
+    from lib.timing import graph_us
+
+    print_header("decode_tune")
+    ceil = bandwidth.ceilings()
+    limit = ceil.get("triton_read") or ceil["torch_read"]
+    print(bandwidth.describe(ceil), flush=True)
+    gen = torch.Generator(device="cuda").manual_seed(11)
+    rows = ROWS if not args.rows else [r for r in ROWS if r[0] in args.rows.split(",")]
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    for name, S, Hq, Hkv, lens, page, D in rows:
+        if isinstance(lens, str):
+            top = int(lens.split(":")[1])
+            L = torch.randint(1, top + 1, (S,), generator=gen, device="cuda").tolist()
+            L[0], L[1], L[2] = 0, 1, top
+        else:
+            L = [lens] * S
+        kc, vc, bt = make_paged_kv(S, Hkv, D, page, L, torch.half, gen)
+        q = torch.randn(S, Hq, D, device="cuda", generator=gen).half()
+        sl = torch.tensor(L, dtype=torch.int32, device="cuda")
+        scale = 1 / math.sqrt(D)
+        sample = list(range(min(S, 4)))
+        ref = paged_attention_ref(q[sample], kc, vc, bt[sample], sl[sample], scale)
+        tbs = lambda t: 2 * sum(L) * Hkv * D * 2 / (t * 1e-6) / 1e12
+        group = Hq // Hkv
+        dn, dw = configs.decode_config(D, group)
+        dt = configs.decode_transposed(D, group)
+        ds = configs.num_splits_for(S, Hkv, max(L), dn, sms, num_warps=dw)
+        print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "
+              f"transposed {dt}")
+        print("| block_n | warps | splits | transposed | us | TB/s | % of read | rel err |")
+        print("|---|---|---|---|---|---|---|---|")
+        out = torch.empty_like(q)
+        results = []
+        configs_ = [(bn, nw, sp) for bn, nw in TILES for sp in SPLITS]
+        if (dn, dw, ds) not in configs_:
+            configs_.append((dn, dw, ds))
+        for bn, nw, splits in configs_:
+            tr = dt
+            fn = (lambda bn=bn, nw=nw, tr=tr, sp=splits: _paged_decode(
+                q, kc, vc, bt, sl, scale, out, max(L), sp, block_n=bn,
+                num_warps=nw, transposed=tr))
+            try:
+                out.fill_(float("nan"))
+                fn()
+                torch.cuda.synchronize()
+            except Exception as e:  # a configuration that does not build
+                print(f"| {bn} | {nw} | {splits} | {tr} | {type(e).__name__} "
+                      "| | | |", flush=True)
+                continue
+            err = rel_err(out[sample], ref)
+            t = graph_us(fn)
+            ok = err < 2e-3 and not torch.isnan(out).any().item()
+            results.append((t, bn, nw, splits, tr))
+            print(f"| {bn} | {nw} | {splits} | {tr} | {t:.1f} | {tbs(t):.2f} | "
+                  f"{100 * tbs(t) / limit:.0f}% | {err:.1e}{'' if ok else ' WRONG'} |",
+                  flush=True)
+        if results:
+            t, bn, nw, splits, tr = min(results)
+            print(f"best: block_n {bn}, warps {nw}, splits {splits}, transposed {tr}: "
+                  f"{t:.1f} us, {100 * tbs(t) / limit:.0f}% of read")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
