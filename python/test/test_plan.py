@@ -124,7 +124,7 @@ def _small_plan(**extra):
     (lambda b: dict(sinks=np.zeros(8, np.float32)), ValueError,
      "sinks: the plan was made without it; make one that has it"),
     (lambda b: dict(cu_seqlens_q=[0, 1, 6]), TypeError,
-     "expected a tensor, got list"),
+     "cu_seqlens_q: expected a tensor, got list"),
 ])
 def test_run_rejects_other_layouts(change, exc, message):
     b, plan = _small_plan()

@@ -108,13 +108,14 @@ class Plan:
             ids[id(lse)] = ["lse"]
         # The split partials: the plan keeps the recorded buffers as its
         # workspace and knows their shapes for a fresh one.
-        self._scratch = []
+        self._scratch = []                  # [(role, shape)]
+        self._workspace = {}                # {role: buffer}
         for obj in rec.created:
             if id(obj) not in ids:
                 role = f"scratch{len(self._scratch)}"
                 ids[id(obj)] = [role]
-                self._scratch.append((role, obj))
-        self._workspace = dict(self._scratch)
+                self._scratch.append((role, tuple(_view(obj).shape)))
+                self._workspace[role] = obj
         self.device = None
         self._launches = []
         for host, kernels, launches, device in rec.runs:
@@ -247,8 +248,9 @@ class Plan:
         16-byte aligned pieces, as addresses; on the host numpy arrays."""
         if self.host:
             import numpy
-            return {role: numpy.empty_like(obj) for role, obj in self._scratch}
-        sizes = [-(-_numel(obj) // 4) * 4 for _, obj in self._scratch]
+            return {role: numpy.empty(shape, numpy.float32)
+                    for role, shape in self._scratch}
+        sizes = [-(-_numel(shape) // 4) * 4 for _, shape in self._scratch]
         buf = decode.allocate_scratch(like, (sum(sizes),))
         base, pieces = buf.data_ptr(), {}
         for (role, _), n in zip(self._scratch, sizes):
@@ -268,7 +270,10 @@ class Plan:
             if want is None:
                 raise ValueError(f"{self.what}: {role}: the plan was made "
                                  "without it; make one that has it")
-            got = _sig(x, self.host)
+            try:
+                got = _sig(x, self.host)
+            except TypeError as e:
+                raise TypeError(f"{self.what}: {role}: {e}") from None
             if got[:4] != want[:4] or (want[4] and not got[4]):
                 raise ValueError(f"{self.what}: {role}: "
                                  f"{_difference(got, want)}")
@@ -296,6 +301,9 @@ def cached(what, roles, tensors, scalars, call):
     if plan is None:
         result, rec = record(call)
         plan = Plan(what, roles, dict(zip(roles, tensors)), result, rec)
+        # Plain calls allocate their workspace per call: the recorded one
+        # is not kept.
+        plan._workspace = None
         with _cache_lock:
             if len(_cache) >= MAX_CACHED:
                 _cache.clear()
@@ -355,9 +363,9 @@ def _view(x):
     return v
 
 
-def _numel(x):
+def _numel(shape):
     n = 1
-    for d in x.shape:
+    for d in shape:
         n *= d
     return n
 
