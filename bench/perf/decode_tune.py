@@ -23,6 +23,7 @@ ROWS = [  # name, seqs, q heads, kv heads, lengths, page, head dim
     ("head dim 64 64x4096", 64, 32, 8, 4096, 16, 64),
     ("head dim 256 32x4096", 32, 32, 8, 4096, 16, 256),
     ("Qwen 28/4 page 32 32x16384", 32, 28, 4, 16384, 32, 128),
+    ("Llama-3-8B 64x16384", 64, 32, 8, 16384, 16, 128),
 ]
 # (tokens per tile, warps) of the split kernel, each at every split count.
 TILES = ((16, 1), (32, 2), (32, 4), (64, 4))

@@ -112,7 +112,8 @@ def test_num_splits_depends_on_shapes_only():
     assert f(32, 4, 16384, 32, 132, num_warps=4) == 4    # 128
     assert f(1, 8, 4096, 32, 132, num_warps=4) == 32     # the cap
     assert f(1, 8, 1000, 32, 132, num_warps=4) == 8      # 4 tiles a split
-    assert f(128, 8, 8192, 32, 132, num_warps=4) == 1
+    assert f(128, 8, 8192, 32, 132, num_warps=4) == 2     # <= 4096 tokens
+    assert f(128, 8, 4096, 32, 132, num_warps=4) == 1
     c = quire.ops.decode_config
     assert c(128, 4) == (32, 4) and c(64, 8) == (64, 4) and c(256, 4) == (32, 4)
     assert c(128, 1) == (32, 4) and c(128, 16) == (32, 4)

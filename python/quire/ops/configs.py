@@ -63,12 +63,17 @@ def decode_transposed(head_dim, group):
     return 2 <= group <= 8 and tile_width(head_dim) <= 128
 
 
+# The most tokens one 4-warp split program reads (num_splits_for).
+SPLIT_TOKENS = 4096
+
+
 def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
                    fp8=False, num_warps=1):
     """Splits of each sequence, at least 4 tiles of block_n tokens per
     split, at most MAX_SPLITS: for 4-warp programs (decode_config's default)
     about 4 programs per SM, rounded to the nearest count, so a batch of
-    sequence-heads that already fills the machine runs one split; for
+    sequence-heads that already fills the machine runs one split, and
+    enough that no split is longer than SPLIT_TOKENS; for
     one-warp programs enough for about 8 per SM; on fp8 caches at most 8 per
     SM (their kernel fits 8 programs per SM; a second wave of a few
     programs costs as much as the first). Depends on the shapes only (not on
@@ -79,6 +84,9 @@ def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
         want = 8 * sms // programs
     elif num_warps >= 4:
         want = (8 * sms + programs) // (2 * programs)   # round(4 sms / p)
+        # No program longer than SPLIT_TOKENS: in a batch of unequal
+        # lengths the longest sequences' programs are the tail.
+        want = max(want, -(-max_tokens // SPLIT_TOKENS))
     else:
         want = -(-8 * sms // programs)
     most = max(1, -(-max_tokens // (4 * block_n)))
