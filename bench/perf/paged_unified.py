@@ -11,7 +11,9 @@ every call replayed from a CUDA graph (how serving engines run a step):
                 of 512 (contexts 0-2k) in one unified_attention call vs
                 two calls, paged_decode_attention on the decode sequences
                 and paged_prefill_attention on the chunks (vLLM orders a
-                batch decodes first, so each op gets slices);
+                batch decodes first, so each op gets slices); then a plan
+                of it run with the prefill kernel on a side stream beside
+                the decode kernels (the default) and with the two in order;
   window rows   8 x 32k decode with a 4096-token sliding window vs the
                 full context, and a decode row with softcap, ALiBi and
                 sinks on (what the features cost);
@@ -167,6 +169,21 @@ def main(argv=None):
     print(f"mixed batch plan: {quire.ops.unified_plan(q.shape[0], 64, 512)}")
     row("mixed 60 decode 2-8k + 4 x 512", "decode op + prefill op", two_calls, uni,
         [check(torch, b, out_s, sample), check(torch, b, out_u, sample)])
+
+    # The mixed batch's plan with the prefill kernel on a side stream beside
+    # the decode kernels (the default) and with the two in order.
+    for concurrent in (False, True):
+        out_c = torch.full_like(q, float("nan"))
+        plan = quire.ops.plan_attention(q, b["k"], b["v"], out_c, b["cu"], b["max_q"],
+                                        b["lens"], b["max_k"], 1 / math.sqrt(D), True,
+                                        (-1, -1), b["bt"], 0.0, None, None, None,
+                                        concurrent=concurrent)
+        run = (lambda plan=plan, out_c=out_c: plan.run(q, b["k"], b["v"], out_c, b["cu"],
+                                                       b["lens"], b["bt"]))
+        run()
+        row(f"mixed, plan.run {'two streams' if concurrent else 'in order'}",
+            "decode op + prefill op", two_calls, run,
+            [check(torch, b, out_s, sample), check(torch, b, out_c, sample)])
 
     # Sliding window 4096 over 32k contexts, and the features' cost.
     b = batch(torch, gen, [32767] * 8, [1] * 8, 16)

@@ -18,6 +18,8 @@ CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
 CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97
 CU_EVENT_DEFAULT = 0
+CU_EVENT_DISABLE_TIMING = 2
+CU_STREAM_NON_BLOCKING = 1
 CUDA_ERROR_NOT_READY = 600
 
 
@@ -247,17 +249,25 @@ class ArgPacking:
 
 
 class Event:
-    """A CUDA event with timing (for quire.testing.do_bench)."""
+    """A CUDA event with timing (for quire.testing.do_bench), or without
+    (`timing=False`: the cheaper kind, for ordering streams)."""
 
-    def __init__(self):
+    def __init__(self, timing=True):
         lib = _driver()
         self.handle = ctypes.c_void_p()
-        check(lib.cuEventCreate(ctypes.byref(self.handle), CU_EVENT_DEFAULT),
-              "cuEventCreate")
+        check(lib.cuEventCreate(ctypes.byref(self.handle),
+                                CU_EVENT_DEFAULT if timing else
+                                CU_EVENT_DISABLE_TIMING), "cuEventCreate")
 
     def record(self, stream=0):
         check(_lib.cuEventRecord(self.handle, ctypes.c_void_p(stream)),
               "cuEventRecord")
+
+    def wait(self, stream=0):
+        """Makes `stream` wait for this event's last record (captured as a
+        dependency edge when the stream is in a CUDA graph capture)."""
+        check(_lib.cuStreamWaitEvent(ctypes.c_void_p(stream), self.handle, 0),
+              "cuStreamWaitEvent")
 
     def synchronize(self):
         check(_lib.cuEventSynchronize(self.handle), "cuEventSynchronize")
@@ -299,3 +309,24 @@ class DeviceBuffer:
 
 def synchronize():
     check(_driver().cuCtxSynchronize(), "cuCtxSynchronize")
+
+
+_side_streams = {}
+
+
+def side_stream(device):
+    """A non-blocking stream of `device`'s primary context, one per device
+    for the process, on which a launch can run beside the caller's stream
+    (forked from it and joined back with events)."""
+    handle = _side_streams.get(device)
+    if handle is None:
+        with _lock:
+            handle = _side_streams.get(device)
+            if handle is None:
+                make_current(device)
+                h = ctypes.c_void_p()
+                check(_driver().cuStreamCreate(ctypes.byref(h),
+                                               CU_STREAM_NON_BLOCKING),
+                      "cuStreamCreate")
+                handle = _side_streams[device] = h.value
+    return handle

@@ -73,6 +73,14 @@ def test_plan_runs_other_batches_of_the_layout(kind, feature):
         _check(b2, res, ref_kw, scale, lse_on)
 
 
+def test_host_plans_run_in_order():
+    rng = np.random.default_rng()
+    b = Batch(rng, *KINDS["mixed"])
+    plan = plan_attention(b.q, b.k, b.v, None, b.cu, b.max_q, b.lens, b.max_k,
+                          0.3, True, (-1, -1), b.bt, 0.0, None, None, None)
+    assert len(plan._groups) == 2 and not plan.concurrent
+
+
 def test_plan_without_out_allocates_per_run():
     rng = np.random.default_rng()
     b = Batch(rng, *KINDS["mixed"])
@@ -228,3 +236,46 @@ def test_plain_calls_reuse_their_plans():
                                             max_seq_len=mk)
     ref, _ = _ref_on_cpu(torch, q, kv[0], kv[1], bt, cu, sl, 0.2)
     assert rel_err(np, out2.double().cpu().numpy(), ref) < 2e-3
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("concurrent", [True, False])
+def test_mixed_plan_on_two_streams_in_a_cuda_graph(concurrent):
+    # A mixed batch's prefill kernel runs on a side stream beside the decode
+    # kernels (forked and joined with events): right eagerly, and captured
+    # in a CUDA graph replayed on new inputs.
+    import torch
+    from test_unified import _ref_on_cpu, _torch_case
+    gen = torch.Generator(device="cuda")
+    gen.seed()
+    ctx, qlens = KINDS["mixed"]
+    q, kv, bt, cu, sl, mq, mk = _torch_case(torch, gen, ctx, qlens, 16, 32, 8,
+                                            128, torch.half)
+    out = torch.empty_like(q)
+    plan = plan_attention(q, kv[0], kv[1], out, cu, mq, sl, mk, 0.1, True,
+                          (-1, -1), bt, 0.0, None, None, None,
+                          concurrent=concurrent)
+    assert plan.concurrent is concurrent
+    call = lambda: plan.run(q, kv[0], kv[1], out, cu, sl, bt)
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        call()
+    torch.cuda.current_stream().wait_stream(s)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        call()
+    for _ in range(2):
+        q.copy_(torch.randn(q.shape, device="cuda", generator=gen).half())
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        ref, _ = _ref_on_cpu(torch, q, kv[0], kv[1], bt, cu, sl, 0.1)
+        assert rel_err(np, out.double().cpu().numpy(), ref) < 2e-3
+    out.fill_(float("nan"))
+    call()
+    # The caller's stream waits for both streams' kernels: a copy enqueued
+    # after the run sees every row written.
+    got = out.clone()
+    torch.cuda.synchronize()
+    assert rel_err(np, got.double().cpu().numpy(), ref) < 2e-3

@@ -81,7 +81,7 @@ class Plan:
     tensors named `roles` (positionally or by name). See the module's
     docstring."""
 
-    def __init__(self, what, roles, given, result, rec):
+    def __init__(self, what, roles, given, result, rec, concurrent=True):
         out, lse = result if isinstance(result, tuple) else (result, None)
         self.what = what
         self.roles = tuple(roles)
@@ -118,12 +118,29 @@ class Plan:
                 self._workspace[role] = obj
         self.device = None
         self._launches = []
+        # The launches of each run the op made, in order. A unified call of
+        # a mixed batch makes two (the decode kernels, the prefill kernel),
+        # which write disjoint rows and read nothing the other writes: with
+        # `concurrent` a GPU run puts the second on a side stream, forked
+        # from the caller's and joined back, so the kernels overlap (CUDA
+        # graphs capture the fork as parallel branches).
+        self._groups = []
         for host, kernels, launches, device in rec.runs:
             self.device = device
+            group = []
             for i, (spec, grid, values, _) in enumerate(launches):
-                self._launches.append(self._launch(
+                group.append(self._launch(
                     spec, grid, values, ids, None if host else kernels[i],
                     device))
+            self._groups.append(group)
+            self._launches += group
+        self.concurrent = bool(concurrent) and not self.host and \
+            len(self._groups) > 1
+        if self.concurrent:
+            # Made now, outside any CUDA graph capture of the runs.
+            self._events = (_cuda.Event(timing=False),
+                            _cuda.Event(timing=False))
+            self._side = _cuda.side_stream(self.device)
 
     def _launch(self, spec, grid, values, ids, kernel, device):
         L = _Launch()
@@ -227,20 +244,35 @@ class Plan:
     def _launch_all(self, ptr):
         device = self.device
         _cuda.make_current(device)
-        stream = ctypes.c_void_p(_current_stream(device))
-        launch_kernel = _cuda._driver().cuLaunchKernel
+        main = _current_stream(device)
         with self._lock:
-            for L in self._launches:
-                vals = L.values
-                for j, role in L.slots:
-                    vals[j] = ptr[role]
-                L.struct.pack_into(L.buf, 0, *vals)
-                g = L.grid
-                status = launch_kernel(L.function, g[0], g[1], g[2],
-                                       L.threads, 1, 1, L.shared, stream,
-                                       L.arg_ptrs, None)
-                if status:
-                    _cuda.check(status, "cuLaunchKernel")
+            if not self.concurrent:
+                self._launch_group(self._launches, ptr, main)
+                return
+            fork, join = self._events
+            side = self._side
+            fork.record(main)
+            fork.wait(side)
+            self._launch_group(self._groups[0], ptr, main)
+            for group in self._groups[1:]:
+                self._launch_group(group, ptr, side)
+            join.record(side)
+            join.wait(main)
+
+    @staticmethod
+    def _launch_group(launches, ptr, stream):
+        stream = ctypes.c_void_p(stream)
+        launch_kernel = _cuda._driver().cuLaunchKernel
+        for L in launches:
+            vals = L.values
+            for j, role in L.slots:
+                vals[j] = ptr[role]
+            L.struct.pack_into(L.buf, 0, *vals)
+            g = L.grid
+            status = launch_kernel(L.function, g[0], g[1], g[2], L.threads,
+                                   1, 1, L.shared, stream, L.arg_ptrs, None)
+            if status:
+                _cuda.check(status, "cuLaunchKernel")
 
     def _fresh_workspace(self, like):
         """{role: buffer} for the split partials: on the GPU one buffer from

@@ -97,7 +97,7 @@ def plan_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
                    max_seqlen_k, softmax_scale, causal, window_size,
                    block_table, softcap, q_descale, k_descale, v_descale,
                    alibi_slopes=None, sinks=None, return_lse=False, *,
-                   num_splits=None, checked=False):
+                   num_splits=None, checked=False, concurrent=True):
     """A Plan of unified_attention with these arguments (plan.py): the
     validation, kernel choice, specialization and compilation done now,
     nothing launched. Its `run(q, k, v, out, cu_seqlens_q, seqused_k,
@@ -109,7 +109,11 @@ def plan_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
     allocate one per call (out=None). The tensors' values are not read:
     the maxima, scale and flags are the plan's, and the lengths and start
     locations of each run are trusted as the GPU path trusts them. A plan
-    owns its split-KV workspace: order its runs on one stream."""
+    owns its split-KV workspace: order its runs on one stream. With
+    `concurrent` (the default) a mixed batch's prefill kernel runs on a
+    side stream beside its decode kernels, forked from the caller's stream
+    and joined back before run() returns (plan.concurrent says whether the
+    plan has two such parts)."""
     result, rec = plans.record(lambda: _unified(
         q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k, max_seqlen_k,
         softmax_scale, causal, window_size, block_table, softcap, q_descale,
@@ -118,7 +122,7 @@ def plan_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
     given = dict(zip(ROLES, (q, k, v, out, cu_seqlens_q, seqused_k,
                              block_table, q_descale, k_descale, v_descale,
                              alibi_slopes, sinks)))
-    return plans.Plan(WHAT, ROLES, given, result, rec)
+    return plans.Plan(WHAT, ROLES, given, result, rec, concurrent)
 
 
 def _unified(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
