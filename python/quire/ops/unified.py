@@ -76,7 +76,9 @@ def unified_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
     a batch whose shapes leave no room for a one-token chunk runs the
     query-tiled prefill kernel (paged_prefill_attention's, chunk read from
     the cache); any other batch runs both, the decode kernel taking the
-    one-token chunks and the prefill kernel the rest. On the GPU the
+    one-token chunks and the prefill kernel the rest, on the GPU side by
+    side: the prefill kernel on a side stream forked from the caller's
+    stream and joined back before the call returns (plan.py). On the GPU the
     lengths, start locations and max_seqlen_q are trusted as vLLM trusts
     them; on the host (numpy arrays, the interpreter) they are checked.
     A repeated call with the same layout runs a cached plan (plan.py).
