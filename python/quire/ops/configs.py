@@ -57,9 +57,10 @@ def decode_config(head_dim, group, fp8=False):
 def decode_transposed(head_dim, group):
     """Whether the split kernel runs its dots transposed (the GQA group as
     the N of the MMAs, padded to 8 instead of 16 rows): for GQA groups of 2
-    to 8 on one-warp programs, where it halves the accumulator and the MMAs
-    and is the faster form; MHA and larger groups keep the row form
-    (docs/performance.md, "Decode: the transposed form")."""
+    to 8, where it halves the accumulator and the MMAs. It is the faster
+    form on one-warp programs and as fast on the 4-warp default
+    (docs/performance.md, "Decode: the transposed form", "Decode: tile and
+    split"); MHA and larger groups keep the row form."""
     return 2 <= group <= 8 and tile_width(head_dim) <= 128
 
 
