@@ -1,6 +1,10 @@
 """The read-only bandwidth ceiling: a Triton kernel that streams a buffer
 once (each program sums BLOCK int64 words per step over its share and
-writes one partial), at a few tile shapes; the best is the ceiling."""
+writes one partial), at several tile shapes, programs per SM and pipeline
+depths; the best is the ceiling. The bytes a thread has in flight bound
+what a read reaches (Little's law), so the shapes range from 64 to 512
+bytes per thread per step, with and without Triton's software pipelining
+of the loop's loads (num_stages)."""
 
 import torch
 import triton
@@ -24,12 +28,16 @@ def stream_read_configs(words):
     n = words.numel()
     sms = torch.cuda.get_device_properties(words.device).multi_processor_count
     configs = []
-    for block, warps, waves in ((1024, 4, 4), (2048, 8, 4), (4096, 8, 2), (2048, 4, 8)):
+    for block, warps, waves, stages in (
+            (1024, 4, 4, 1), (2048, 8, 4, 1), (4096, 8, 2, 1), (2048, 4, 8, 1),
+            (4096, 4, 4, 1), (8192, 8, 2, 1), (8192, 8, 4, 1), (16384, 16, 1, 1),
+            (2048, 4, 4, 3), (4096, 8, 2, 3), (8192, 8, 2, 3), (4096, 4, 4, 4)):
         programs = sms * waves
         per_program = triton.cdiv(triton.cdiv(n, programs), block) * block
         programs = triton.cdiv(n, per_program)
         part = torch.empty(programs, dtype=torch.int64, device=words.device)
-        fn = (lambda p=programs, pp=per_program, b=block, w=warps, o=part:
-              _stream_read[(p,)](words, o, n, pp, BLOCK=b, num_warps=w))
-        configs.append((f"BLOCK {block}, {warps} warps, {programs} programs", fn))
+        fn = (lambda p=programs, pp=per_program, b=block, w=warps, s=stages, o=part:
+              _stream_read[(p,)](words, o, n, pp, BLOCK=b, num_warps=w, num_stages=s))
+        configs.append((f"BLOCK {block}, {warps} warps, {programs} programs, "
+                        f"{stages} stages", fn))
     return configs

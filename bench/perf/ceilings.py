@@ -32,7 +32,11 @@ def main(argv=None):
         return 0
     words = torch.empty(nbytes // 8, dtype=torch.int64, device="cuda")
     for name, fn in stream_read_configs(words):
-        t = us(fn)
+        try:
+            t = us(fn)
+        except Exception as e:  # a shape this Triton cannot build
+            print(f"  Triton streaming read, {name}: {type(e).__name__}")
+            continue
         print(f"  Triton streaming read, {name}: {t:.0f} us, "
               f"{nbytes / (t * 1e-6) / 1e12:.2f} TB/s")
     return 0
