@@ -230,3 +230,17 @@ def test_torch_compile_fullgraph_and_cuda_graph():
     want2 = layer(*args(eager_k, eager_v, x2))
     torch.testing.assert_close(sy, want2, rtol=2e-3, atol=2e-3)
     assert torch.equal(got_k, eager_k) and torch.equal(got_v, eager_v)
+
+
+def test_plan_on_cpu_tensors():
+    # A plan made on CPU torch tensors runs through the interpreter, with
+    # new values each run.
+    q, k, v, bt, cu, sl, mq, mk = _case("cpu", [40, 0, 70, 3], [1, 20, 1, 9])
+    plan = quire.ops.plan_attention(q, k, v, None, cu, mq, sl, mk, 0.2, True,
+                                    (-1, -1), bt, 0.0, None, None, None)
+    q2 = torch.randn(q.shape).half()
+    out = plan.run(q2, k, v, None, cu, sl, bt)
+    assert out.shape == q.shape and out.dtype == q.dtype
+    _close(out, _ref(q2, k, v, bt, cu, sl, 0.2)[0])
+    with pytest.raises(ValueError, match="q: dtype"):
+        plan.run(q2.float(), k, v, None, cu, sl, bt)
