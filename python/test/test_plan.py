@@ -97,6 +97,21 @@ def test_plan_without_out_allocates_per_run():
     assert plan.run(b.q, b.k, b.v, out, b.cu, b.lens, b.bt) is out
 
 
+def test_fresh_workspace_matches_the_plans_own():
+    # The plain calls' cached plans run with a workspace allocated per call
+    # (plan._run(..., None)); a plan's own runs reuse the recorded one.
+    rng = np.random.default_rng()
+    b = Batch(rng, *KINDS["decode"])
+    plan = plan_attention(b.q, b.k, b.v, None, b.cu, b.max_q, b.lens, b.max_k,
+                          0.3, True, (-1, -1), b.bt, 0.0, None, None, None,
+                          num_splits=4)
+    assert [r for r, _ in plan._scratch] == ["scratch0", "scratch1"]
+    args = (b.q, b.k, b.v, None, b.cu, b.lens, b.bt)
+    fresh = plan._run(dict(zip(plan.roles, args + (None,) * 5)), None)
+    np.testing.assert_array_equal(fresh, plan.run(*args))
+    _check(b, fresh, {}, 0.3, False)
+
+
 def test_plan_of_an_empty_batch():
     rng = np.random.default_rng(5)
     b = Batch(rng, [3, 20], [1, 5])

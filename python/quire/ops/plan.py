@@ -223,9 +223,13 @@ class Plan:
             lse = given["lse"] = decode.allocate_lse(like, *self._lse)
             if ptr is not None:
                 ptr["lse"] = lse.data_ptr()
+        # A fresh workspace's buffer is held until the launches are
+        # enqueued: the caching allocator may hand a freed block to the
+        # next allocation on the stream, which must come after them.
+        held = None
         if self._scratch:
             if workspace is None:
-                workspace = self._fresh_workspace(like)
+                workspace, held = self._fresh_workspace(like)
             if ptr is None:
                 given.update(workspace)
             else:
@@ -239,6 +243,7 @@ class Plan:
                 launch.interpret(L.spec, L.grid, vals)
         elif self._launches:
             self._launch_all(ptr)
+        del held
         return out if lse is None else (out, lse)
 
     def _launch_all(self, ptr):
@@ -275,20 +280,22 @@ class Plan:
                 _cuda.check(status, "cuLaunchKernel")
 
     def _fresh_workspace(self, like):
-        """{role: buffer} for the split partials: on the GPU one buffer from
-        the tensors' framework (torch: its caching allocator) cut into
-        16-byte aligned pieces, as addresses; on the host numpy arrays."""
+        """({role: buffer}, what holds the memory) for the split partials:
+        on the GPU one buffer from the tensors' framework (torch: its
+        caching allocator) cut into 16-byte aligned pieces, as addresses;
+        on the host numpy arrays."""
         if self.host:
             import numpy
-            return {role: numpy.empty(shape, numpy.float32)
-                    for role, shape in self._scratch}
+            pieces = {role: numpy.empty(shape, numpy.float32)
+                      for role, shape in self._scratch}
+            return pieces, pieces
         sizes = [-(-_numel(shape) // 4) * 4 for _, shape in self._scratch]
         buf = decode.allocate_scratch(like, (sum(sizes),))
         base, pieces = buf.data_ptr(), {}
         for (role, _), n in zip(self._scratch, sizes):
             pieces[role] = base
             base += 4 * n
-        return pieces
+        return pieces, buf
 
     def _check(self, given):
         for role in self.roles:
