@@ -33,6 +33,20 @@ def make_paged_kv(num_seqs, num_kv_heads, head_dim, page, seq_lens, dtype,
     return k, v, block_tables.to(torch.int32).contiguous()
 
 
+def decode_lengths(num_seqs, lens, gen, edges=(0, 1)):
+    """The sequence lengths of a decode row: `lens` tokens each, or for
+    "ragged:MAX" uniform in 1..MAX drawn with `gen`, the first sequences
+    set to `edges` and then MAX (the short and the longest sequences every
+    ragged row has)."""
+    if not isinstance(lens, str):
+        return [lens] * num_seqs
+    top = int(lens.split(":")[1])
+    L = torch.randint(1, top + 1, (num_seqs,), generator=gen,
+                      device="cuda").tolist()
+    L[:len(edges) + 1] = list(edges) + [top]
+    return L
+
+
 def paged_attention_ref(q, k_cache, v_cache, block_tables, seq_lens, scale):
     """Decode attention in float64: q [S, Hq, D], caches [B, P, Hkv, D]."""
     S, Hq, D = q.shape

@@ -11,20 +11,12 @@ import math
 import sys
 
 from lib.env import parser, print_header, require_torch
+from perf.paged_decode import ROWS as DECODE_ROWS
 
-ROWS = [  # name, seqs, q heads, kv heads, lengths, page, head dim
-    ("Llama-3-8B 64x4096", 64, 32, 8, 4096, 16, 128),
-    ("Llama-3-8B 8x32768", 8, 32, 8, 32768, 16, 128),
-    ("Llama-3-8B 1x4096", 1, 32, 8, 4096, 16, 128),
-    ("Llama-70B 32x8192", 32, 64, 8, 8192, 16, 128),
-    ("MHA 32/32 64x2048", 64, 32, 32, 2048, 16, 128),
-    ("ragged 128 <=8192", 128, 32, 8, "ragged:8192", 16, 128),
-    ("page 128 64x4096", 64, 32, 8, 4096, 128, 128),
-    ("head dim 64 64x4096", 64, 32, 8, 4096, 16, 64),
-    ("head dim 256 32x4096", 32, 32, 8, 4096, 16, 256),
-    ("Qwen 28/4 page 32 32x16384", 32, 28, 4, 16384, 32, 128),
-    ("Llama-3-8B 64x16384", 64, 32, 8, 16384, 16, 128),
-]
+# The decode benchmark's fp16 rows (name, seqs, q heads, kv heads, lengths,
+# page, head dim), and a uniform batch of long contexts.
+ROWS = [row[:7] for row in DECODE_ROWS if row[7] == "float16"] + [
+    ("Llama-3-8B 64x16384", 64, 32, 8, 16384, 16, 128)]
 # (tokens per tile, warps) of the split kernel, each at every split count.
 TILES = ((16, 1), (32, 2), (32, 4), (64, 4))
 SPLITS = (1, 2, 4, 8, 16)
@@ -39,7 +31,8 @@ def main(argv=None):
     from quire.ops import configs
     from quire.ops.decode import _paged_decode
     from lib import bandwidth
-    from lib.reference import make_paged_kv, paged_attention_ref, rel_err
+    from lib.reference import (decode_lengths, make_paged_kv, paged_attention_ref,
+                               rel_err)
     from lib.timing import graph_us
 
     print_header("decode_tune")
@@ -50,12 +43,7 @@ def main(argv=None):
     rows = ROWS if not args.rows else [r for r in ROWS if r[0] in args.rows.split(",")]
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for name, S, Hq, Hkv, lens, page, D in rows:
-        if isinstance(lens, str):
-            top = int(lens.split(":")[1])
-            L = torch.randint(1, top + 1, (S,), generator=gen, device="cuda").tolist()
-            L[0], L[1], L[2] = 0, 1, top
-        else:
-            L = [lens] * S
+        L = decode_lengths(S, lens, gen)
         kc, vc, bt = make_paged_kv(S, Hkv, D, page, L, torch.half, gen)
         q = torch.randn(S, Hq, D, device="cuda", generator=gen).half()
         sl = torch.tensor(L, dtype=torch.int32, device="cuda")

@@ -451,15 +451,10 @@ class Bench:
             if self.quick else ROWS
 
     def _decode(self, name, S, Hq, Hkv, lens, page, scratch=False):
-        from lib.reference import make_paged_kv, paged_attention_ref
+        from lib.reference import (decode_lengths, make_paged_kv,
+                                   paged_attention_ref)
         torch = self.torch
-        if isinstance(lens, str):  # "ragged:MAX", as perf/paged_decode draws it
-            top = int(lens.split(":")[1])
-            L = torch.randint(1, top + 1, (S,), generator=self.gen,
-                              device="cuda").tolist()
-            L[0], L[1], L[2] = 0, 1, top
-        else:
-            L = [lens] * S
+        L = decode_lengths(S, lens, self.gen)  # as perf/paged_decode draws it
         kc, vc, bt = make_paged_kv(S, Hkv, 128, page, L, torch.float16, self.gen)
         q = torch.randn(S, Hq, 128, device="cuda", generator=self.gen,
                         dtype=torch.float16)

@@ -48,7 +48,7 @@ def main(argv=None):
     given = plans._bind(plan.roles, (q, kc, vc, out, cu, sl, bt), {}, "x")
     plan.run(q, kc, vc, out, cu, sl, bt)  # the buffers hold these addresses
     first = plan._launches[0]
-    stream = _cuda.ctypes.c_void_p(plans._current_stream(0))
+    stream = _cuda.ctypes.c_void_p(_cuda.stream_handle(None, 0))
     launch = _cuda._driver().cuLaunchKernel
 
     def bare_launch():

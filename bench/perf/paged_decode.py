@@ -45,7 +45,8 @@ def main(argv=None):
     import quire
     from lib import bandwidth
     from lib.plot import bars
-    from lib.reference import make_paged_kv, paged_attention_ref, rel_err
+    from lib.reference import (decode_lengths, make_paged_kv, paged_attention_ref,
+                               rel_err)
     from lib.timing import graph_us, host_us, us
     from peers.triton_paged_decode import triton_paged_decode
 
@@ -58,12 +59,7 @@ def main(argv=None):
     table, failures = [], []
     for name, S, Hq, Hkv, lens, page, D, dtype in ROWS:
         dtype = getattr(torch, dtype)
-        if isinstance(lens, str):
-            top = int(lens.split(":")[1])
-            L = torch.randint(1, top + 1, (S,), generator=gen, device="cuda").tolist()
-            L[0], L[1], L[2] = 0, 1, top  # empty, one-token and longest sequences
-        else:
-            L = [lens] * S
+        L = decode_lengths(S, lens, gen)  # ragged: empty, one-token, longest first
         max_len = max(L)
         kc, vc, bt = make_paged_kv(S, Hkv, D, page, L, dtype, gen)
         q = torch.randn(S, Hq, D, device="cuda", generator=gen).to(dtype)

@@ -95,6 +95,7 @@ def main(argv=None):
     torch = require_torch()
     import quire
     from lib.plot import bars
+    from lib.reference import decode_lengths
     from lib.timing import graph_us, host_us
 
     print_header("paged_unified")
@@ -114,12 +115,7 @@ def main(argv=None):
 
     pda, ppa = quire.ops.paged_decode_attention, quire.ops.paged_prefill_attention
     for name, S, lens, page in DECODE_ROWS:
-        if isinstance(lens, str):
-            top = int(lens.split(":")[1])
-            L = torch.randint(1, top + 1, (S,), generator=gen, device="cuda").tolist()
-            L[0], L[1] = 1, top  # one-token and longest sequences
-        else:
-            L = [lens] * S
+        L = decode_lengths(S, lens, gen, edges=(1,))  # one-token and longest first
         # The decode token is each sequence's last.
         b = batch(torch, gen, [n - 1 for n in L], [1] * S, page)
         q = b["q"]
