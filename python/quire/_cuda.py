@@ -156,8 +156,15 @@ def stream_handle(stream, device=None):
         torch = sys.modules.get("torch")
         if torch is not None:
             try:
-                if torch.cuda.is_available() and torch.cuda.is_initialized():
-                    return torch.cuda.current_stream(device).cuda_stream
+                if torch.cuda.is_initialized():
+                    # The raw handle without a Stream object (it is on
+                    # every launch's path), as Triton's launcher reads it.
+                    raw = getattr(torch._C, "_cuda_getCurrentRawStream",
+                                  None)
+                    if raw is None:
+                        return torch.cuda.current_stream(device).cuda_stream
+                    return raw(torch.cuda.current_device() if device is None
+                               else device)
             except Exception:
                 pass
         return 0

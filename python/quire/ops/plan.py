@@ -249,7 +249,7 @@ class Plan:
     def _launch_all(self, ptr):
         device = self.device
         _cuda.make_current(device)
-        main = _current_stream(device)
+        main = _cuda.stream_handle(None, device)
         with self._lock:
             if not self.concurrent:
                 self._launch_group(self._launches, ptr, main)
@@ -332,7 +332,7 @@ def cached(what, roles, tensors, scalars, call):
     order) and `scalars`, made by recording `call()` the first time. Calls
     whose tensors are not all distinct torch CUDA tensors (or None) run
     `call()` itself."""
-    key = _key(what, tensors, scalars)
+    key, addresses = _key(what, tensors, scalars)
     if key is None:
         stats["uncached"] += 1
         return call()
@@ -350,27 +350,32 @@ def cached(what, roles, tensors, scalars, call):
             stats["plans"] += 1
     else:
         stats["hits"] += 1
-    given = dict(zip(roles, tensors))
-    ptr = {r: x.data_ptr() for r, x in given.items() if x is not None}
-    return plan._run(given, None, ptr)
+    return plan._run(dict(zip(roles, tensors)), None,
+                     dict(zip(roles, addresses)))
 
 
 def _key(what, tensors, scalars):
+    """(the plan cache's key, the tensors' addresses, None for None) of a
+    plain call, or (None, None) when its tensors are not all distinct torch
+    CUDA tensors (or None) or a scalar is not hashable."""
     torch = sys.modules.get("torch")
     if torch is None:
-        return None
+        return None, None
     Tensor = torch.Tensor
     parts = [what]
+    addresses = []
     seen = set()
     for t in tensors:
         if t is None:
             parts.append(None)
+            addresses.append(None)
             continue
         if not isinstance(t, Tensor) or not t.is_cuda or id(t) in seen:
-            return None
+            return None, None
         seen.add(id(t))
-        parts.append((t.dtype, t.shape, t.stride(), t.get_device(),
-                      t.data_ptr() & 15 == 0))
+        p = t.data_ptr()
+        parts.append(_layout(t, p))
+        addresses.append(p)
     for s in scalars:
         if isinstance(s, list):
             s = tuple(s)
@@ -379,8 +384,14 @@ def _key(what, tensors, scalars):
     try:
         hash(key)
     except TypeError:
-        return None
-    return key
+        return None, None
+    return key, addresses
+
+
+def _layout(t, address):
+    """A torch CUDA tensor's dtype, shape, strides, device, and whether its
+    `address` is 16-byte aligned."""
+    return (t.dtype, t.shape, t.stride(), t.get_device(), address & 15 == 0)
 
 
 def _sig(x, host):
@@ -388,8 +399,7 @@ def _sig(x, host):
     and whether its address is 16-byte aligned (a plan made on an aligned
     tensor may assume it; one made on an unaligned tensor takes both)."""
     if not host and _is_torch_cuda(x):
-        return (x.dtype, tuple(x.shape), x.stride(), x.get_device(),
-                x.data_ptr() & 15 == 0)
+        return _layout(x, x.data_ptr())
     v = _view(x)
     return (v.dtype, tuple(v.shape), tuple(v.strides), v.device,
             v.ptr % 16 == 0)
@@ -421,15 +431,6 @@ def _difference(got, want):
 def _is_torch_cuda(x):
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(x, torch.Tensor) and x.is_cuda
-
-
-def _current_stream(device):
-    torch = sys.modules.get("torch")
-    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream",
-                  None)
-    if raw is not None:
-        return raw(device)
-    return _cuda.stream_handle(None, device)
 
 
 def _bind(roles, args, kwargs, what):
