@@ -116,7 +116,7 @@ func.func @paged_decode_attention(
   %l_safe = arith.select %has, %res#1, %one4 : tensor<4xi1>, tensor<4xf32>
   %l2 = tile.expand_dims %l_safe {axis = 1 : i32} : tensor<4xf32> -> tensor<4x1xf32>
   %lb = tile.broadcast %l2 : tensor<4x1xf32> -> tensor<4x128xf32>
-  %o = arith.divf %res#2, %lb : tensor<4x128xf32>
+  %o = arith.divf %res#2, %lb fastmath<arcp> : tensor<4x128xf32>
   %o16 = arith.truncf %o : tensor<4x128xf32> to tensor<4x128xf16>
   %os = tile.splat %out : !tile.ptr<f16> -> tensor<4x128x!tile.ptr<f16>>
   %o_ptrs = tile.addptr %os, %q_offs : tensor<4x128x!tile.ptr<f16>>, tensor<4x128xi32>

@@ -262,7 +262,7 @@ func.func @paged_decode_combine(
   %has = arith.cmpf ogt, %denom, %zf : f32
   %den = arith.select %has, %denom, %onef : f32
   %dens = tile.splat %den : f32 -> tensor<128xf32>
-  %res = arith.divf %osum, %dens : tensor<128xf32>
+  %res = arith.divf %osum, %dens fastmath<arcp> : tensor<128xf32>
   %rc = arith.truncf %res : tensor<128xf32> to tensor<128xf16>
 
   %out_s = arith.muli %seq64, %out_seq_stride : i64

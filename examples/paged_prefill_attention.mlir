@@ -272,7 +272,7 @@ func.func @paged_prefill_attention(
   %l_safe = arith.select %has, %res#1, %one : tensor<64xi1>, tensor<64xf32>
   %l2 = tile.expand_dims %l_safe {axis = 1 : i32} : tensor<64xf32> -> tensor<64x1xf32>
   %lb = tile.broadcast %l2 : tensor<64x1xf32> -> tensor<64x128xf32>
-  %o = arith.divf %res#2, %lb : tensor<64x128xf32>
+  %o = arith.divf %res#2, %lb fastmath<arcp> : tensor<64x128xf32>
   %oc = arith.truncf %o : tensor<64x128xf32> to tensor<64x128xf16>
   %o_ts64 = arith.extsi %out_token_stride : i32 to i64
   %o_tok_off = arith.muli %tok0_64, %o_ts64 : i64

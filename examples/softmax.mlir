@@ -23,7 +23,7 @@ func.func @softmax(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32},
   %e = math.exp %shifted : tensor<1024xf32>
   %sum = tile.reduce sum %e {axis = 0 : i32} : tensor<1024xf32> -> f32
   %sums = tile.splat %sum : f32 -> tensor<1024xf32>
-  %y = arith.divf %e, %sums : tensor<1024xf32>
+  %y = arith.divf %e, %sums fastmath<arcp> : tensor<1024xf32>
 
   %os = tile.splat %out : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
   %op = tile.addptr %os, %offs : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>

@@ -329,6 +329,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   std::string llvmIR;
   PTXOptions ptxOptions;
   ptxOptions.sm = options.sm;
+  ptxOptions.lsr = options.loopStrengthReduction;
   ptxOptions.llvmIR = &llvmIR;
   FailureOr<std::string> ptx;
   {

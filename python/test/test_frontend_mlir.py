@@ -143,3 +143,28 @@ def paged_kernel(cache, bt, out, first, head, seq_len):
 
 def test_paged_load_is_one_op():
     filecheck(paged_kernel, ptr("<f16"), ptr("<i32"), ptr("<f16"), 3, 2, 100)
+
+
+@quire.jit
+def div_kernel(x, out):
+    """
+    DIVKERNEL-LABEL: func.func @div_kernel(
+    DIVKERNEL: arith.divf %{{.*}}, %{{.*}} fastmath<arcp> : tensor<64xf32>
+    DIVKERNEL: arith.divf %{{.*}}, %{{.*}} : tensor<64xf32>
+    DIVKERNEL: arith.divf %{{.*}}, %{{.*}} : tensor<64xf32>
+    DIVKERNEL: arith.divf %{{.*}}, %{{.*}} fastmath<arcp> : tensor<64xf32>
+    DIVKERNEL: arith.divf %{{.*}}, %{{.*}} : tensor<64xf64>
+    DIVKERNEL-NOT: fastmath
+    """
+    o = tl.arange(0, 64)
+    a = tl.load(x + o)
+    b = a / 3.0                                      # Triton's f32 `/`
+    c = tl.math.div_rn(b, a)                         # correctly rounded
+    d = tl.math.fdiv(c, a, ieee_rounding=True)
+    e = tl.math.fdiv(d, a)
+    f = a.to(tl.float64) / 3.0                       # f64: no flag
+    tl.store(out + o, e + f.to(tl.float32))
+
+
+def test_f32_division_is_approximate_unless_asked():
+    filecheck(div_kernel, ptr(), ptr())

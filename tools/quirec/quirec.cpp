@@ -146,6 +146,16 @@ static cl::opt<bool> forwardStores(
              "back from memory, and remove barriers that then order nothing "
              "(quire-forward-stores; default true)"),
     cl::cat(category));
+static cl::opt<LoopStrengthReduction> loopStrengthReduction(
+    "loop-strength-reduction", cl::init(LoopStrengthReduction::Auto),
+    cl::desc("LLVM's loop strength reduction in the NVPTX code generator"),
+    cl::values(clEnumValN(LoopStrengthReduction::Auto, "auto",
+                          "on, except for kernels without tensor-core "
+                          "instructions that ptxas fits more CTAs per SM "
+                          "without it (default)"),
+               clEnumValN(LoopStrengthReduction::On, "on", "always"),
+               clEnumValN(LoopStrengthReduction::Off, "off", "never")),
+    cl::cat(category));
 static cl::opt<std::string>
     metaFile("meta-out",
              cl::desc("also write the kernel metadata JSON to this file"),
@@ -192,6 +202,7 @@ int main(int argc, char **argv) {
   options.stridedIterArgs = stridedIterArgs;
   options.raisePagedLoads = raisePagedLoads;
   options.forwardStores = forwardStores;
+  options.loopStrengthReduction = loopStrengthReduction;
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;

@@ -64,7 +64,8 @@ void populateTileToLLVMConversionPatterns(LLVMTypeConverter &converter,
                                           RewritePatternSet &patterns,
                                           TileToLLVMState &state);
 
-/// Fast-math NVVM lowerings of math ops on f32 scalars (ex2.approx, ...).
+/// Fast-math NVVM lowerings of math ops on f32 scalars (ex2.approx, ...) and
+/// of f32 arith.divf marked `fastmath<arcp>` (div.full.f32).
 void populateMathToNVVMFastPatterns(LLVMTypeConverter &converter,
                                     RewritePatternSet &patterns);
 

@@ -13,6 +13,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "quire/Target/NVPTX/EmitPTX.h"
 
 #include <string>
 #include <vector>
@@ -155,6 +156,9 @@ struct CompileOptions {
   /// A program's loads of what it stored read the stored values
   /// (quire-forward-stores).
   bool forwardStores = true;
+  /// LLVM's loop strength reduction in the NVPTX code generator (Auto: left
+  /// out where that gives a kernel more resident CTAs, EmitPTX.h).
+  LoopStrengthReduction loopStrengthReduction = LoopStrengthReduction::Auto;
 };
 
 struct KernelArgInfo {

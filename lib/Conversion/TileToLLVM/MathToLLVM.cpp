@@ -5,11 +5,16 @@
 // default math does; f16/bf16 go through f32. exp(x) = ex2(x * log2(e)),
 // log(x) = lg2(x) * ln(2).
 //
+// arith.divf on f32 marked `fastmath<arcp>` (the frontend's `/`, as Triton's)
+// is div.full.f32: full-range, within 2 ulp, without the correctly rounded
+// division's refinement and slow path; an unmarked divf stays div.rn.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -67,6 +72,31 @@ struct FastMathLowering : public ConvertOpToLLVMPattern<Op> {
   double preScale, postScale;
 };
 
+/// arith.divf %a, %b fastmath<arcp> : f32 => div.full.f32
+struct ApproxDivLowering : public ConvertOpToLLVMPattern<arith::DivFOp> {
+  ApproxDivLowering(LLVMTypeConverter &c)
+      : ConvertOpToLLVMPattern<arith::DivFOp>(c, /*benefit=*/10) {}
+
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getType().isF32() ||
+        !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::arcp))
+      return failure();
+    auto asmOp = LLVM::InlineAsmOp::create(
+        rewriter, op.getLoc(), rewriter.getF32Type(),
+        ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+        "div.full.f32 $0, $1, $2;", "=f,f,f",
+        /*has_side_effects=*/false, /*is_align_stack=*/false,
+        LLVM::TailCallKind::None,
+        LLVM::AsmDialectAttr::get(rewriter.getContext(),
+                                  LLVM::AsmDialect::AD_ATT),
+        ArrayAttr());
+    rewriter.replaceOp(op, asmOp.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::quire::populateMathToNVVMFastPatterns(LLVMTypeConverter &converter,
@@ -88,4 +118,5 @@ void mlir::quire::populateMathToNVVMFastPatterns(LLVMTypeConverter &converter,
                                               1.0, 1.0);
   patterns.add<FastMathLowering<math::CosOp>>(converter, "cos.approx.ftz.f32",
                                               1.0, 1.0);
+  patterns.add<ApproxDivLowering>(converter);
 }

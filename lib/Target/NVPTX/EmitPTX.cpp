@@ -13,6 +13,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Program.h"
@@ -20,9 +21,13 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstdlib>
+#include <map>
 #include <mutex>
+#include <shared_mutex>
+#include <thread>
 
 using namespace mlir;
 
@@ -50,6 +55,152 @@ static bool usesWgmma(const llvm::Module &module) {
           if (llvm::StringRef(ia->getAsmString()).contains("wgmma."))
             return true;
   return false;
+}
+
+// LLVM's `disable-lsr` is a process-wide option: code generation reads it
+// under a shared lock, and the one run without LSR holds the lock alone.
+static std::shared_mutex lsrOptionMutex;
+
+/// Code generation of `module` (which it changes) to PTX text.
+static bool emitPTXText(llvm::TargetMachine &machine, llvm::Module &module,
+                        bool lsr, llvm::SmallString<0> &ptx) {
+  llvm::cl::opt<bool> *disableLSR = nullptr;
+  if (!lsr)
+    if (llvm::cl::Option *o =
+            llvm::cl::getRegisteredOptions().lookup("disable-lsr"))
+      disableLSR = static_cast<llvm::cl::opt<bool> *>(o);
+  std::shared_lock<std::shared_mutex> shared(lsrOptionMutex, std::defer_lock);
+  std::unique_lock<std::shared_mutex> alone(lsrOptionMutex, std::defer_lock);
+  if (disableLSR) {
+    alone.lock();
+    disableLSR->setValue(true);
+  } else {
+    shared.lock();
+  }
+  llvm::raw_svector_ostream os(ptx);
+  llvm::legacy::PassManager pm;
+  bool failed = machine.addPassesToEmitFile(
+      pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile);
+  if (!failed)
+    pm.run(module);
+  if (disableLSR)
+    disableLSR->setValue(false);
+  return !failed;
+}
+
+/// Runs ptxas on `ptx`; `log` gets its messages, `cubin` (if given) the
+/// binary. False with the reason in `log` when it cannot run or fails.
+static bool runPTXAS(StringRef ptx, unsigned sm, bool verbose, std::string &log,
+                     std::string *cubin);
+
+namespace {
+/// What ptxas reports of one kernel.
+struct KernelResources {
+  unsigned registers = 0;
+  unsigned spillBytes = 0;
+  unsigned threads = 0;
+};
+} // namespace
+
+/// Per kernel: the threads of its `.maxntid` in `ptx`, the registers and
+/// spill bytes of ptxas's -v `log`.
+static std::map<std::string, KernelResources> kernelResources(StringRef ptx,
+                                                              StringRef log) {
+  std::map<std::string, KernelResources> out;
+  for (size_t at = ptx.find(".entry "); at != StringRef::npos;
+       at = ptx.find(".entry ", at + 1)) {
+    StringRef rest = ptx.drop_front(at + 7);
+    std::string name =
+        rest.take_until([](char c) { return c == '('; }).trim().str();
+    size_t body = rest.find('{');
+    StringRef head = rest.take_front(body);
+    size_t nt = head.find(".maxntid");
+    if (nt == StringRef::npos)
+      nt = head.find(".reqntid");
+    if (nt == StringRef::npos)
+      continue;
+    unsigned threads = 1;
+    StringRef dims =
+        head.drop_front(nt + 8).take_until([](char c) { return c == '\n'; });
+    SmallVector<StringRef> parts;
+    dims.split(parts, ',');
+    for (StringRef d : parts) {
+      unsigned v = 0;
+      if (d.trim().getAsInteger(10, v) || v == 0)
+        return {};
+      threads *= v;
+    }
+    out[name].threads = threads;
+  }
+  std::string current;
+  SmallVector<StringRef> lines;
+  log.split(lines, '\n');
+  for (StringRef line : lines) {
+    size_t at = line.find("Compiling entry function '");
+    if (at != StringRef::npos) {
+      current = line.drop_front(at + 26)
+                    .take_until([](char c) { return c == '\''; })
+                    .str();
+      continue;
+    }
+    if (!out.count(current))
+      continue;
+    if ((at = line.find("Used ")) != StringRef::npos) {
+      unsigned v = 0;
+      if (!line.drop_front(at + 5)
+               .take_until([](char c) { return c == ' '; })
+               .getAsInteger(10, v))
+        out[current].registers = v;
+    }
+    if ((at = line.find(" bytes spill stores")) != StringRef::npos) {
+      StringRef before = line.take_front(at).rtrim();
+      unsigned v = 0;
+      if (!before.substr(before.rfind(' ') + 1).getAsInteger(10, v))
+        out[current].spillBytes = v;
+    }
+  }
+  return out;
+}
+
+/// CTAs of `k` resident on one SM as its registers and threads allow
+/// (registers are allocated per warp, in units of 8 per thread).
+static unsigned residentCTAs(const KernelResources &k, unsigned sm) {
+  unsigned maxWarps = (sm == 86 || sm == 89) ? 48 : 64;
+  unsigned maxCTAs = sm == 86 ? 16 : sm == 89 ? 24 : 32;
+  unsigned warps = (k.threads + 31) / 32;
+  unsigned regs = std::max(8u, (k.registers + 7) / 8 * 8);
+  unsigned byRegisters = 65536 / (regs * 32 * warps);
+  return std::min({byRegisters, maxWarps / warps, maxCTAs});
+}
+
+/// True when ptxas gives every kernel of `without` (PTX made without loop
+/// strength reduction) at least the resident CTAs of `with`, no more spills,
+/// and one kernel more CTAs. False when ptxas is not there.
+static bool moreResidentWithoutLSR(StringRef with, StringRef without,
+                                   unsigned sm) {
+  std::string logWith, logWithout;
+  bool okWith = false;
+  std::thread other(
+      [&] { okWith = runPTXAS(with, sm, /*verbose=*/true, logWith, nullptr); });
+  bool okWithout = runPTXAS(without, sm, /*verbose=*/true, logWithout, nullptr);
+  other.join();
+  if (!okWith || !okWithout)
+    return false;
+  auto a = kernelResources(with, logWith);
+  auto b = kernelResources(without, logWithout);
+  if (a.empty() || a.size() != b.size())
+    return false;
+  bool gains = false;
+  for (auto &[name, ka] : a) {
+    auto it = b.find(name);
+    if (it == b.end() || !ka.registers || !it->second.registers)
+      return false;
+    unsigned ca = residentCTAs(ka, sm), cb = residentCTAs(it->second, sm);
+    if (cb < ca || it->second.spillBytes > ka.spillBytes)
+      return false;
+    gains |= cb > ca;
+  }
+  return gains;
 }
 
 FailureOr<std::string> mlir::quire::translateToPTX(ModuleOp module,
@@ -113,18 +264,28 @@ FailureOr<std::string> mlir::quire::translateToPTX(ModuleOp module,
     llvmModule->print(os, nullptr);
   }
 
+  // Loop strength reduction trades a multiply for a loop-carried register;
+  // where ptxas shows that costs a kernel resident CTAs, it is left out.
+  // Kernels with tensor-core instructions keep it (their ptxas runs are long,
+  // and none measured lost occupancy to it).
+  using LSR = LoopStrengthReduction;
+  std::unique_ptr<llvm::Module> copy;
+  if (options.lsr == LSR::Auto)
+    copy = llvm::CloneModule(*llvmModule);
   llvm::SmallString<0> ptx;
-  {
-    llvm::raw_svector_ostream os(ptx);
-    llvm::legacy::PassManager pm;
-    if (machine->addPassesToEmitFile(pm, os, nullptr,
-                                     llvm::CodeGenFileType::AssemblyFile)) {
-      module.emitError() << "NVPTX cannot emit PTX for this module";
-      return failure();
-    }
-    pm.run(*llvmModule);
+  if (!emitPTXText(*machine, *llvmModule, options.lsr != LSR::Off, ptx)) {
+    module.emitError() << "NVPTX cannot emit PTX for this module";
+    return failure();
   }
-  return std::string(ptx.str());
+  StringRef text = ptx.str();
+  if (copy && !text.contains("mma.sync") && !text.contains("wgmma.")) {
+    llvm::SmallString<0> without;
+    if (emitPTXText(*machine, *copy, /*lsr=*/false, without) &&
+        without.str() != text &&
+        moreResidentWithoutLSR(text, without.str(), options.sm))
+      return std::string(without.str());
+  }
+  return std::string(text);
 }
 
 std::string mlir::quire::findPTXAS() {
@@ -144,10 +305,18 @@ std::string mlir::quire::findPTXAS() {
 
 FailureOr<std::string> mlir::quire::assembleCubin(StringRef ptx, unsigned sm,
                                                   std::string &error) {
-  std::string ptxas = findPTXAS();
+  std::string cubin;
+  if (!runPTXAS(ptx, sm, /*verbose=*/false, error, &cubin))
+    return failure();
+  return cubin;
+}
+
+static bool runPTXAS(StringRef ptx, unsigned sm, bool verbose,
+                     std::string &error, std::string *cubinOut) {
+  std::string ptxas = mlir::quire::findPTXAS();
   if (ptxas.empty()) {
     error = "ptxas not found (install the CUDA toolkit or set QUIRE_PTXAS)";
-    return failure();
+    return false;
   }
   llvm::SmallString<128> in, out, log;
   int fd;
@@ -155,7 +324,7 @@ FailureOr<std::string> mlir::quire::assembleCubin(StringRef ptx, unsigned sm,
       llvm::sys::fs::createTemporaryFile("quire", "cubin", out) ||
       llvm::sys::fs::createTemporaryFile("quire", "log", log)) {
     error = "cannot create temporary files for ptxas";
-    return failure();
+    return false;
   }
   {
     llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
@@ -166,6 +335,8 @@ FailureOr<std::string> mlir::quire::assembleCubin(StringRef ptx, unsigned sm,
   std::string arch =
       "-arch=sm_" + std::to_string(sm) + (archSpecific ? "a" : "");
   SmallVector<StringRef> args{ptxas, arch, "-O3", in, "-o", out};
+  if (verbose)
+    args.push_back("-v");
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};
   int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
@@ -174,15 +345,19 @@ FailureOr<std::string> mlir::quire::assembleCubin(StringRef ptx, unsigned sm,
     llvm::sys::fs::remove(out);
     llvm::sys::fs::remove(log);
   };
+  auto msg = llvm::MemoryBuffer::getFile(log);
+  std::string messages = msg ? (*msg)->getBuffer().str() : std::string();
   if (rc != 0) {
-    auto msg = llvm::MemoryBuffer::getFile(log);
-    error =
-        "ptxas failed: " + (msg ? (*msg)->getBuffer().str() : std::string());
+    error = "ptxas failed: " + messages;
     cleanup();
-    return failure();
+    return false;
   }
-  auto bin = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
-  std::string cubin = bin ? (*bin)->getBuffer().str() : "";
+  if (verbose)
+    error = messages;
+  if (cubinOut) {
+    auto bin = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
+    *cubinOut = bin ? (*bin)->getBuffer().str() : "";
+  }
   cleanup();
-  return cubin;
+  return true;
 }

@@ -514,14 +514,17 @@ def fma(x, y, z, _builder=None):
 
 @builtin
 def fdiv(x, y, ieee_rounding=False, _builder=None):
-    """x / y for floats."""
-    return semantic.truediv(_unwrap(x), _unwrap(y), _builder)
+    """x / y for floats: approximate for f32 (as `/`) unless
+    `ieee_rounding`."""
+    return semantic.truediv(_unwrap(x), _unwrap(y), _builder,
+                            ieee_rounding=bool(_unwrap(ieee_rounding)))
 
 
 @builtin
 def div_rn(x, y, _builder=None):
-    """x / y for floats, rounded to nearest."""
-    return semantic.truediv(_unwrap(x), _unwrap(y), _builder)
+    """x / y for floats, correctly rounded to nearest."""
+    return semantic.truediv(_unwrap(x), _unwrap(y), _builder,
+                            ieee_rounding=True)
 
 
 @builtin
@@ -534,7 +537,8 @@ def umulhi(x, y, _builder=None):
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False, _builder=None):
     """exp(x - max(x)) / sum(exp(x - max(x))) along `dim` (default the last
     axis)."""
-    return semantic.softmax(x, _unwrap(dim), _unwrap(keep_dims), _builder)
+    return semantic.softmax(x, _unwrap(dim), _unwrap(keep_dims), _builder,
+                            ieee_rounding=bool(_unwrap(ieee_rounding)))
 
 
 def _reduction(kind, doc):

@@ -439,10 +439,18 @@ def mul(x, y, b):
                    x, y, b)
 
 
-def truediv(x, y, b):
+def truediv(x, y, b, ieee_rounding=False):
+    """x / y. As in Triton, an f32 quotient is the GPU's full-range
+    approximate division (div.full.f32, within 2 ulp: `fastmath<arcp>` on
+    the arith.divf) unless `ieee_rounding` asks for the correctly rounded
+    one (tl.math.div_rn, tl.math.fdiv(ieee_rounding=True))."""
     x, y = binary_operands(x, y, b, "/", div_or_mod=True)
     if x.dtype.is_int():
         x, y = cast(x, tl.float32, b), cast(y, tl.float32, b)
+    if x.dtype == tl.float32 and not ieee_rounding:
+        h = b.op(f"arith.divf {{0}}, {{1}} fastmath<arcp> : {x.type.mlir}",
+                 [x.handle, y.handle], x.type.mlir)
+        return tl.tensor(h, x.type)
     return _binary("arith.divf", x, y, b)
 
 
@@ -1125,13 +1133,13 @@ def argminmax(kind, x, axis, keep_dims, b):
     return reduce_named("min", cand, axis, keep_dims, None, False, b)
 
 
-def softmax(x, dim, keep_dims, b):
+def softmax(x, dim, keep_dims, b, ieee_rounding=False):
     x = _reduce_input(x, "tl.softmax")
     dim = len(x.shape) - 1 if dim is None else dim
     z = sub(x, reduce_named("max", x, dim, True, None, False, b), b)
     num = math_unary("exp", z, b)
     den = reduce_named("sum", num, dim, True, None, False, b)
-    return truediv(num, den, b)
+    return truediv(num, den, b, ieee_rounding)
 
 
 # ---------------------------------------------------------------------------

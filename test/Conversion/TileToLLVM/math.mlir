@@ -3,7 +3,9 @@
 // of f32 run on the SFU's approximate instructions (inline PTX), f16 and
 // bf16 through f32; exp(x) = ex2(x * log2(e)), log(x) = lg2(x) * ln(2).
 // Other math ops take upstream's LLVM lowering (sqrt: llvm.intr.sqrt); the
-// rest are located errors (unsupported.mlir).
+// rest are located errors (unsupported.mlir). An f32 arith.divf marked
+// fastmath<arcp> (the frontend's `/`) is div.full.f32; an unmarked one, and
+// one of f64, keep upstream's correctly rounded llvm.fdiv (div.rn).
 
 #b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 
@@ -47,5 +49,21 @@ func.func @fast_math_f16(%p: !tile.ptr<f16>) attributes {tile.kernel} {
   return
 }
 
+// CHECK-LABEL: llvm.func @division
+// CHECK:         llvm.inline_asm asm_dialect = att "div.full.f32 $0, $1, $2;", "=f,f,f" %{{.*}}, %{{.*}} : (f32, f32) -> f32
+// CHECK-NOT:     div.full
+// CHECK:         llvm.fdiv %{{.*}}, %{{.*}} : f32
+// CHECK-NOT:     div.full
+// CHECK:         llvm.fdiv %{{.*}}, %{{.*}} {fastmathFlags = #llvm.fastmath<arcp>} : f64
+func.func @division(%p: !tile.ptr<f32>, %d: f64, %q: !tile.ptr<f64>) attributes {tile.kernel} {
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>, #b>
+  %x = tile.load %ps : tensor<128x!tile.ptr<f32>, #b>
+  %a = arith.divf %x, %x fastmath<arcp> : tensor<128xf32, #b>
+  %r = arith.divf %a, %x : tensor<128xf32, #b>
+  tile.store %ps, %r : tensor<128x!tile.ptr<f32>, #b>
+  %e = arith.divf %d, %d fastmath<arcp> : f64
+  tile.store %q, %e : !tile.ptr<f64>
+  return
 }
 
+}

@@ -19,8 +19,15 @@ namespace mlir::quire {
 /// Compute capabilities Quire emits code for.
 bool isSupportedSM(unsigned sm);
 
+/// Whether LLVM's loop strength reduction runs in the NVPTX code generator.
+/// Auto: it does, except in a kernel module without tensor-core instructions
+/// where ptxas gives the form without it fewer registers and so more resident
+/// CTAs per SM (docs/passes.md, "The NVPTX backend"); On/Off force it.
+enum class LoopStrengthReduction { Auto, On, Off };
+
 struct PTXOptions {
   unsigned sm = 90;
+  LoopStrengthReduction lsr = LoopStrengthReduction::Auto;
   /// Also return the optimized LLVM IR.
   std::string *llvmIR = nullptr;
 };
