@@ -14,12 +14,14 @@ from lib.env import parser, print_header, require_torch
 from perf.paged_decode import ROWS as DECODE_ROWS
 
 # The decode benchmark's fp16 rows (name, seqs, q heads, kv heads, lengths,
-# page, head dim), and a uniform batch of long contexts.
+# page, head dim), a uniform batch of long contexts, and the short contexts
+# a 4096-token sliding window reads of 8 x 32768 (bench/perf/paged_unified.py).
 ROWS = [row[:7] for row in DECODE_ROWS if row[7] == "float16"] + [
-    ("Llama-3-8B 64x16384", 64, 32, 8, 16384, 16, 128)]
+    ("Llama-3-8B 64x16384", 64, 32, 8, 16384, 16, 128),
+    ("Llama-3-8B 8x4096", 8, 32, 8, 4096, 16, 128)]
 # (tokens per tile, warps) of the split kernel, each at every split count.
 TILES = ((16, 1), (32, 2), (32, 4), (64, 4))
-SPLITS = (1, 2, 4, 8, 16)
+SPLITS = (1, 2, 4, 8, 16, 32)
 
 
 def main(argv=None):
