@@ -180,6 +180,16 @@ def fmt_us(t):
     return f"{t:.2f}" if t < 10 else f"{t:.1f}" if t < 1000 else f"{t:.0f}"
 
 
+def decode_rows(quick=False):
+    """perf/paged_decode's rows the tutorials' decode kernels run (fp16, head
+    dim 128) as (name, seqs, q heads, kv heads, lengths, page); --quick keeps
+    the first and the ragged one."""
+    from perf.paged_decode import ROWS
+    rows = [r[:6] for r in ROWS if r[6] == 128 and r[7] == "float16"]
+    return [r for r in rows if r is rows[0] or isinstance(r[4], str)] \
+        if quick else rows
+
+
 class Bench:
     """The workloads, the table they fill and the problems they found."""
 
@@ -446,9 +456,7 @@ class Bench:
                        lambda r=row: self._decode(*r, scratch=True))
 
     def decode_rows(self):
-        from perf.paged_decode import ROWS
-        return [r for r in ROWS if r is ROWS[0] or isinstance(r[4], str)] \
-            if self.quick else ROWS
+        return decode_rows(self.quick)
 
     def _decode(self, name, S, Hq, Hkv, lens, page, scratch=False):
         from lib.reference import (decode_lengths, make_paged_kv,

@@ -51,3 +51,17 @@ def test_unknown_target_is_an_error():
     res = _run("no_such_target")
     assert res.returncode == 2
     assert "bench/run.py --list" in res.stderr
+
+
+def test_frontend_decode_rows_fit_its_decode_workload(monkeypatch):
+    # The rows come from perf/paged_decode, whose tuple grows with new
+    # columns; the frontend benchmark must still unpack them.
+    import inspect
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "bench"))
+    from perf import frontend
+    params = list(inspect.signature(frontend.Bench._decode).parameters)
+    assert params[:7] == ["self", "name", "S", "Hq", "Hkv", "lens", "page"]
+    for quick in (False, True):
+        rows = frontend.decode_rows(quick)
+        assert rows and all(len(r) == 6 for r in rows)
+    assert "Llama-3-8B 64x4096" in [r[0] for r in frontend.decode_rows()]
