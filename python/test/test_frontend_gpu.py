@@ -175,3 +175,24 @@ def test_interpreter_copies_cuda_tensors_back(torch, monkeypatch):
     y = torch.full_like(x, float("nan"))
     _copy[(3,)](x, y, 3000, BLOCK=1024)
     assert torch.equal(x, y)
+
+
+def test_environment_is_read_on_every_launch(torch, monkeypatch):
+    # The cached launch path reads QUIRE_INTERPRET and QUIRE_DEBUG from
+    # os.environ's own dict: a change made after a launch takes effect at
+    # the next one.
+    import numpy as np
+    x = torch.randn(3000, device="cuda")
+    y = torch.empty_like(x)
+    plain = _copy[(3,)](x, y, 3000, BLOCK=1024)
+    assert _copy[(3,)](x, y, 3000, BLOCK=1024) is plain
+    monkeypatch.setenv("QUIRE_DEBUG", "1")
+    debug = _copy[(3,)](x, y, 3000, BLOCK=1024)
+    assert debug is not plain
+    monkeypatch.delenv("QUIRE_DEBUG")
+    assert _copy[(3,)](x, y, 3000, BLOCK=1024) is plain
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+    a = np.arange(3000, dtype=np.float32)
+    b = np.zeros_like(a)
+    _copy[(3,)](a, b, 3000, BLOCK=1024)  # host arrays: the interpreter
+    assert np.array_equal(a, b)

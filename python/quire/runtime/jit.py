@@ -574,7 +574,7 @@ class JITFunction:
         interpret = launch["interpret"]
         fast_key = self._key(values) + (
             num_warps, num_stages, maxnreg,
-            os.environ.get("QUIRE_DEBUG", "") if self.debug is None else 0)
+            launcher.env_value("QUIRE_DEBUG") if self.debug is None else 0)
         norm = self._norm_key(values)
         options = self._options({"debug": debug}, interpret)
         device = None if interpret else launcher.current_device()

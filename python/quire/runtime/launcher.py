@@ -66,6 +66,20 @@ def _torch_dtype(dt, where):
     return t
 
 
+# torch.Tensor once a torch tensor was passed, and the keys of torch tensors
+# by (dtype, 16-byte aligned, on the GPU), so the launch path looks them up.
+_torch_tensor_type = None
+_tensor_keys = {}
+
+
+def _remember_tensor_type(v, aligned, k):
+    global _torch_tensor_type
+    torch = sys.modules.get("torch")
+    if torch is not None and type(v) is torch.Tensor:
+        _torch_tensor_type = torch.Tensor
+        _tensor_keys[(v.dtype, aligned, v.is_cuda)] = k
+
+
 # Keys name dtypes by their str (cheap to hash); dtype() maps them back.
 _I32 = ("i", "int32", False)
 _I32_16 = ("i", "int32", True)
@@ -93,6 +107,13 @@ def key_function(param, fn_name):
 
     def key(v):
         t = type(v)
+        if t is _torch_tensor_type and ann is None:
+            # The common launch argument first: a torch tensor (its dtype
+            # names cached, the key tuples shared).
+            k = _tensor_keys.get((v.dtype, not dns and v.data_ptr() & 15 == 0,
+                                  v.is_cuda))
+            if k is not None:
+                return k
         if t is int:
             if ann is not None:
                 if not ann_int:
@@ -126,9 +147,11 @@ def key_function(param, fn_name):
                     "cpu" if hasattr(v.base, "data_ptr") else
                     "host" if view.device == "cpu" else "view")
         if hasattr(v, "data_ptr") and hasattr(v, "dtype"):
-            return ("p", _torch_dtype(v.dtype, where),
-                    not dns and v.data_ptr() & 15 == 0,
-                    "torch" if v.is_cuda else "cpu")
+            aligned = not dns and v.data_ptr() & 15 == 0
+            k = ("p", _torch_dtype(v.dtype, where), aligned,
+                 "torch" if v.is_cuda else "cpu")
+            _remember_tensor_type(v, aligned, k)
+            return k
         if isinstance(v, core.dtype):
             return ("c", v)
         if getattr(v, "shape", None) == () and not hasattr(v, "data_ptr"):
@@ -304,6 +327,30 @@ def grid3(grid):
 
 OPTIONS = ("num_warps", "num_stages", "maxnreg", "stream")
 
+# os.environ's own dict (bytes keys on POSIX): every change made through
+# os.environ shows in it, and a lookup skips encoding the name, which the
+# launch path would otherwise pay twice per call.
+_ENVIRON = getattr(os.environ, "_data", None)
+if not (isinstance(_ENVIRON, dict) and
+        all(isinstance(k, bytes) for k in list(_ENVIRON)[:1])):
+    _ENVIRON = None
+
+
+def env_value(name):
+    """The environment variable `name` as bytes (b"" when unset), read as
+    the generated launchers read it."""
+    if _ENVIRON is not None:
+        return _ENVIRON.get(name.encode(), b"")
+    return os.environ.get(name, "").encode()
+
+
+def _env_expr(name):
+    """Source of an expression the generated launcher evaluates to
+    env_value(name)."""
+    if _ENVIRON is not None:
+        return f"_environ.get({name.encode()!r}, b'')"
+    return f"_env_value({name!r})"
+
 
 def fast_launcher(jf):
     """The generated launch function of JITFunction `jf`: Python binds the
@@ -312,8 +359,8 @@ def fast_launcher(jf):
     sig, names, keys = [], [], []
     ns = {"_general": jf._run_general, "_caches": jf._fast_cache,
           "_device": current_device, "_stream": current_stream,
-          "_grid3": grid3, "_EMPTY": {}, "_environ": os.environ,
-          "_launch": launch}
+          "_grid3": grid3, "_EMPTY": {}, "_environ": _ENVIRON,
+          "_env_value": env_value, "_launch": launch}
     prologue = []
     ns.update(_I32=_I32, _I32_16=_I32_16, _ONE=ONE)
     for p in params:
@@ -343,10 +390,10 @@ def fast_launcher(jf):
     options = [o for o in OPTIONS if o not in names]
     opt_value = {o: o for o in OPTIONS}
     if jf.interpret is None:
-        interp = "_environ.get('QUIRE_INTERPRET', '') not in ('', '0')"
+        interp = f"{_env_expr('QUIRE_INTERPRET')} not in (b'', b'0')"
     else:
         interp = "True" if jf.interpret else "False"
-    debug = "_environ.get('QUIRE_DEBUG', '')" if jf.debug is None else "0"
+    debug = _env_expr("QUIRE_DEBUG") if jf.debug is None else "0"
     ns["_globals"] = jf._used_globals
     ns["_check_globals"] = jf._check_globals
     all_names = ", ".join(names)
