@@ -7,7 +7,8 @@
 //
 // arith.divf on f32 marked `fastmath<arcp>` (the frontend's `/`, as Triton's)
 // is div.full.f32: full-range, within 2 ulp, without the correctly rounded
-// division's refinement and slow path; an unmarked divf stays div.rn.
+// division's refinement and slow path; `1.0 / x` so marked is rcp.approx.f32
+// (full range, 1 ulp). An unmarked divf stays div.rn.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::quire;
@@ -72,7 +74,8 @@ struct FastMathLowering : public ConvertOpToLLVMPattern<Op> {
   double preScale, postScale;
 };
 
-/// arith.divf %a, %b fastmath<arcp> : f32 => div.full.f32
+/// arith.divf %a, %b fastmath<arcp> : f32 => div.full.f32 (rcp.approx.f32
+/// when %a is 1.0)
 struct ApproxDivLowering : public ConvertOpToLLVMPattern<arith::DivFOp> {
   ApproxDivLowering(LLVMTypeConverter &c)
       : ConvertOpToLLVMPattern<arith::DivFOp>(c, /*benefit=*/10) {}
@@ -83,10 +86,14 @@ struct ApproxDivLowering : public ConvertOpToLLVMPattern<arith::DivFOp> {
     if (!op.getType().isF32() ||
         !bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::arcp))
       return failure();
+    bool reciprocal = matchPattern(op.getLhs(), m_OneFloat());
+    SmallVector<Value> operands{adaptor.getRhs()};
+    if (!reciprocal)
+      operands.insert(operands.begin(), adaptor.getLhs());
     auto asmOp = LLVM::InlineAsmOp::create(
-        rewriter, op.getLoc(), rewriter.getF32Type(),
-        ValueRange{adaptor.getLhs(), adaptor.getRhs()},
-        "div.full.f32 $0, $1, $2;", "=f,f,f",
+        rewriter, op.getLoc(), rewriter.getF32Type(), operands,
+        reciprocal ? "rcp.approx.f32 $0, $1;" : "div.full.f32 $0, $1, $2;",
+        reciprocal ? "=f,f" : "=f,f,f",
         /*has_side_effects=*/false, /*is_align_stack=*/false,
         LLVM::TailCallKind::None,
         LLVM::AsmDialectAttr::get(rewriter.getContext(),

@@ -8,7 +8,9 @@
 //
 // Three conversions run in order: (1) tile ops, tensor arith/math and scf
 // types, 1:N from a tensor to its registers; (2) scf to cf; (3) scalar arith,
-// math and cf to LLVM, with fast-math NVVM paths for exp/log/tanh.
+// math and cf to LLVM, with fast-math NVVM paths for exp/log/tanh. Before
+// them, a tensor division marked `arcp` whose divisor repeats a smaller value
+// becomes a multiplication by that value's reciprocal (replicatedDivisors).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +32,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
 
 namespace mlir::quire {
@@ -58,6 +61,69 @@ void mlir::quire::populateTileToLLVMTypeConversions(
         results.append(layout->getNumRegs(), elt);
         return success();
       });
+}
+
+/// `x / d` on tensors, marked `fastmath<arcp>` (the frontend's fp32 `/`),
+/// where `d` repeats a smaller value `r` (a tile.splat of a scalar, or a
+/// tile.broadcast, through expand_dims and layout conversions, of a smaller
+/// tensor: the row sums of a softmax, the `l` of attention): `x * d'` with `d'`
+/// the same ops applied to `1 / r` (also `arcp`: rcp.approx.f32, 1 ulp, no
+/// slow path). Each thread takes one reciprocal per value of `r` it holds
+/// instead of a division per element (the product is within 1.5 ulp of the
+/// quotient, inside div.full.f32's 2), and the per-element cost is a
+/// multiply, which keeps a softmax off the SFU that its exp already loads.
+static void replicatedDivisors(ModuleOp module) {
+  SmallVector<arith::DivFOp> divisions;
+  module.walk([&](arith::DivFOp op) {
+    if (isa<RankedTensorType>(op.getType()) &&
+        bitEnumContainsAll(op.getFastmath(), arith::FastMathFlags::arcp))
+      divisions.push_back(op);
+  });
+  for (arith::DivFOp op : divisions) {
+    // The ops that build the divisor, from the division up to the value they
+    // repeat.
+    SmallVector<Operation *> chain;
+    bool repeats = false;
+    Value root = op.getRhs();
+    while (Operation *def = root.getDefiningOp()) {
+      if (!isa<tile::SplatOp, tile::BroadcastOp, tile::ExpandDimsOp,
+               tile::ConvertLayoutOp>(def))
+        break;
+      chain.push_back(def);
+      root = def->getOperand(0);
+      repeats |= isa<tile::SplatOp, tile::BroadcastOp>(def);
+      if (isa<tile::SplatOp>(def))
+        break;
+    }
+    if (!repeats)
+      continue;
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Type rootType = root.getType();
+    TypedAttr oneAttr;
+    if (auto t = dyn_cast<RankedTensorType>(rootType))
+      oneAttr =
+          DenseElementsAttr::get(t, b.getFloatAttr(t.getElementType(), 1.0));
+    else
+      oneAttr = b.getFloatAttr(rootType, 1.0);
+    Value one = arith::ConstantOp::create(b, loc, oneAttr);
+    Value reciprocal =
+        arith::DivFOp::create(b, loc, one, root, arith::FastMathFlags::arcp);
+    IRMapping map;
+    map.map(root, reciprocal);
+    Value repeated = reciprocal;
+    for (Operation *def : llvm::reverse(chain)) {
+      repeated = b.clone(*def, map)->getResult(0);
+      map.map(def->getResult(0), repeated);
+    }
+    Value product =
+        arith::MulFOp::create(b, loc, op.getLhs(), repeated, op.getFastmath());
+    op.replaceAllUsesWith(product);
+    op.erase();
+    for (Operation *def : chain)
+      if (def->use_empty())
+        def->erase();
+  }
 }
 
 namespace {
@@ -377,6 +443,8 @@ struct ConvertTileToLLVMPass
     LowerToLLVMOptions options(ctx);
     LLVMTypeConverter converter(ctx, options);
     populateTileToLLVMTypeConversions(converter);
+
+    replicatedDivisors(module);
 
     // (1) tile ops and tensors.
     {

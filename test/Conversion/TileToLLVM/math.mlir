@@ -5,9 +5,14 @@
 // Other math ops take upstream's LLVM lowering (sqrt: llvm.intr.sqrt); the
 // rest are located errors (unsupported.mlir). An f32 arith.divf marked
 // fastmath<arcp> (the frontend's `/`) is div.full.f32; an unmarked one, and
-// one of f64, keep upstream's correctly rounded llvm.fdiv (div.rn).
+// one of f64, keep upstream's correctly rounded llvm.fdiv (div.rn). A marked
+// division whose divisor repeats a smaller value (a splat, a broadcast of a
+// row vector) multiplies by that value's reciprocal (a marked 1.0 / x is
+// rcp.approx.f32): one per value a thread holds, an llvm.fmul per element.
 
 #b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#b2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#s2 = #tile.slice<{dim = 1, parent = #b2}>
 
 module attributes {tile.num_warps = 4 : i32} {
 
@@ -63,6 +68,41 @@ func.func @division(%p: !tile.ptr<f32>, %d: f64, %q: !tile.ptr<f64>) attributes 
   tile.store %ps, %r : tensor<128x!tile.ptr<f32>, #b>
   %e = arith.divf %d, %d fastmath<arcp> : f64
   tile.store %q, %e : !tile.ptr<f64>
+  return
+}
+
+// CHECK-LABEL: llvm.func @divide_by_splat
+// CHECK:         %[[R:.*]] = llvm.inline_asm asm_dialect = att "rcp.approx.f32 $0, $1;", "=f,f" %arg1 : (f32) -> f32
+// CHECK-COUNT-4: llvm.fmul %{{.*}}, %[[R]]
+// CHECK-NOT:     div.full
+// CHECK-NOT:     rcp.approx
+// CHECK-NOT:     llvm.fdiv
+// CHECK:         llvm.return
+func.func @divide_by_splat(%p: !tile.ptr<f32>, %s: f32) attributes {tile.kernel} {
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #b>
+  %x = tile.load %ps : tensor<512x!tile.ptr<f32>, #b>
+  %d = tile.splat %s : f32 -> tensor<512xf32, #b>
+  %y = arith.divf %x, %d fastmath<arcp> : tensor<512xf32, #b>
+  tile.store %ps, %y : tensor<512x!tile.ptr<f32>, #b>
+  return
+}
+
+// CHECK-LABEL: llvm.func @divide_by_row_vector
+// CHECK:         %[[R:.*]] = llvm.inline_asm asm_dialect = att "rcp.approx.f32 $0, $1;", "=f,f" %{{.*}} : (f32) -> f32
+// CHECK-COUNT-4: llvm.fmul %{{.*}}, %[[R]]
+// CHECK-NOT:     div.full
+// CHECK-NOT:     rcp.approx
+// CHECK-NOT:     llvm.fdiv
+// CHECK:         llvm.return
+func.func @divide_by_row_vector(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>) attributes {tile.kernel} {
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<8x64x!tile.ptr<f32>, #b2>
+  %x = tile.load %ps : tensor<8x64x!tile.ptr<f32>, #b2>
+  %qs = tile.splat %q : !tile.ptr<f32> -> tensor<8x!tile.ptr<f32>, #s2>
+  %v = tile.load %qs : tensor<8x!tile.ptr<f32>, #s2>
+  %e = tile.expand_dims %v {axis = 1 : i32} : tensor<8xf32, #s2> -> tensor<8x1xf32, #b2>
+  %d = tile.broadcast %e : tensor<8x1xf32, #b2> -> tensor<8x64xf32, #b2>
+  %y = arith.divf %x, %d fastmath<arcp> : tensor<8x64xf32, #b2>
+  tile.store %ps, %y : tensor<8x64x!tile.ptr<f32>, #b2>
   return
 }
 
