@@ -697,6 +697,11 @@ private:
   LogicalResult execAddPtr(tile::AddPtrOp op);
   LogicalResult execLoad(tile::LoadOp op);
   LogicalResult execStore(tile::StoreOp op);
+  LogicalResult writableLanes(Operation *op, const RtValue &ptr,
+                              const RtValue *mask, unsigned bytes,
+                              SmallVectorImpl<char *> &hosts);
+  LogicalResult execAtomicRMW(tile::AtomicRMWOp op);
+  LogicalResult execAtomicCAS(tile::AtomicCASOp op);
   LogicalResult execDot(tile::DotOp op);
   LogicalResult execReduce(tile::ReduceOp op);
   LogicalResult execPagedLoad(tile::PagedLoadOp op);
@@ -1380,15 +1385,14 @@ LogicalResult Interpreter::execLoad(tile::LoadOp op) {
   return success();
 }
 
-LogicalResult Interpreter::execStore(tile::StoreOp op) {
-  const RtValue &ptr = get(op.getPtr());
-  const RtValue &value = get(op.getValue());
-  const RtValue *mask = op.getMask() ? &get(op.getMask()) : nullptr;
-  Type elemType = getElementTypeOrSelf(op.getValue().getType());
-  unsigned bytes = getInterpElementBytes(elemType);
-  bool isFloat = isa<FloatType>(elemType);
+/// The host address of each lane `mask` lets write (null for the others),
+/// every one checked before any is written: an invalid access is not
+/// executed.
+LogicalResult Interpreter::writableLanes(Operation *op, const RtValue &ptr,
+                                         const RtValue *mask, unsigned bytes,
+                                         SmallVectorImpl<char *> &hosts) {
   size_t n = ptr.ints.size();
-  SmallVector<char *> hosts(n, nullptr);
+  hosts.assign(n, nullptr);
   for (size_t i = 0; i < n; ++i) {
     if (mask && !mask->ints[i])
       continue;
@@ -1397,6 +1401,20 @@ LogicalResult Interpreter::execStore(tile::StoreOp op) {
     if (!hosts[i])
       return failure();
   }
+  return success();
+}
+
+LogicalResult Interpreter::execStore(tile::StoreOp op) {
+  const RtValue &ptr = get(op.getPtr());
+  const RtValue &value = get(op.getValue());
+  const RtValue *mask = op.getMask() ? &get(op.getMask()) : nullptr;
+  Type elemType = getElementTypeOrSelf(op.getValue().getType());
+  unsigned bytes = getInterpElementBytes(elemType);
+  bool isFloat = isa<FloatType>(elemType);
+  size_t n = ptr.ints.size();
+  SmallVector<char *> hosts;
+  if (failed(writableLanes(op, ptr, mask, bytes, hosts)))
+    return failure();
   // Lanes that hit the same address: the last one wins.
   for (size_t i = 0; i < n; ++i) {
     if (!hosts[i])
@@ -1406,6 +1424,118 @@ LogicalResult Interpreter::execStore(tile::StoreOp op) {
     else
       writeIntElement(elemType, value.ints[i], hosts[i]);
   }
+  return success();
+}
+
+// Atomics: one program runs at a time, so each element's read-modify-write
+// is a read and a write, in lane order (lanes that hit one address see each
+// other's updates, as the GPU serializes them in some order).
+LogicalResult Interpreter::execAtomicRMW(tile::AtomicRMWOp op) {
+  const RtValue &ptr = get(op.getPtr());
+  const RtValue &val = get(op.getVal());
+  const RtValue *mask = op.getMask() ? &get(op.getMask()) : nullptr;
+  Type elemType = getElementTypeOrSelf(op.getVal().getType());
+  unsigned bytes = getInterpElementBytes(elemType);
+  bool isFloat = isa<FloatType>(elemType);
+  size_t n = ptr.ints.size();
+  SmallVector<char *> hosts;
+  if (failed(writableLanes(op, ptr, mask, bytes, hosts)))
+    return failure();
+  RtValue r;
+  r.shape = ptr.shape;
+  if (isFloat)
+    r.floats.assign(n, std::numeric_limits<double>::quiet_NaN());
+  else
+    r.ints.assign(n, 0);
+  unsigned width = isFloat ? 0 : getIntWidth(elemType);
+  tile::AtomicKind kind = op.getKind();
+  for (size_t i = 0; i < n; ++i) {
+    if (!hosts[i])
+      continue;
+    if (isFloat) {
+      double old = readFloatElement(elemType, hosts[i]), v = val.floats[i];
+      double next = kind == tile::AtomicKind::Add   ? old + v
+                    : kind == tile::AtomicKind::Max ? (v > old ? v : old)
+                    : kind == tile::AtomicKind::Min ? (v < old ? v : old)
+                                                    : v; // xchg
+      writeFloatElement(elemType, next, hosts[i]);
+      r.floats[i] = old;
+      continue;
+    }
+    int64_t old = readIntElement(elemType, hosts[i]), v = val.ints[i];
+    uint64_t uo = zext(old, width), uv = zext(v, width);
+    int64_t next = v;
+    switch (kind) {
+    case tile::AtomicKind::Add:
+      next = static_cast<int64_t>(uo + uv);
+      break;
+    case tile::AtomicKind::Max:
+      next = std::max(old, v);
+      break;
+    case tile::AtomicKind::Min:
+      next = std::min(old, v);
+      break;
+    case tile::AtomicKind::UMax:
+      next = uo > uv ? old : v;
+      break;
+    case tile::AtomicKind::UMin:
+      next = uo < uv ? old : v;
+      break;
+    case tile::AtomicKind::And:
+      next = old & v;
+      break;
+    case tile::AtomicKind::Or:
+      next = old | v;
+      break;
+    case tile::AtomicKind::Xor:
+      next = old ^ v;
+      break;
+    case tile::AtomicKind::Xchg:
+      next = v;
+      break;
+    }
+    writeIntElement(elemType, next, hosts[i]);
+    r.ints[i] = old;
+  }
+  set(op.getResult(), std::move(r));
+  return success();
+}
+
+LogicalResult Interpreter::execAtomicCAS(tile::AtomicCASOp op) {
+  const RtValue &ptr = get(op.getPtr());
+  const RtValue &cmp = get(op.getCmp());
+  const RtValue &val = get(op.getVal());
+  Type elemType = getElementTypeOrSelf(op.getVal().getType());
+  unsigned bytes = getInterpElementBytes(elemType);
+  bool isFloat = isa<FloatType>(elemType);
+  size_t n = ptr.ints.size();
+  SmallVector<char *> hosts;
+  if (failed(writableLanes(op, ptr, nullptr, bytes, hosts)))
+    return failure();
+  RtValue r;
+  r.shape = ptr.shape;
+  if (isFloat)
+    r.floats.resize(n);
+  else
+    r.ints.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    // The comparison is of the bits, as the GPU's atom.cas compares them.
+    char expected[8] = {};
+    if (isFloat) {
+      r.floats[i] = readFloatElement(elemType, hosts[i]);
+      writeFloatElement(elemType, cmp.floats[i], expected);
+    } else {
+      r.ints[i] = readIntElement(elemType, hosts[i]);
+      writeIntElement(elemType, cmp.ints[i], expected);
+    }
+    if (std::memcmp(expected, hosts[i], bytes) != 0)
+      continue;
+    if (isFloat)
+      writeFloatElement(elemType, val.floats[i], hosts[i]);
+    else
+      writeIntElement(elemType, val.ints[i], hosts[i]);
+  }
+  set(op.getResult(), std::move(r));
   return success();
 }
 
@@ -1669,6 +1799,8 @@ LogicalResult Interpreter::exec(Operation *op) {
       .Case([&](tile::AddPtrOp o) { return execAddPtr(o); })
       .Case([&](tile::LoadOp o) { return execLoad(o); })
       .Case([&](tile::StoreOp o) { return execStore(o); })
+      .Case([&](tile::AtomicRMWOp o) { return execAtomicRMW(o); })
+      .Case([&](tile::AtomicCASOp o) { return execAtomicCAS(o); })
       .Case([&](tile::DotOp o) { return execDot(o); })
       .Case([&](tile::ReduceOp o) { return execReduce(o); })
       .Case([&](tile::PagedLoadOp o) { return execPagedLoad(o); })

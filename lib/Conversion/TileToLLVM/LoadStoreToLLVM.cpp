@@ -5,10 +5,14 @@
 // and AxisInfo proves the addresses contiguous, aligned and the mask uniform
 // over the run; each run becomes one vector access of up to 16 bytes.
 // Masked accesses are predicated PTX (Triton's scheme): lanes whose mask is
-// false issue no memory transaction and read `other`.
+// false issue no memory transaction and read `other`. Atomics are one
+// predicated `atom` per element, by the thread that owns it; where other
+// threads hold the element too (a scalar, a replicated layout) and the old
+// value is used, the owner passes it on through shared memory.
 //
 //===----------------------------------------------------------------------===//
 
+#include "SharedMemory.h"
 #include "Utility.h"
 
 #include "quire/Analysis/AxisInfo.h"
@@ -342,8 +346,214 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
 
 } // namespace
 
+namespace {
+
+/// One predicated PTX atom: `@pred atom<sem><scope>.global.<op> d, [ptr],
+/// operands...`; d is 0 where the predicate is false.
+Value atomInstr(OpBuilder &b, Location loc, Type type, StringRef op,
+                tile::MemSemantic sem, tile::MemScope scope, Value ptr,
+                Value pred, ArrayRef<Value> operands) {
+  unsigned bits = type.getIntOrFloatBitWidth();
+  char cons = type.isF32() ? 'f' : type.isF64() ? 'd' : bits == 64 ? 'l' : 'r';
+  std::string asmStr = "mov.b" + std::to_string(bits) + " $0, 0;\n\t@$2 atom" +
+                       "." + tile::stringifyMemSemantic(sem).str() + "." +
+                       tile::stringifyMemScope(scope).str() + ".global." +
+                       op.str() + " $0, [ $1 + 0 ]";
+  std::string constraints = std::string("=") + cons + ",l,b";
+  for (unsigned i = 0; i < operands.size(); ++i) {
+    asmStr += ", $" + std::to_string(3 + i);
+    constraints += std::string(",") + cons;
+  }
+  asmStr += ";";
+  SmallVector<Value> args{ptr, pred};
+  args.append(operands.begin(), operands.end());
+  return LLVM::InlineAsmOp::create(
+             b, loc, type, args, asmStr, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::TailCallKind::None,
+             LLVM::AsmDialectAttr::get(b.getContext(),
+                                       LLVM::AsmDialect::AD_ATT),
+             ArrayAttr())
+      .getResult(0);
+}
+
+/// The PTX `op.type` of an atomic read-modify-write of `type` elements (f32
+/// max and min are two integer atomics, atomicFloatMinMax).
+std::string rmwOp(tile::AtomicKind kind, Type type) {
+  unsigned bits = type.getIntOrFloatBitWidth();
+  std::string b = std::to_string(bits);
+  switch (kind) {
+  case tile::AtomicKind::Add:
+    return isa<FloatType>(type) ? "add.f" + b : "add.u" + b;
+  case tile::AtomicKind::Max:
+    return "max.s" + b;
+  case tile::AtomicKind::Min:
+    return "min.s" + b;
+  case tile::AtomicKind::UMax:
+    return "max.u" + b;
+  case tile::AtomicKind::UMin:
+    return "min.u" + b;
+  case tile::AtomicKind::And:
+    return "and.b" + b;
+  case tile::AtomicKind::Or:
+    return "or.b" + b;
+  case tile::AtomicKind::Xor:
+    return "xor.b" + b;
+  case tile::AtomicKind::Xchg:
+    return "exch.b" + b;
+  }
+  llvm_unreachable("atomic kind");
+}
+
+/// f32 max/min as integer atomics on the bits (Triton's scheme): for a
+/// value with the sign bit clear, a signed max (min) orders it against any
+/// stored float as the floats order; with the sign bit set, an unsigned min
+/// (max) does.
+Value atomicFloatMinMax(OpBuilder &b, Location loc, bool isMax,
+                        tile::MemSemantic sem, tile::MemScope scope, Value ptr,
+                        Value pred, Value val) {
+  Type i32 = b.getI32Type();
+  Value bits = LLVM::BitcastOp::create(b, loc, i32, val);
+  Value positive = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sge, bits,
+                                        i32Const(b, loc, 0));
+  Value one =
+      LLVM::ConstantOp::create(b, loc, b.getI1Type(), b.getBoolAttr(true));
+  Value negative = LLVM::XOrOp::create(b, loc, positive, one);
+  Value onPositive = LLVM::AndOp::create(b, loc, pred, positive);
+  Value onNegative = LLVM::AndOp::create(b, loc, pred, negative);
+  Value a = atomInstr(b, loc, i32, isMax ? "max.s32" : "min.s32", sem, scope,
+                      ptr, onPositive, {bits});
+  Value c = atomInstr(b, loc, i32, isMax ? "min.u32" : "max.u32", sem, scope,
+                      ptr, onNegative, {bits});
+  Value old = LLVM::SelectOp::create(b, loc, positive, a, c);
+  return LLVM::BitcastOp::create(b, loc, b.getF32Type(), old);
+}
+
+/// tile.atomic_rmw / tile.atomic_cas => per element the thread owns, one
+/// predicated atom; the old values of elements other threads hold too reach
+/// them through a shared buffer (one slot per element and one the other
+/// threads write into) when the result is used.
+template <typename Op>
+struct AtomicOpLowering : public ConvertOpToLLVMPattern<Op> {
+  AtomicOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern<Op>(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(Op op,
+                  typename ConvertOpToLLVMPattern<Op>::OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type valueType = op.getResult().getType();
+    Type elt =
+        this->getTypeConverter()->convertType(getElementTypeOrSelf(valueType));
+    ValueRange ptrs = adaptor.getPtr();
+    FailureOr<Value> owner = ownerPredicate(rewriter, loc, op, valueType);
+    if (failed(owner))
+      return failure();
+    std::optional<tile::LinearLayout> layout;
+    if (auto type = dyn_cast<RankedTensorType>(valueType))
+      layout = *tile::LinearLayout::get(type);
+    auto keyOf = [&](unsigned r) -> int64_t {
+      if (!layout)
+        return 0;
+      tile::Coord c = layout->regCoord(r);
+      int64_t key = 0;
+      for (unsigned d = 0; d < c.size(); ++d)
+        key = key * layout->getShape()[d] + c[d];
+      return key;
+    };
+    Value always = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                            rewriter.getBoolAttr(true));
+    SmallVector<Value> olds(ptrs.size());
+    llvm::DenseMap<int64_t, unsigned> first;
+    for (unsigned r = 0; r < ptrs.size(); ++r) {
+      auto [it, isNew] = first.try_emplace(keyOf(r), r);
+      if (!isNew) {
+        olds[r] = olds[it->second];
+        continue;
+      }
+      Value pred = *owner ? *owner : always;
+      if constexpr (std::is_same_v<Op, tile::AtomicRMWOp>) {
+        if (op.getMask())
+          pred = LLVM::AndOp::create(rewriter, loc, pred, adaptor.getMask()[r]);
+        Value v = adaptor.getVal()[r];
+        tile::AtomicKind kind = op.getKind();
+        if (elt.isF32() &&
+            (kind == tile::AtomicKind::Max || kind == tile::AtomicKind::Min))
+          olds[r] =
+              atomicFloatMinMax(rewriter, loc, kind == tile::AtomicKind::Max,
+                                op.getSem(), op.getScope(), ptrs[r], pred, v);
+        else
+          olds[r] = atomInstr(rewriter, loc, elt, rmwOp(kind, elt), op.getSem(),
+                              op.getScope(), ptrs[r], pred, {v});
+      } else {
+        std::string b = std::to_string(elt.getIntOrFloatBitWidth());
+        Type bitsType = rewriter.getIntegerType(elt.getIntOrFloatBitWidth());
+        auto asBits = [&](Value x) -> Value {
+          return isa<FloatType>(elt)
+                     ? LLVM::BitcastOp::create(rewriter, loc, bitsType, x)
+                           .getResult()
+                     : x;
+        };
+        Value old = atomInstr(
+            rewriter, loc, bitsType, "cas.b" + b, op.getSem(), op.getScope(),
+            ptrs[r], pred,
+            {asBits(adaptor.getCmp()[r]), asBits(adaptor.getVal()[r])});
+        olds[r] =
+            isa<FloatType>(elt)
+                ? LLVM::BitcastOp::create(rewriter, loc, elt, old).getResult()
+                : old;
+      }
+    }
+    if (*owner && !op.getResult().use_empty()) {
+      // The owners write each element's old value to its slot, the other
+      // threads into the last one; then every thread reads its elements.
+      int64_t numel = 1;
+      if (layout)
+        for (int64_t d : layout->getShape())
+          numel *= d;
+      unsigned bytes = elt.getIntOrFloatBitWidth() / 8;
+      unsigned buffer = state.reserveShared((numel + 1) * bytes);
+      Value trash = i32Const(rewriter, loc, numel * bytes);
+      SmallVector<Value> thread;
+      if (layout)
+        thread =
+            threadCoord(rewriter, loc, *layout, getThreadIds(rewriter, loc));
+      auto offsetOf = [&](unsigned r) -> Value {
+        if (!layout)
+          return i32Const(rewriter, loc, 0);
+        Value index = linearize(
+            rewriter, loc, regCoordValues(rewriter, loc, *layout, thread, r),
+            layout->getShape());
+        return LLVM::MulOp::create(rewriter, loc, index,
+                                   i32Const(rewriter, loc, bytes));
+      };
+      SmallVector<Value> offsets(ptrs.size());
+      for (auto [key, r] : first)
+        offsets[r] = offsetOf(r);
+      for (auto [key, r] : first) {
+        Value offset =
+            LLVM::SelectOp::create(rewriter, loc, *owner, offsets[r], trash);
+        LLVM::StoreOp::create(rewriter, loc, olds[r],
+                              sharedPtr(rewriter, loc, op, offset, buffer));
+      }
+      for (unsigned r = 0; r < ptrs.size(); ++r)
+        olds[r] = LLVM::LoadOp::create(
+            rewriter, loc, elt,
+            sharedPtr(rewriter, loc, op, offsets[first[keyOf(r)]], buffer));
+    }
+    rewriter.replaceOpWithMultiple(op, {olds});
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+} // namespace
+
 void tilellvm::populateLoadStorePatterns(LLVMTypeConverter &converter,
                                          RewritePatternSet &patterns,
                                          TileToLLVMState &state) {
-  patterns.add<LoadOpLowering, StoreOpLowering>(converter, state);
+  patterns
+      .add<LoadOpLowering, StoreOpLowering, AtomicOpLowering<tile::AtomicRMWOp>,
+           AtomicOpLowering<tile::AtomicCASOp>>(converter, state);
 }

@@ -754,3 +754,51 @@ func.func @warpgroup_dot_negative_k(%c: tensor<64x64xf32, #mma4>, %s: i32) {
   %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = -16 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
   return
 }
+
+// -----
+
+func.func @atomic_element_type(%p: !tile.ptr<f16>, %v: f16) {
+  // expected-error @+1 {{element type 'f16' is not supported: atomics take 32- or 64-bit integers and f32/f64}}
+  %o = tile.atomic_rmw add, %p, %v : !tile.ptr<f16>
+  return
+}
+
+// -----
+
+func.func @atomic_bitwise_float(%p: !tile.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{xor takes integers, got 'f32'}}
+  %o = tile.atomic_rmw xor, %p, %v : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @atomic_unsigned_float(%p: !tile.ptr<f32>, %v: f32) {
+  // expected-error @+1 {{umax takes integers, got 'f32'}}
+  %o = tile.atomic_rmw umax, %p, %v : !tile.ptr<f32>
+  return
+}
+
+// -----
+
+func.func @atomic_max_f64(%p: !tile.ptr<f64>, %v: f64) {
+  // expected-error @+1 {{max of floats takes f32, got 'f64'}}
+  %o = tile.atomic_rmw max, %p, %v : !tile.ptr<f64>
+  return
+}
+
+// -----
+
+func.func @atomic_cas_element_type(%p: !tile.ptr<i16>, %v: i16) {
+  // expected-error @+1 {{element type 'i16' is not supported: atomics take 32- or 64-bit integers and f32/f64}}
+  %o = tile.atomic_cas %p, %v, %v : !tile.ptr<i16>
+  return
+}
+
+// -----
+
+func.func @atomic_value_type(%p: !tile.ptr<i32>, %v: i64) {
+  // expected-error @+1 {{value type matches the pointee type of ptr}}
+  %o = "tile.atomic_rmw"(%p, %v) {kind = 0 : i32} : (!tile.ptr<i32>, i64) -> i32
+  return
+}

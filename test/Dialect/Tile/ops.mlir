@@ -159,3 +159,16 @@ func.func @async_staging(%p: tensor<16x64x!tile.ptr<f16>>, %m: tensor<16x64xi1>,
   %x = tile.async_local_load %s {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32} : tensor<64x16xf16>
   return %x : tensor<64x16xf16>
 }
+
+// CHECK-LABEL: func.func @atomics
+func.func @atomics(%p: !tile.ptr<i32>, %ps: tensor<64x!tile.ptr<f32>>, %v: tensor<64xf32>, %m: tensor<64xi1>) -> (i32, tensor<64xf32>, i32) {
+  %one = arith.constant 1 : i32
+  %zero = arith.constant 0 : i32
+  // CHECK: tile.atomic_rmw add, %{{.*}}, %{{.*}} : !tile.ptr<i32>
+  %a = tile.atomic_rmw add, %p, %one : !tile.ptr<i32>
+  // CHECK: tile.atomic_rmw max, %{{.*}}, %{{.*}}, %{{.*}} sem(relaxed) scope(cta) : tensor<64x!tile.ptr<f32>>
+  %b = tile.atomic_rmw max, %ps, %v, %m sem(relaxed) scope(cta) : tensor<64x!tile.ptr<f32>>
+  // CHECK: tile.atomic_cas %{{.*}}, %{{.*}}, %{{.*}} sem(acquire) scope(sys) : !tile.ptr<i32>
+  %c = tile.atomic_cas %p, %zero, %one sem(acquire) scope(sys) : !tile.ptr<i32>
+  return %a, %b, %c : i32, tensor<64xf32>, i32
+}

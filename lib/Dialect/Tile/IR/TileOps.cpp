@@ -210,6 +210,48 @@ LogicalResult LoadOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// AtomicRMWOp, AtomicCASOp
+//===----------------------------------------------------------------------===//
+
+/// 32- or 64-bit integers and floats: what the GPU's atom instructions take.
+static LogicalResult checkAtomicElement(Operation *op, Type elt) {
+  unsigned bits = elt.isIntOrFloat() ? elt.getIntOrFloatBitWidth() : 0;
+  if ((isa<IntegerType>(elt) || elt.isF32() || elt.isF64()) &&
+      (bits == 32 || bits == 64))
+    return success();
+  return op->emitOpError() << "element type " << elt
+                           << " is not supported: atomics take 32- or 64-bit "
+                              "integers and f32/f64";
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  Type elt = getElementTypeOrSelf(getVal().getType());
+  if (failed(checkAtomicElement(*this, elt)))
+    return failure();
+  bool isFloat = isa<FloatType>(elt);
+  switch (getKind()) {
+  case AtomicKind::Add:
+  case AtomicKind::Xchg:
+    return success();
+  case AtomicKind::Max:
+  case AtomicKind::Min:
+    if (isFloat && !elt.isF32())
+      return emitOpError() << stringifyAtomicKind(getKind())
+                           << " of floats takes f32, got " << elt;
+    return success();
+  default:
+    if (isFloat)
+      return emitOpError() << stringifyAtomicKind(getKind())
+                           << " takes integers, got " << elt;
+    return success();
+  }
+}
+
+LogicalResult AtomicCASOp::verify() {
+  return checkAtomicElement(*this, getElementTypeOrSelf(getVal().getType()));
+}
+
+//===----------------------------------------------------------------------===//
 // DotOp, ReduceOp
 //===----------------------------------------------------------------------===//
 

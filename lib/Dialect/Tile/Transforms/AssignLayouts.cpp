@@ -448,6 +448,11 @@ struct AssignLayoutsPass
       } else if (isa<AssertOp>(op)) {
         // Lowered register by register over all operands at once.
         s.unite(op->getOperands());
+      } else if (isa<AtomicRMWOp, AtomicCASOp>(op)) {
+        // Element by element: pointers, values, mask and result alike.
+        SmallVector<Value> vs(op->getOperands());
+        vs.push_back(op->getResult(0));
+        s.unite(vs);
       } else if (auto d = dyn_cast<DotOp>(op)) {
         s.unite({d.getC(), d.getResult()});
         if (isMmaDot(d, mma)) {

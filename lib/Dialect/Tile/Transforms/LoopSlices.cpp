@@ -42,8 +42,19 @@ bool tile::storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots) {
                   mem.hasEffect<MemoryEffects::Allocate>();
     if (!writes)
       return;
-    auto store = dyn_cast<StoreOp>(op);
-    Value root = store ? pointerRoot(store.getPtr()) : Value();
+    // An atomic that acquires orders the loads after it: none may move
+    // above it, so it counts as an unknown write.
+    auto acquires = [](MemSemantic sem) {
+      return sem == MemSemantic::Acquire || sem == MemSemantic::AcqRel;
+    };
+    if (auto a = dyn_cast<AtomicRMWOp>(op); a && acquires(a.getSem()))
+      op = nullptr;
+    else if (auto c = dyn_cast<AtomicCASOp>(op); c && acquires(c.getSem()))
+      op = nullptr;
+    Value ptr = op && isa<StoreOp, AtomicRMWOp, AtomicCASOp>(op)
+                    ? op->getOperand(0)
+                    : Value();
+    Value root = ptr ? pointerRoot(ptr) : Value();
     if (!root)
       known = false;
     else if (!llvm::is_contained(roots, root))

@@ -24,9 +24,10 @@ namespace mlir::quire::tile {
 /// splat, broadcast, expand_dims and trans, or null.
 Value pointerRoot(Value p);
 
-/// Adds to `roots` the kernel arguments the body of `loop` stores through;
-/// false if it writes memory any other way (an assert, a barrier, a store
-/// whose pointer comes from no argument).
+/// Adds to `roots` the kernel arguments the body of `loop` stores through
+/// (tile.store, relaxed or releasing atomics); false if it writes memory any
+/// other way (an assert, a barrier, a store whose pointer comes from no
+/// argument, an atomic that acquires).
 bool storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots);
 
 /// Clones at `b` the ops of `slice` (single-result, in program order) whose

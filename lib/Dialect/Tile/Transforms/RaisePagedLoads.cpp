@@ -387,9 +387,10 @@ struct Raiser {
   Linearizer &lin;
 
   Raiser(func::FuncOp func, Linearizer &lin) : func(func), lin(lin) {
-    func.walk([&](StoreOp st) {
-      if (Value r = rootOf(st.getPtr()))
-        storedRoots.push_back(r);
+    func.walk([&](Operation *op) {
+      if (isa<StoreOp, AtomicRMWOp, AtomicCASOp>(op))
+        if (Value r = rootOf(op->getOperand(0)))
+          storedRoots.push_back(r);
     });
   }
 

@@ -34,6 +34,34 @@ def Tile_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
   let cppNamespace = "::mlir::quire::tile";
 }
 
+def Tile_AtomicKindAttr : I32EnumAttr<"AtomicKind", "atomic read-modify-write", [
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"UMax", 3, "umax">,
+    I32EnumAttrCase<"UMin", 4, "umin">,
+    I32EnumAttrCase<"And", 5, "and">,
+    I32EnumAttrCase<"Or", 6, "or">,
+    I32EnumAttrCase<"Xor", 7, "xor">,
+    I32EnumAttrCase<"Xchg", 8, "xchg">]> {
+  let cppNamespace = "::mlir::quire::tile";
+}
+
+def Tile_MemSemanticAttr : I32EnumAttr<"MemSemantic", "memory ordering", [
+    I32EnumAttrCase<"Relaxed", 0, "relaxed">,
+    I32EnumAttrCase<"Acquire", 1, "acquire">,
+    I32EnumAttrCase<"Release", 2, "release">,
+    I32EnumAttrCase<"AcqRel", 3, "acq_rel">]> {
+  let cppNamespace = "::mlir::quire::tile";
+}
+
+def Tile_MemScopeAttr : I32EnumAttr<"MemScope", "threads an ordering covers", [
+    I32EnumAttrCase<"Gpu", 0, "gpu">,
+    I32EnumAttrCase<"Cta", 1, "cta">,
+    I32EnumAttrCase<"Sys", 2, "sys">]> {
+  let cppNamespace = "::mlir::quire::tile";
+}
+
 //===----------------------------------------------------------------------===//
 // Launch grid
 //===----------------------------------------------------------------------===//
@@ -208,6 +236,76 @@ def Tile_StoreOp : Tile_Op<"store", [
   let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$value,
                        Optional<Tile_BoolLike>:$mask);
   let assemblyFormat = "$ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr)";
+}
+
+def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    TypesMatchWith<"value type matches the pointee type of ptr",
+                   "ptr", "val", "::mlir::quire::tile::getPointeeType($_self)">,
+    TypesMatchWith<"result type matches the pointee type of ptr",
+                   "ptr", "result", "::mlir::quire::tile::getPointeeType($_self)">,
+    OptionalTypesMatchWith<"mask is i1 of the same shape as ptr",
+                   "ptr", "mask", "::mlir::quire::tile::getI1SameShape($_self)">]> {
+  let summary = "atomic read-modify-write through pointers (Triton's tl.atomic_*)";
+  let description = [{
+    For each element whose `mask` is true, atomically replaces `*ptr` by
+    `kind(*ptr, val)` and returns the value it held (undefined where the
+    mask is false). `add` takes 32- and 64-bit integers and floats; `max` and
+    `min` (signed), `umax` and `umin` (unsigned) integers, and `max`/`min`
+    f32 too; `and`, `or`, `xor` integers; `xchg` any 32- or 64-bit element.
+    `sem` orders the program's other memory accesses around it (default
+    `acq_rel`), `scope` says whose (default `gpu`). Elements that two threads
+    of a program hold (a replicated layout, and a scalar, which every thread
+    holds) are updated once.
+
+    ```mlir
+    %old = tile.atomic_rmw add, %ptrs, %ones, %mask sem(relaxed) : tensor<64x!tile.ptr<i32>>
+    %n = tile.atomic_rmw add, %counter, %one : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_AtomicKindAttr:$kind, Tile_PtrLike:$ptr,
+                       Tile_Value:$val, Optional<Tile_BoolLike>:$mask,
+                       DefaultValuedAttr<Tile_MemSemanticAttr,
+                         "::mlir::quire::tile::MemSemantic::AcqRel">:$sem,
+                       DefaultValuedAttr<Tile_MemScopeAttr,
+                         "::mlir::quire::tile::MemScope::Gpu">:$scope);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $kind `,` $ptr `,` $val (`,` $mask^)? (`sem` `(` $sem^ `)`)?
+    (`scope` `(` $scope^ `)`)? attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    TypesMatchWith<"cmp type matches the pointee type of ptr",
+                   "ptr", "cmp", "::mlir::quire::tile::getPointeeType($_self)">,
+    TypesMatchWith<"value type matches the pointee type of ptr",
+                   "ptr", "val", "::mlir::quire::tile::getPointeeType($_self)">,
+    TypesMatchWith<"result type matches the pointee type of ptr",
+                   "ptr", "result", "::mlir::quire::tile::getPointeeType($_self)">]> {
+  let summary = "atomic compare-and-swap (Triton's tl.atomic_cas)";
+  let description = [{
+    For each element, atomically: if `*ptr == cmp` then `*ptr = val`;
+    returns the value `*ptr` held. 32- and 64-bit integers and floats (the
+    comparison is of the bits). `sem` and `scope` as for tile.atomic_rmw.
+
+    ```mlir
+    %old = tile.atomic_cas %lock, %zero, %one sem(acquire) scope(gpu) : !tile.ptr<i32>
+    ```
+  }];
+  let arguments = (ins Tile_PtrLike:$ptr, Tile_Value:$cmp, Tile_Value:$val,
+                       DefaultValuedAttr<Tile_MemSemanticAttr,
+                         "::mlir::quire::tile::MemSemantic::AcqRel">:$sem,
+                       DefaultValuedAttr<Tile_MemScopeAttr,
+                         "::mlir::quire::tile::MemScope::Gpu">:$scope);
+  let results = (outs Tile_Value:$result);
+  let assemblyFormat = [{
+    $ptr `,` $cmp `,` $val (`sem` `(` $sem^ `)`)? (`scope` `(` $scope^ `)`)?
+    attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//
