@@ -608,6 +608,9 @@ class CodeGenerator(ast.NodeVisitor):
                 if yields:
                     b.op("scf.yield " + ", ".join(y.handle.name for y in yields)
                          + " : " + ", ".join(y.type.mlir for y in yields))
+                elif kind == "while":
+                    # scf.for's empty yield is implicit; scf.while's is not.
+                    b.op("scf.yield")
             finally:
                 b.pop_block()
                 self.scope = saved

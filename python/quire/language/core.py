@@ -423,6 +423,37 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
     return semantic.store(pointer, _unwrap(value), _unwrap(mask), _builder)
 
 
+def _atomic(kind, doc):
+    @builtin
+    def fn(pointer, val, mask=None, sem=None, scope=None, _builder=None):
+        return semantic.atomic_rmw(kind, pointer, _unwrap(val), _unwrap(mask),
+                                   _unwrap(sem), _unwrap(scope), _builder)
+    fn.__name__ = fn.__qualname__ = f"atomic_{kind}"
+    fn.__doc__ = (f"Atomically {doc} where `mask` is true and returns the "
+                  "values memory held before (undefined where the mask is "
+                  "false). `sem`: 'acq_rel' (default), 'acquire', 'release' "
+                  "or 'relaxed'; `scope`: 'gpu' (default), 'cta' or 'sys'.")
+    return fn
+
+
+atomic_add = _atomic("add", "adds `val` to `*pointer`")
+atomic_max = _atomic("max", "replaces `*pointer` by max(`*pointer`, `val`)")
+atomic_min = _atomic("min", "replaces `*pointer` by min(`*pointer`, `val`)")
+atomic_and = _atomic("and", "ands `val` into `*pointer`")
+atomic_or = _atomic("or", "ors `val` into `*pointer`")
+atomic_xor = _atomic("xor", "xors `val` into `*pointer`")
+atomic_xchg = _atomic("xchg", "replaces `*pointer` by `val`")
+
+
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None, _builder=None):
+    """Atomically, where `*pointer == cmp` (their bits), replaces it by
+    `val`; returns the values memory held before. `sem` and `scope` as for
+    atomic_add."""
+    return semantic.atomic_cas(pointer, _unwrap(cmp), _unwrap(val),
+                               _unwrap(sem), _unwrap(scope), _builder)
+
+
 @builtin
 def paged_load(cache, block_table, first_token, head, block_shape, page_size,
                strides, bound, cols=None, num_blocks=None, _builder=None):
@@ -714,9 +745,7 @@ class range:
 # Triton names Quire does not implement: a clear error instead of a
 # NameError.
 for _name in ("reshape", "view", "join", "split", "cat", "interleave",
-              "histogram", "atomic_add", "atomic_max", "atomic_min",
-              "atomic_cas", "atomic_xchg", "atomic_and", "atomic_or",
-              "atomic_xor", "make_block_ptr", "advance", "device_print",
+              "histogram", "make_block_ptr", "advance", "device_print",
               "inline_asm_elementwise", "associative_scan", "cumsum",
               "cumprod", "sort", "flip", "reduce", "rand", "randn",
               "randint", "dot_scaled", "gather", "make_tensor_descriptor",

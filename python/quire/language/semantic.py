@@ -908,6 +908,90 @@ def store(ptr, value, mask, b):
     return None
 
 
+_SEMS = ("acq_rel", "acquire", "release", "relaxed")
+_SCOPES = ("gpu", "cta", "sys")
+
+
+def _sem_scope(sem, scope, what):
+    sem = "acq_rel" if sem is None else sem
+    scope = "gpu" if scope is None else scope
+    if sem not in _SEMS:
+        raise _err(f"{what}: sem must be one of {', '.join(map(repr, _SEMS))}, "
+                   f"got {sem!r}")
+    if scope not in _SCOPES:
+        raise _err(f"{what}: scope must be one of "
+                   f"{', '.join(map(repr, _SCOPES))}, got {scope!r}")
+    text = "" if sem == "acq_rel" else f" sem({sem})"
+    return text + ("" if scope == "gpu" else f" scope({scope})")
+
+
+def _atomic_element(ptr, what, kinds):
+    elt = ptr.dtype.element_ty
+    if elt.is_floating():
+        ok = elt.primitive_bitwidth in (32, 64) and not elt.is_fp8()
+    else:
+        ok = elt.is_int() and elt.int_bitwidth in (32, 64)
+    if not ok:
+        raise _err(f"{what} of {elt!r} is not supported: atomics take 32- "
+                   f"and 64-bit integers, float32 and float64")
+    if elt.is_floating() and kinds is not None and not kinds(elt):
+        raise _err(f"{what} of {elt!r} is not supported: it takes integers"
+                   + (" and float32" if what in ("tl.atomic_max",
+                                                 "tl.atomic_min") else ""))
+    return elt
+
+
+def _atomic_operands(ptr, values, mask, what, b):
+    """`ptr`, each of `values` (cast to the pointee type) and `mask`
+    broadcast to one shape."""
+    elt = ptr.dtype.element_ty
+    shape = list(ptr.shape)
+    for v in values:
+        if _shape(v) and not ptr.type.is_block():
+            raise _err(f"{what}: the value is a block but the pointer is a "
+                       "scalar")
+        shape = broadcast_shapes(shape, _shape(v))
+    if mask is not None:
+        mask = _mask(mask, ptr, what, b)
+        shape = broadcast_shapes(shape, mask.shape)
+        mask = broadcast_to(mask, shape, b)
+    ptr = broadcast_to(ptr, shape, b)
+    values = [_materialize(v, elt, shape, b) for v in values]
+    return ptr, values, mask
+
+
+def atomic_rmw(kind, ptr, val, mask, sem, scope, b):
+    what = f"tl.atomic_{kind}"
+    ptr = _check_ptr(ptr, what)
+    floats = {"add": lambda e: True, "xchg": lambda e: True,
+              "max": lambda e: e.primitive_bitwidth == 32,
+              "min": lambda e: e.primitive_bitwidth == 32}
+    elt = _atomic_element(ptr, what, floats.get(kind, lambda e: False))
+    suffix = _sem_scope(sem, scope, what)
+    ptr, (val,), mask = _atomic_operands(ptr, [val], mask, what, b)
+    op = kind
+    if kind in ("max", "min") and elt.is_int_unsigned():
+        op = "u" + kind
+    operands = [ptr.handle, val.handle]
+    text = f"tile.atomic_rmw {op}, {{0}}, {{1}}"
+    if mask is not None:
+        operands.append(mask.handle)
+        text += ", {2}"
+    h = b.op(text + suffix + f" : {ptr.type.mlir}", operands, val.type.mlir)
+    return tl.tensor(h, val.type)
+
+
+def atomic_cas(ptr, cmp, val, sem, scope, b):
+    what = "tl.atomic_cas"
+    ptr = _check_ptr(ptr, what)
+    _atomic_element(ptr, what, None)
+    suffix = _sem_scope(sem, scope, what)
+    ptr, (cmp, val), _ = _atomic_operands(ptr, [cmp, val], None, what, b)
+    h = b.op(f"tile.atomic_cas {{0}}, {{1}}, {{2}}{suffix} : {ptr.type.mlir}",
+             [ptr.handle, cmp.handle, val.handle], val.type.mlir)
+    return tl.tensor(h, val.type)
+
+
 def paged_load(cache, block_table, first_token, head, shape, page_size,
                strides, bound, cols, num_blocks, b):
     cache = _check_ptr(cache, "tl.paged_load cache")
