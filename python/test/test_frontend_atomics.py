@@ -59,15 +59,20 @@ def bits_kernel(words_ptr, u_ptr, old_ptr):
 
 
 @quire.jit
-def last_program_kernel(part_ptr, count_ptr, total_ptr, NPROG: tl.constexpr):
-    # The split-K / split-KV pattern: each program writes its part, the last
-    # to arrive (acq_rel on the counter) reads every part and resets it.
+def last_program_kernel(part_ptr, count_ptr, total_ptr, NPROG: tl.constexpr,
+                        BLOCK: tl.constexpr):
+    # The split-K / split-KV pattern: each program writes its part (a block,
+    # every thread storing some of it), the last to arrive (acq_rel on the
+    # counter: the program's stores before it, its loads after) reads every
+    # part and resets the counter.
     pid = tl.program_id(0)
-    tl.store(part_ptr + pid, (pid + 1) * 10)
+    offs = tl.arange(0, BLOCK)
+    tl.store(part_ptr + pid * BLOCK + offs, (pid + 1) * 10 + offs)
     arrived = tl.atomic_add(count_ptr, 1)
     if arrived == NPROG - 1:
-        parts = tl.load(part_ptr + tl.arange(0, NPROG))
-        tl.store(total_ptr, tl.sum(parts, axis=0))
+        rows = tl.arange(0, NPROG)
+        parts = tl.load(part_ptr + rows[:, None] * BLOCK + offs[None, :])
+        tl.store(total_ptr, tl.sum(tl.sum(parts, axis=1), axis=0))
         tl.atomic_xchg(count_ptr, 0)
 
 
@@ -79,6 +84,11 @@ def lock_kernel(lock_ptr, value_ptr):
     v = tl.load(value_ptr)
     tl.store(value_ptr, v + 1)
     tl.atomic_xchg(lock_ptr, 0)
+
+
+def _expected_total(nprog, block):
+    return sum((p + 1) * 10 * block + block * (block - 1) // 2
+               for p in range(nprog))
 
 
 def _interpret(monkeypatch):
@@ -125,11 +135,11 @@ def test_bitwise_xchg_and_unsigned_max(monkeypatch):
 
 def test_last_program_combines_and_resets(monkeypatch):
     _interpret(monkeypatch)
-    part = np.zeros(8, np.int32)
+    part = np.zeros(8 * 256, np.int32)
     count = np.zeros(1, np.int32)
     total = np.zeros(1, np.int32)
-    last_program_kernel[(8,)](part, count, total, NPROG=8)
-    assert total[0] == 10 * sum(range(1, 9)) and count[0] == 0
+    last_program_kernel[(8,)](part, count, total, NPROG=8, BLOCK=256)
+    assert total[0] == _expected_total(8, 256) and count[0] == 0
 
 
 def test_spin_lock(monkeypatch):
@@ -221,12 +231,14 @@ def test_gpu_atomics():
     assert words[3].item() in range(4)
     assert (u.item() & 0xFFFFFFFF) == 3 * 0x40000000
 
-    for _ in range(3):  # the counter is reset: the kernel runs again
-        part = torch.zeros(64, dtype=torch.int32, device=dev)
-        count = torch.zeros(1, dtype=torch.int32, device=dev)
+    count = torch.zeros(1, dtype=torch.int32, device=dev)
+    for _ in range(20):  # the counter is reset: the kernel runs again
+        part = torch.full((64 * 256,), -1, dtype=torch.int32, device=dev)
         total = torch.zeros(1, dtype=torch.int32, device=dev)
-        last_program_kernel[(64,)](part, count, total, NPROG=64)
-        assert total.item() == 10 * sum(range(1, 65)) and count.item() == 0
+        last_program_kernel[(64,)](part, count, total, NPROG=64, BLOCK=256,
+                                   num_warps=8)
+        assert total.item() == _expected_total(64, 256)
+        assert count.item() == 0
 
     lock = torch.zeros(1, dtype=torch.int32, device=dev)
     value = torch.zeros(1, dtype=torch.int32, device=dev)

@@ -2,33 +2,48 @@
 // owns it (thread 0 for a scalar; one replica of a replicated element), with
 // the semantic and scope of the op; the old values of elements other threads
 // hold too are passed on through shared memory (the owners write, a barrier,
-// every thread reads) when they are used. f32 max/min are two integer
-// atomics on the bits.
+// every thread reads) when they are used. The semantic is the program's: a
+// release is preceded by every thread's fence and a barrier, an acquire
+// followed by a barrier and every thread's fence; relaxed atomics have
+// neither. f32 max/min are two integer atomics on the bits.
 // RUN: quirec %s --sm 90 | FileCheck %s
 // RUN: quirec %s --sm 90 -o %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90 %t.ptx -o %t.cubin %}
 
 // CHECK-LABEL: .entry atomics(
-// The counter: thread 0 adds, everyone reads the old value from shared memory.
+// The counter (acq_rel): thread 0 adds, everyone reads the old value.
 // CHECK:       setp.eq.b32 [[T0:%p[0-9]+]]
+// CHECK:       fence.acq_rel.gpu;
+// CHECK-NEXT:  // end inline asm
+// CHECK-NEXT:  bar.sync 0;
 // CHECK:       @[[T0]] atom.acq_rel.gpu.global.add.u32
 // CHECK:       st.shared.b32
 // CHECK:       bar.sync 0;
 // CHECK:       ld.shared.b32
-// The histogram: 64 elements over 128 threads, each element by its owner.
+// CHECK:       bar.sync 0;
+// CHECK:       fence.acq_rel.gpu;
+// The histogram (relaxed): 64 elements over 128 threads, each by its owner,
+// no fence.
+// CHECK-NOT:   fence
 // CHECK:       @[[OWN:%p[0-9]+]] atom.relaxed.gpu.global.add.u32
 // CHECK-COUNT-3: @[[OWN]] atom.relaxed.gpu.global.add.u32
-// CHECK:       bar.sync 0;
+// CHECK-NOT:   fence
 // CHECK:       ld.shared
+// CHECK:       fence.acq_rel.gpu;
 // CHECK:       atom.acq_rel.gpu.global.max.s32
 // CHECK:       atom.acq_rel.gpu.global.min.u32
+// A release at cta scope: a fence before, none after.
+// CHECK:       fence.acq_rel.cta;
 // CHECK:       atom.release.cta.global.max.u32
+// CHECK-NOT:   fence.acq_rel.cta
+// CHECK:       fence.acq_rel.sys;
 // CHECK:       atom.acq_rel.sys.global.xor.b32
 // CHECK:       atom.acq_rel.gpu.global.exch.b32
 // CHECK:       atom.acq_rel.gpu.global.add.f64
 // CHECK:       atom.acquire.cta.global.cas.b64
-// Unused results need no shared memory.
-// CHECK-NOT:   bar.sync
+// CHECK:       bar.sync 0;
+// CHECK-NEXT:  // begin inline asm
+// CHECK-NEXT:  fence.acq_rel.cta;
 // CHECK:       ret;
 module attributes {tile.num_warps = 4 : i32} {
 func.func @atomics(%counter: !tile.ptr<i32>, %out: !tile.ptr<i32>,

@@ -464,6 +464,21 @@ struct AtomicOpLowering : public ConvertOpToLLVMPattern<Op> {
     };
     Value always = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
                                             rewriter.getBoolAttr(true));
+    // `sem` is the program's: a release orders every thread's earlier
+    // accesses before the atomics (each thread's fence at the op's scope,
+    // then a barrier), an acquire every thread's later ones after them (a
+    // barrier, then each thread's fence).
+    tile::MemSemantic sem = op.getSem();
+    std::string fence =
+        "fence.acq_rel." + tile::stringifyMemScope(op.getScope()).str() + ";";
+    bool releases =
+        sem == tile::MemSemantic::Release || sem == tile::MemSemantic::AcqRel;
+    bool acquires =
+        sem == tile::MemSemantic::Acquire || sem == tile::MemSemantic::AcqRel;
+    if (releases) {
+      inlinePtx(rewriter, loc, {}, {}, fence, "", /*sideEffects=*/true);
+      NVVM::Barrier0Op::create(rewriter, loc);
+    }
     SmallVector<Value> olds(ptrs.size());
     llvm::DenseMap<int64_t, unsigned> first;
     for (unsigned r = 0; r < ptrs.size(); ++r) {
@@ -541,6 +556,10 @@ struct AtomicOpLowering : public ConvertOpToLLVMPattern<Op> {
         olds[r] = LLVM::LoadOp::create(
             rewriter, loc, elt,
             sharedPtr(rewriter, loc, op, offsets[first[keyOf(r)]], buffer));
+    }
+    if (acquires) {
+      NVVM::Barrier0Op::create(rewriter, loc);
+      inlinePtx(rewriter, loc, {}, {}, fence, "", /*sideEffects=*/true);
     }
     rewriter.replaceOpWithMultiple(op, {olds});
     return success();

@@ -254,9 +254,10 @@ def Tile_AtomicRMWOp : Tile_Op<"atomic_rmw", [
     `min` (signed), `umax` and `umin` (unsigned) integers, and `max`/`min`
     f32 too; `and`, `or`, `xor` integers; `xchg` any 32- or 64-bit element.
     `sem` orders the program's other memory accesses around it (default
-    `acq_rel`), `scope` says whose (default `gpu`). Elements that two threads
-    of a program hold (a replicated layout, and a scalar, which every thread
-    holds) are updated once.
+    `acq_rel`): a release orders every thread's earlier accesses before it, an
+    acquire every thread's later ones after it; `scope` says whose (default
+    `gpu`). Elements that two threads of a program hold (a replicated layout,
+    and a scalar, which every thread holds) are updated once.
 
     ```mlir
     %old = tile.atomic_rmw add, %ptrs, %ones, %mask sem(relaxed) : tensor<64x!tile.ptr<i32>>
