@@ -20,7 +20,7 @@ ROWS = [row[:7] for row in DECODE_ROWS if row[7] == "float16"] + [
     ("Llama-3-8B 64x16384", 64, 32, 8, 16384, 16, 128),
     ("Llama-3-8B 8x4096", 8, 32, 8, 4096, 16, 128)]
 # (tokens per tile, warps) of the split kernel, each at every split count.
-TILES = ((16, 1), (32, 2), (32, 4), (64, 4))
+TILES = ((16, 1), (32, 2), (32, 4), (64, 4), (64, 8), (128, 4), (128, 8))
 SPLITS = (1, 2, 4, 8, 16, 32)
 
 
