@@ -12,6 +12,12 @@
 // RUN: not cmp -s %t.on %t.off
 // RUN: cmp %t.auto %t.off
 // RUN: FileCheck %s --check-prefix=OFF < %t.off
+// A tie keeps LSR: the PTX differs, the resident CTAs do not.
+// RUN: quirec %S/Inputs/softmax-rows-hoisted.mlir --sm 90 --loop-strength-reduction=on -o %t.h.on
+// RUN: quirec %S/Inputs/softmax-rows-hoisted.mlir --sm 90 --loop-strength-reduction=off -o %t.h.off
+// RUN: quirec %S/Inputs/softmax-rows-hoisted.mlir --sm 90 -o %t.h.auto
+// RUN: not cmp -s %t.h.on %t.h.off
+// RUN: cmp %t.h.auto %t.h.on
 // RUN: quirec %quire_src/examples/matmul.mlir --sm 90 --loop-strength-reduction=on -o %t.mm.on
 // RUN: quirec %quire_src/examples/matmul.mlir --sm 90 -o %t.mm.auto
 // RUN: cmp %t.mm.auto %t.mm.on
