@@ -297,14 +297,8 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
       layout = *tile::LinearLayout::get(type);
     llvm::DenseSet<int64_t> stored;
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
-      if (layout) {
-        tile::Coord c = layout->regCoord(r);
-        int64_t key = 0;
-        for (unsigned d = 0; d < c.size(); ++d)
-          key = key * layout->getShape()[d] + c[d];
-        if (!stored.insert(key).second)
-          continue;
-      }
+      if (layout && !stored.insert(regKey(*layout, r)).second)
+        continue;
       SmallVector<Value> elems;
       for (unsigned i = 0; i < vec; ++i)
         elems.push_back(toStorage(rewriter, loc, values[r + i]));
@@ -454,13 +448,7 @@ struct AtomicOpLowering : public ConvertOpToLLVMPattern<Op> {
     if (auto type = dyn_cast<RankedTensorType>(valueType))
       layout = *tile::LinearLayout::get(type);
     auto keyOf = [&](unsigned r) -> int64_t {
-      if (!layout)
-        return 0;
-      tile::Coord c = layout->regCoord(r);
-      int64_t key = 0;
-      for (unsigned d = 0; d < c.size(); ++d)
-        key = key * layout->getShape()[d] + c[d];
-      return key;
+      return layout ? regKey(*layout, r) : 0;
     };
     Value always = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
                                             rewriter.getBoolAttr(true));
@@ -471,10 +459,7 @@ struct AtomicOpLowering : public ConvertOpToLLVMPattern<Op> {
     tile::MemSemantic sem = op.getSem();
     std::string fence =
         "fence.acq_rel." + tile::stringifyMemScope(op.getScope()).str() + ";";
-    bool releases =
-        sem == tile::MemSemantic::Release || sem == tile::MemSemantic::AcqRel;
-    bool acquires =
-        sem == tile::MemSemantic::Acquire || sem == tile::MemSemantic::AcqRel;
+    bool releases = tile::releases(sem), acquires = tile::acquires(sem);
     if (releases) {
       inlinePtx(rewriter, loc, {}, {}, fence, "", /*sideEffects=*/true);
       NVVM::Barrier0Op::create(rewriter, loc);
@@ -523,10 +508,8 @@ struct AtomicOpLowering : public ConvertOpToLLVMPattern<Op> {
     if (*owner && !op.getResult().use_empty()) {
       // The owners write each element's old value to its slot, the other
       // threads into the last one; then every thread reads its elements.
-      int64_t numel = 1;
-      if (layout)
-        for (int64_t d : layout->getShape())
-          numel *= d;
+      int64_t numel =
+          layout ? cast<RankedTensorType>(valueType).getNumElements() : 1;
       unsigned bytes = elt.getIntOrFloatBitWidth() / 8;
       unsigned buffer = state.reserveShared((numel + 1) * bytes);
       Value trash = i32Const(rewriter, loc, numel * bytes);

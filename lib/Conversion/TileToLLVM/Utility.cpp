@@ -97,6 +97,14 @@ ThreadIds tilellvm::getThreadIds(OpBuilder &b, Location loc) {
   return {lane, warp};
 }
 
+int64_t tilellvm::regKey(const tile::LinearLayout &layout, unsigned reg) {
+  tile::Coord c = layout.regCoord(reg);
+  int64_t key = 0;
+  for (unsigned d = 0; d < c.size(); ++d)
+    key = key * layout.getShape()[d] + c[d];
+  return key;
+}
+
 SmallVector<Value> tilellvm::threadCoord(OpBuilder &b, Location loc,
                                          const tile::LinearLayout &layout,
                                          const ThreadIds &ids) {

@@ -49,6 +49,11 @@ SmallVector<Value> threadCoord(OpBuilder &b, Location loc,
                                const tile::LinearLayout &layout,
                                const ThreadIds &ids);
 
+/// Row-major index of the register part of register `reg`'s coordinate:
+/// two registers of one thread hold the same element when they have the
+/// same key.
+int64_t regKey(const tile::LinearLayout &layout, unsigned reg);
+
 /// Full coordinate of register `reg`: thread part XOR register part.
 SmallVector<Value> regCoordValues(OpBuilder &b, Location loc,
                                   const tile::LinearLayout &layout,

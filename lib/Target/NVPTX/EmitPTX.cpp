@@ -45,15 +45,18 @@ static void initializeNVPTX() {
   });
 }
 
-/// True if the module issues wgmma (inline PTX): it needs sm_90a.
-static bool usesWgmma(const llvm::Module &module) {
+/// True if the module's inline PTX holds any of `instructions` (wgmma needs
+/// sm_90a; mma.sync and wgmma are the tensor-core instructions).
+static bool issues(const llvm::Module &module,
+                   ArrayRef<StringRef> instructions) {
   for (const llvm::Function &f : module)
     for (const llvm::Instruction &inst : llvm::instructions(f))
       if (auto *call = llvm::dyn_cast<llvm::CallBase>(&inst))
         if (auto *ia =
                 llvm::dyn_cast<llvm::InlineAsm>(call->getCalledOperand()))
-          if (llvm::StringRef(ia->getAsmString()).contains("wgmma."))
-            return true;
+          for (StringRef instr : instructions)
+            if (StringRef(ia->getAsmString()).contains(instr))
+              return true;
   return false;
 }
 
@@ -235,7 +238,7 @@ FailureOr<std::string> mlir::quire::translateToPTX(ModuleOp module,
   }
   // PTX ISA 7.8 covers sm_80..sm_90 and is accepted by CUDA 12+ drivers;
   // wgmma needs sm_90a, PTX ISA 8.0.
-  bool archSpecific = options.sm == 90 && usesWgmma(*llvmModule);
+  bool archSpecific = options.sm == 90 && issues(*llvmModule, {"wgmma."});
   std::string cpu =
       "sm_" + std::to_string(options.sm) + (archSpecific ? "a" : "");
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
@@ -270,7 +273,7 @@ FailureOr<std::string> mlir::quire::translateToPTX(ModuleOp module,
   // and none measured lost occupancy to it).
   using LSR = LoopStrengthReduction;
   std::unique_ptr<llvm::Module> copy;
-  if (options.lsr == LSR::Auto)
+  if (options.lsr == LSR::Auto && !issues(*llvmModule, {"mma.sync", "wgmma."}))
     copy = llvm::CloneModule(*llvmModule);
   llvm::SmallString<0> ptx;
   if (!emitPTXText(*machine, *llvmModule, options.lsr != LSR::Off, ptx)) {
@@ -278,7 +281,7 @@ FailureOr<std::string> mlir::quire::translateToPTX(ModuleOp module,
     return failure();
   }
   StringRef text = ptx.str();
-  if (copy && !text.contains("mma.sync") && !text.contains("wgmma.")) {
+  if (copy) {
     llvm::SmallString<0> without;
     if (emitPTXText(*machine, *copy, /*lsr=*/false, without) &&
         without.str() != text &&

@@ -44,9 +44,6 @@ bool tile::storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots) {
       return;
     // An atomic that acquires orders the loads after it: none may move
     // above it, so it counts as an unknown write.
-    auto acquires = [](MemSemantic sem) {
-      return sem == MemSemantic::Acquire || sem == MemSemantic::AcqRel;
-    };
     if (auto a = dyn_cast<AtomicRMWOp>(op); a && acquires(a.getSem()))
       op = nullptr;
     else if (auto c = dyn_cast<AtomicCASOp>(op); c && acquires(c.getSem()))

@@ -37,6 +37,18 @@ Type getPointeeType(Type type);
 /// `tensor<...xT>` -> `tensor<...xi1>`; a scalar -> `i1`.
 Type getI1SameShape(Type type);
 
+/// True if an atomic of semantic `sem` orders the program's later accesses
+/// after it (acquire, acq_rel).
+inline bool acquires(MemSemantic sem) {
+  return sem == MemSemantic::Acquire || sem == MemSemantic::AcqRel;
+}
+
+/// True if an atomic of semantic `sem` orders the program's earlier accesses
+/// before it (release, acq_rel).
+inline bool releases(MemSemantic sem) {
+  return sem == MemSemantic::Release || sem == MemSemantic::AcqRel;
+}
+
 /// True if `func` is a kernel entry point (`func.func` with `tile.kernel`).
 bool isKernel(func::FuncOp func);
 
