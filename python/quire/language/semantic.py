@@ -925,7 +925,12 @@ def _sem_scope(sem, scope, what):
     return text + ("" if scope == "gpu" else f" scope({scope})")
 
 
-def _atomic_element(ptr, what, kinds):
+# The float widths each atomic takes besides 32- and 64-bit integers.
+_ATOMIC_FLOAT_BITS = {"add": (32, 64), "xchg": (32, 64), "cas": (32, 64),
+                      "max": (32,), "min": (32,)}
+
+
+def _atomic_element(ptr, kind, what):
     elt = ptr.dtype.element_ty
     if elt.is_floating():
         ok = elt.primitive_bitwidth in (32, 64) and not elt.is_fp8()
@@ -934,10 +939,10 @@ def _atomic_element(ptr, what, kinds):
     if not ok:
         raise _err(f"{what} of {elt!r} is not supported: atomics take 32- "
                    f"and 64-bit integers, float32 and float64")
-    if elt.is_floating() and kinds is not None and not kinds(elt):
+    floats = _ATOMIC_FLOAT_BITS.get(kind, ())
+    if elt.is_floating() and elt.primitive_bitwidth not in floats:
         raise _err(f"{what} of {elt!r} is not supported: it takes integers"
-                   + (" and float32" if what in ("tl.atomic_max",
-                                                 "tl.atomic_min") else ""))
+                   + (" and float32" if floats == (32,) else ""))
     return elt
 
 
@@ -963,10 +968,7 @@ def _atomic_operands(ptr, values, mask, what, b):
 def atomic_rmw(kind, ptr, val, mask, sem, scope, b):
     what = f"tl.atomic_{kind}"
     ptr = _check_ptr(ptr, what)
-    floats = {"add": lambda e: True, "xchg": lambda e: True,
-              "max": lambda e: e.primitive_bitwidth == 32,
-              "min": lambda e: e.primitive_bitwidth == 32}
-    elt = _atomic_element(ptr, what, floats.get(kind, lambda e: False))
+    elt = _atomic_element(ptr, kind, what)
     suffix = _sem_scope(sem, scope, what)
     ptr, (val,), mask = _atomic_operands(ptr, [val], mask, what, b)
     op = kind
@@ -984,7 +986,7 @@ def atomic_rmw(kind, ptr, val, mask, sem, scope, b):
 def atomic_cas(ptr, cmp, val, sem, scope, b):
     what = "tl.atomic_cas"
     ptr = _check_ptr(ptr, what)
-    _atomic_element(ptr, what, None)
+    _atomic_element(ptr, "cas", what)
     suffix = _sem_scope(sem, scope, what)
     ptr, (cmp, val), _ = _atomic_operands(ptr, [cmp, val], None, what, b)
     h = b.op(f"tile.atomic_cas {{0}}, {{1}}, {{2}}{suffix} : {ptr.type.mlir}",
