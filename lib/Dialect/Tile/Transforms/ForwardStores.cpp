@@ -1209,14 +1209,48 @@ void removeBarriers(func::FuncOp func, Linearizer &lin) {
 /// unrolled, so their stores can move apart from their loads.
 constexpr int64_t kMaxUnroll = 16;
 
+/// Moves the pure ops of `user`'s block that only `user` (directly or
+/// through other such ops) uses to just before it, keeping their order.
+/// Loads stay where they are: a sunk store's value arithmetic then no longer
+/// waits for its loads at the top of the block, and the loads' latency is
+/// hidden by the work between them and the store.
+void sinkOperands(Operation *user) {
+  Block *block = user->getBlock();
+  llvm::SetVector<Operation *> candidates;
+  SmallVector<Value> worklist(user->getOperands());
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (!def || def->getBlock() != block || def->getNumRegions() ||
+        !isMemoryEffectFree(def) || def->hasTrait<OpTrait::ConstantLike>() ||
+        !candidates.insert(def))
+      continue;
+    worklist.append(def->operand_begin(), def->operand_end());
+  }
+  // Latest first: an op moves when every user of its results is `user` or
+  // an op that moves.
+  SmallVector<Operation *> order(candidates.begin(), candidates.end());
+  llvm::sort(order,
+             [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
+  llvm::SmallPtrSet<Operation *, 16> moving;
+  for (Operation *op : order)
+    if (llvm::all_of(op->getUsers(), [&](Operation *u) {
+          return u == user || moving.contains(u);
+        }))
+      moving.insert(op);
+  for (Operation *op : llvm::reverse(order))
+    if (moving.contains(op))
+      op->moveBefore(user);
+}
+
 /// A store whose values were forwarded, and that no load of the kernel
 /// reads any more (the pieces of a scratch buffer), still writes memory
 /// someone may read after the kernel; where it stands, it waits for its
 /// value's loads (block-table entries) before the work after it can issue.
-/// It is moved to the end of its block, so those loads are issued an
-/// iteration's work earlier: past ops that neither access its memory nor
-/// order memory (no barrier, no assert), keeping the order of stores
-/// through one argument. A loop of a constant trip count of at most
+/// It is moved to the end of its block, with the pure arithmetic only it
+/// uses (sinkOperands), so that nothing waits for those loads until an
+/// iteration's work after they are issued: past ops that neither access its
+/// memory nor order memory (no barrier, no assert), keeping the order of
+/// stores through one argument. A loop of a constant trip count of at most
 /// kMaxUnroll that only loads read-only memory and makes such stores is
 /// unrolled first. Other stores stay where they are (moving one later keeps
 /// its value live longer).
@@ -1307,8 +1341,10 @@ void sinkUnreadStores(func::FuncOp func,
     for (Operation *op = s->getNextNode(); op != end && !blocks(op, root);
          op = op->getNextNode())
       last = op;
-    if (last != s)
-      s->moveAfter(last);
+    if (last == s)
+      continue;
+    s->moveAfter(last);
+    sinkOperands(s);
   }
 }
 

@@ -13,7 +13,8 @@
 // expression per element (page j / 8 of the tile, lane j % 8): a gather of
 // the entries, and then (RAISED) the natural paged gather; the barrier goes.
 // The stores stay; nothing reads them any more, so the loop of 4 is unrolled
-// and they move to the end of the iteration, away from the entries' loads
+// and they move to the end of the iteration with the arithmetic of their
+// values, away from the entries' loads, which nothing waits for until then
 // (SINK=false leaves them where they were).
 // CHECK-LABEL: func.func @seed_scratch_offsets
 // CHECK:         scf.for %[[START:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
@@ -32,6 +33,7 @@
 // CHECK-NOT:       arith.select
 // CHECK:           tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16x!tile.ptr<f16>>
 // CHECK:           tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16x!tile.ptr<f16>>
+// CHECK-COUNT-4:   arith.extsi %{{.*}} : i32 to i64
 // CHECK-COUNT-4:   tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i64>>
 // CHECK-NEXT:    }
 // RAISED-LABEL: func.func @seed_scratch_offsets
@@ -270,7 +272,9 @@ func.func @unrolled_pieces(%k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
 // CHECK:         %[[V:.*]] = arith.muli %[[L]], %{{.*}} : tensor<16xi32>
 // CHECK-NOT:     tile.load
 // CHECK:         tile.store %{{.*}}, %[[V]] : tensor<16x!tile.ptr<i32>>
-// CHECK-NEXT:    tile.store %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<i32>>
+// CHECK-NOT:     tile.load
+// CHECK:         tile.store %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<i32>>
+// CHECK-NEXT:    return
 func.func @partial_reload(%scratch: !tile.ptr<i32>, %out: !tile.ptr<i32>,
                           %s: i32) attributes {tile.kernel} {
   %c8 = arith.constant 8 : i32
@@ -306,7 +310,9 @@ func.func @partial_reload(%scratch: !tile.ptr<i32>, %out: !tile.ptr<i32>,
 // CHECK:         %[[T:.*]] = tile.load %{{.*}}, %[[M]] : tensor<32x!tile.ptr<i32>>
 // CHECK:         %[[S:.*]] = arith.select %[[M]], %[[T]], %{{.*}} : tensor<32xi1>, tensor<32xi32>
 // CHECK:         tile.store %{{.*}}, %[[S]] : tensor<32x!tile.ptr<i32>>
-// CHECK-NEXT:    tile.store %{{.*}}, %{{.*}} : tensor<16x!tile.ptr<i32>>
+// CHECK-NOT:     tile.load
+// CHECK:         tile.store %{{.*}}, %{{.*}} : tensor<16x!tile.ptr<i32>>
+// CHECK-NEXT:    return
 func.func @reload_beyond_stores_masked(%scratch: !tile.ptr<i32>,
                                        %table: !tile.ptr<i32>,
                                        %out: !tile.ptr<i32>) attributes {tile.kernel} {
@@ -340,7 +346,8 @@ func.func @reload_beyond_stores_masked(%scratch: !tile.ptr<i32>,
 // CHECK-LABEL: func.func @scalar_reload
 // CHECK:         %[[V:.*]] = arith.muli
 // CHECK-NEXT:    tile.store %arg1, %[[V]] : !tile.ptr<i32>
-// CHECK-NEXT:    tile.store %{{.*}}, %[[V]] : !tile.ptr<i32>
+// CHECK-NEXT:    %[[P:.*]] = tile.addptr %arg0
+// CHECK-NEXT:    tile.store %[[P]], %[[V]] : !tile.ptr<i32>
 // CHECK-NEXT:    return
 func.func @scalar_reload(%scratch: !tile.ptr<i32>, %out: !tile.ptr<i32>,
                          %a: i32) attributes {tile.kernel} {
