@@ -103,9 +103,10 @@ def ForwardStores : Pass<"quire-forward-stores", "::mlir::ModuleOp"> {
     The stores stay: their memory is a kernel argument, and someone may
     read it after the kernel. With `sink-stores`, a store no load of the
     kernel reads moves to the end of its block (past ops that neither write
-    its memory nor order memory), after loops of at most 16 iterations that
-    only make such stores are unrolled: its value's loads are then issued a
-    whole iteration's work before the store waits for them. With `remove-barriers`, `tile.barrier`s are
+    its memory nor order memory), with the pure arithmetic only it uses,
+    after loops of at most 16 iterations that only make such stores are
+    unrolled: its value's loads are then issued a whole iteration's work
+    before anything waits for them. With `remove-barriers`, `tile.barrier`s are
     erased when they order nothing: no load of the kernel reads memory any
     of its stores writes, no op of the kernel accesses memory other than
     through loads and stores, no two store ops write one address, and each
