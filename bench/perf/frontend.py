@@ -28,8 +28,9 @@ same ones and the best correct one of each is reported.
   scratch    paged-attention-scratch: the decode kernel that builds its row
              offsets in a global scratch buffer (per-page entry loads,
              masked stores, tl.debug_barrier, reload), on perf/paged_decode's
-             rows; the decode configs whose tiles are whole pages (BLOCK_N
-             256 too for page 128); the natural kernel (paged-attention,
+             rows; the decode configs whose tiles are whole pages or lie
+             within one (BLOCK_N 256 too for page 128); the natural kernel
+             (paged-attention,
              every decode config) under Quire beside, in the same process
   unified    unified-attention (mixed batches, the raised natural gather):
              decode-only 64x4096, prefill-only 4x512 chunks after 2k, and
@@ -492,9 +493,11 @@ class Bench:
         # kernel under Quire beside.
         buf = torch.empty(S * Hkv * 256, dtype=torch.int64, device="cuda")
         res = {}
-        # Its tiles are whole pages: BLOCK_N a multiple of the page size.
+        # Its tiles are whole pages, or lie within one: BLOCK_N a multiple
+        # or a divisor of the page size.
         whole = [(bn, nw) for bn, nw in configs + [(256, 4), (256, 8)]
-                 if bn % page == 0 and (bn < 256 or page > 64)]
+                 if (bn % page == 0 or page % bn == 0) and
+                 (bn < 256 or page > 64)]
         for side, mod in self.sides("scratch"):
             cands = [(f"BLOCK_N {bn} w{nw}",
                       lambda m=mod, bn=bn, nw=nw: m.paged_attention_scratch(

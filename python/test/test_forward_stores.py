@@ -33,16 +33,17 @@ CONSTS = dict(QUERIES_PER_KV=4, GROUP_PAD=16, HEAD_DIM=128, BLOCK_SIZE=16,
 STRIDES = (4096, 128, 4096, 128, 16384, 1024, 128)
 
 
-def natural_kernel():
+def natural_kernel(page=16):
     k = load("paged-attention").paged_attention_decode
     return k.warmup(F16, F16, F16, F16, I32, I32, 0.1, *STRIDES[:4],
-                    *STRIDES[4:], *STRIDES[4:], 64, **CONSTS)
+                    *STRIDES[4:], *STRIDES[4:], 64,
+                    **dict(CONSTS, BLOCK_SIZE=page))
 
 
-def scratch_kernel(**options):
+def scratch_kernel(page=16, **options):
     k = load("paged-attention-scratch").paged_attention_decode_scratch
     return k.warmup(F16, F16, F16, F16, I32, I32, I64, 0.1, *STRIDES, 64,
-                    **CONSTS, **options)
+                    **dict(CONSTS, BLOCK_SIZE=page), **options)
 
 
 def opcodes(ptx):
@@ -55,8 +56,10 @@ def opcodes(ptx):
     return count
 
 
-def test_scratch_kernel_compiles_like_the_natural_one():
-    natural, scratch = natural_kernel(), scratch_kernel()
+# Tiles of 64 tokens: four pages of 16, or half a page of 128.
+@pytest.mark.parametrize("page", [16, 128])
+def test_scratch_kernel_compiles_like_the_natural_one(page):
+    natural, scratch = natural_kernel(page), scratch_kernel(page)
     tile = scratch.asm["tile"]
     assert "tile.barrier" not in tile
     # The K and V tiles are staged like the natural kernel's (the same

@@ -106,7 +106,8 @@ def test_paged_attention_decode(rng, heads, kv_heads, page):
 
 
 @pytest.mark.parametrize("heads, kv_heads, page, block_n", [
-    (32, 8, 16, 32), (8, 8, 32, 64), (16, 1, 8, 32)])
+    (32, 8, 16, 32), (8, 8, 32, 64), (16, 1, 8, 32),
+    (8, 2, 32, 16), (32, 8, 128, 64)])  # tiles within one page
 def test_paged_attention_decode_scratch(rng, heads, kv_heads, page, block_n):
     m = load("paged-attention-scratch")
     q, kc, vc, bt, lens = load("paged-attention").make_inputs(
@@ -124,10 +125,10 @@ def test_paged_attention_decode_scratch(rng, heads, kv_heads, page, block_n):
 def test_paged_attention_scratch_tiles_are_whole_pages(rng):
     m = load("paged-attention-scratch")
     q, kc, vc, bt, lens = load("paged-attention").make_inputs(
-        np, rng, 2, 8, 8, 64, 32, 40, np.float16)
-    with pytest.raises(ValueError, match="multiple of the page size"):
+        np, rng, 2, 8, 8, 64, 24, 40, np.float16)
+    with pytest.raises(ValueError, match="multiple or a divisor of the page"):
         m.paged_attention_scratch(q, kc, vc, bt, lens, 0.125, np.empty_like(q),
-                                  np.empty(2 * 8 * 16, np.int64), BLOCK_N=16)
+                                  np.empty(2 * 8 * 32, np.int64), BLOCK_N=32)
 
 
 @pytest.mark.parametrize("qlens, ctxs", [

@@ -3,8 +3,9 @@ Paged attention (decode) through a scratch buffer
 ==================================================
 
 The first way many Triton users write PagedAttention: for each page of a
-tile of BLOCK_N tokens, load the page's block-table entry, compute the cache
-row of each of its BLOCK_SIZE tokens, store those offsets into a global
+tile of BLOCK_N tokens (or the one page a tile shorter than a page lies
+in), load the page's block-table entry, compute the cache
+row of each of its tokens, store those offsets into a global
 scratch buffer (one slot of BLOCK_N per program), synchronize with
 `tl.debug_barrier()`, read the tile's BLOCK_N offsets back, and load K and V
 through them (and synchronize again before the next tile overwrites them). Under Triton the round trip through memory, the barrier and
@@ -64,14 +65,23 @@ def paged_attention_decode_scratch(
         # Every thread has read the previous tile's offsets before they
         # are overwritten.
         tl.debug_barrier()
-        # The cache row of every token of the tile, one page at a time.
-        for p in range(BLOCK_N // BLOCK_SIZE):
-            page = start // BLOCK_SIZE + p
-            block = tl.load(block_table + page,
-                            mask=page * BLOCK_SIZE < seq_len, other=0)
-            tl.store(scratch + p * BLOCK_SIZE + slots,
-                     block.to(tl.int64) * stride_kb + slots * stride_kt,
-                     mask=page * BLOCK_SIZE + slots < seq_len)
+        if BLOCK_N >= BLOCK_SIZE:
+            # The cache row of every token of the tile, one page at a time.
+            for p in range(BLOCK_N // BLOCK_SIZE):
+                page = start // BLOCK_SIZE + p
+                block = tl.load(block_table + page,
+                                mask=page * BLOCK_SIZE < seq_len, other=0)
+                tl.store(scratch + p * BLOCK_SIZE + slots,
+                         block.to(tl.int64) * stride_kb + slots * stride_kt,
+                         mask=page * BLOCK_SIZE + slots < seq_len)
+        else:
+            # The tile lies within one page: its entry, and the tile's
+            # slots in it.
+            tile_slots = start % BLOCK_SIZE + tl.arange(0, BLOCK_N)
+            block = tl.load(block_table + start // BLOCK_SIZE)
+            tl.store(scratch + tl.arange(0, BLOCK_N),
+                     block.to(tl.int64) * stride_kb + tile_slots * stride_kt,
+                     mask=start + tl.arange(0, BLOCK_N) < seq_len)
         tl.debug_barrier()
         offs_n = start + tl.arange(0, BLOCK_N)
         tok_mask = offs_n < seq_len
@@ -110,9 +120,10 @@ def paged_attention_scratch(q, k_cache, v_cache, block_tables, seq_lens,
     num_seqs, num_heads, head_dim = q.shape
     num_kv_heads, block_size = k_cache.shape[2], k_cache.shape[1]
     group = num_heads // num_kv_heads
-    if BLOCK_N % block_size:
-        raise ValueError(f"BLOCK_N ({BLOCK_N}) must be a multiple of the "
-                         f"page size ({block_size}): a tile is whole pages")
+    if BLOCK_N % block_size and block_size % BLOCK_N:
+        raise ValueError(f"BLOCK_N ({BLOCK_N}) must be a multiple or a "
+                         f"divisor of the page size ({block_size}): a tile "
+                         f"is whole pages, or lies within one")
     if out is None:
         import torch
         out = torch.empty_like(q)
