@@ -151,9 +151,19 @@ struct Solver {
   }
   /// `weak` anchors (stores, dot accumulators) only apply to groups the
   /// strong ones (loads) and the relations did not reach.
+  /// A weak anchor's vector is at most what gives every thread of the CTA
+  /// one element (as Triton's coalescing chooses): a vector smaller than
+  /// the CTA then spreads over more threads rather than putting several
+  /// elements, each its own access when they cannot be one vector (a mask
+  /// not uniform over them), on fewer threads.
   void hint(Value v, unsigned vec, bool weak = false) {
     if (!isTensor(v))
       return;
+    if (weak) {
+      int64_t perThread =
+          tensorType(v).getNumElements() / (int64_t(32) * numWarps);
+      vec = unsigned(std::clamp<int64_t>(perThread, 1, vec));
+    }
     (weak ? weakAnchors : anchors).push_back({v, vec});
   }
   SmallVector<std::pair<Value, unsigned>> anchors, weakAnchors;

@@ -71,3 +71,32 @@ func.func @conflict(%p: !tile.ptr<f16>, %o: !tile.ptr<f16>) attributes {tile.ker
   tile.store %op, %t : tensor<64x32x!tile.ptr<f16>>
   return
 }
+
+// Vectors decided by their own accesses take at most one element per thread
+// of the CTA (as Triton's coalescing does): 16 i64 (two per thread would make
+// the 16-byte vector) go one to each of 16 threads, whose masked stores
+// cannot be 16 bytes wide anyway; 1024 f32 keep 4 per thread (with 8 warps,
+// 256 threads, still 4).
+// CHECK-LABEL: func.func @small_vectors
+// CHECK: tile.store {{.*}} : tensor<16x!tile.ptr<i64>, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// CHECK: tile.store {{.*}} : tensor<1024x!tile.ptr<f32>, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>>
+// W8-LABEL: func.func @small_vectors
+// W8: tile.store {{.*}} : tensor<16x!tile.ptr<i64>, #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>>
+// W8: tile.store {{.*}} : tensor<1024x!tile.ptr<f32>, #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>>
+func.func @small_vectors(%p: !tile.ptr<i64> {tile.divisibility = 16 : i32},
+                         %q: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                         %n: i32) attributes {tile.kernel} {
+  %r = tile.range 0, 16 : tensor<16xi32>
+  %ns = tile.splat %n : i32 -> tensor<16xi32>
+  %m = arith.cmpi slt, %r, %ns : tensor<16xi32>
+  %v = arith.extsi %r : tensor<16xi32> to tensor<16xi64>
+  %ps = tile.splat %p : !tile.ptr<i64> -> tensor<16x!tile.ptr<i64>>
+  %pp = tile.addptr %ps, %r : tensor<16x!tile.ptr<i64>>, tensor<16xi32>
+  tile.store %pp, %v, %m : tensor<16x!tile.ptr<i64>>
+  %r2 = tile.range 0, 1024 : tensor<1024xi32>
+  %f = arith.sitofp %r2 : tensor<1024xi32> to tensor<1024xf32>
+  %qs = tile.splat %q : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
+  %qp = tile.addptr %qs, %r2 : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
+  tile.store %qp, %f : tensor<1024x!tile.ptr<f32>>
+  return
+}
