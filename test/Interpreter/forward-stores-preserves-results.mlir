@@ -25,6 +25,14 @@
 // RUN: quire-run %t.b.mlir --kernel partial_reload --arg out:%t.partial_reload.b.scratch.npy:i32:32 --arg out:%t.partial_reload.b.out.npy:i32:16 --arg i32:3
 // RUN: cmp %t.partial_reload.a.out.npy %t.partial_reload.b.out.npy
 // RUN: cmp %t.partial_reload.a.scratch.npy %t.partial_reload.b.scratch.npy
+// RUN: quire-run %S/../Dialect/Tile/Transforms/forward-stores.mlir --kernel pieces_beyond_the_reload --arg out:%t.pieces_beyond_the_reload.a.scratch.npy:i32:32 --arg out:%t.pieces_beyond_the_reload.a.out.npy:i32:16 --arg i32:3
+// RUN: quire-run %t.b.mlir --kernel pieces_beyond_the_reload --arg out:%t.pieces_beyond_the_reload.b.scratch.npy:i32:32 --arg out:%t.pieces_beyond_the_reload.b.out.npy:i32:16 --arg i32:3
+// RUN: cmp %t.pieces_beyond_the_reload.a.out.npy %t.pieces_beyond_the_reload.b.out.npy
+// RUN: cmp %t.pieces_beyond_the_reload.a.scratch.npy %t.pieces_beyond_the_reload.b.scratch.npy
+// RUN: quire-run %S/../Dialect/Tile/Transforms/forward-stores.mlir --kernel reload_mask_narrower_than_pieces --arg out:%t.reload_mask_narrower_than_pieces.a.scratch.npy:i32:32 --arg out:%t.reload_mask_narrower_than_pieces.a.out.npy:i32:32 --arg i32:3 --arg i32:21
+// RUN: quire-run %t.b.mlir --kernel reload_mask_narrower_than_pieces --arg out:%t.reload_mask_narrower_than_pieces.b.scratch.npy:i32:32 --arg out:%t.reload_mask_narrower_than_pieces.b.out.npy:i32:32 --arg i32:3 --arg i32:21
+// RUN: cmp %t.reload_mask_narrower_than_pieces.a.out.npy %t.reload_mask_narrower_than_pieces.b.out.npy
+// RUN: cmp %t.reload_mask_narrower_than_pieces.a.scratch.npy %t.reload_mask_narrower_than_pieces.b.scratch.npy
 // RUN: quire-run %S/../Dialect/Tile/Transforms/forward-stores.mlir --kernel reload_beyond_stores_masked --arg out:%t.reload_beyond_stores_masked.a.scratch.npy:i32:32 --arg rand:i32:16:seed=3 --arg out:%t.reload_beyond_stores_masked.a.out.npy:i32:32
 // RUN: quire-run %t.b.mlir --kernel reload_beyond_stores_masked --arg out:%t.reload_beyond_stores_masked.b.scratch.npy:i32:32 --arg rand:i32:16:seed=3 --arg out:%t.reload_beyond_stores_masked.b.out.npy:i32:32
 // RUN: cmp %t.reload_beyond_stores_masked.a.out.npy %t.reload_beyond_stores_masked.b.out.npy

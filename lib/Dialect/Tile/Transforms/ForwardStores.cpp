@@ -19,8 +19,9 @@
 //   %rows = select(%tok64 < %len, ext(%e') * %s0 + (range(0, 64) % 16) * %s1,
 //   0)
 // which is the natural gather quire-raise-paged-loads recognizes. The stores
-// stay (the memory is a kernel argument: someone may read it later); the
-// barrier, once nothing reads what it ordered, goes.
+// stay (the memory is a kernel argument: someone may read it later), as one
+// store of %rows under the reload's mask when they wrote exactly its
+// elements; the barrier, once nothing reads what it ordered, goes.
 //
 // What is proven, per element j of the load, by enumerating the addresses
 // (offsets and trip counts are constants relative to a common base):
@@ -730,6 +731,14 @@ struct Forwarder {
   llvm::SmallPtrSet<Value, 8> readOnlyRoots;
   /// The stores whose values a forwarded load now reads.
   llvm::SmallPtrSet<Operation *, 8> forwarded;
+  /// A forwarded load whose stores wrote exactly its elements under its
+  /// mask: the stores can become one store of the rebuilt value at the
+  /// load's addresses (sinkUnreadStores makes it when nothing reads them).
+  struct Merge {
+    SmallVector<StoreOp> stores;
+    Value ptr, value, mask;
+  };
+  SmallVector<Merge> merges;
 
   Forwarder(func::FuncOp func, Linearizer &lin)
       : func(func), lin(lin), dom(func) {
@@ -814,12 +823,8 @@ bool Forwarder::forward(LoadOp load) {
   SmallVector<Condition> loadConds;
   if (Value m = load.getMask())
     conditions(lin, m, loadConds);
-  auto impliedAt = [&](const Condition &c, int64_t jj, int64_t lane, Piece &p,
-                       bool identity) {
-    if (!c.form)
-      return identity && llvm::any_of(loadConds, [&](const Condition &l) {
-               return l.opaque == c.opaque;
-             });
+  // A piece's condition at one of its lanes.
+  auto pieceForm = [&](const Condition &c, int64_t lane, const Piece &p) {
     LinearForm s = *c.form;
     if (iv) {
       LinearForm ivValue = w->lowerBound;
@@ -828,6 +833,15 @@ bool Forwarder::forward(LoadOp load) {
     }
     s = s.at({lane});
     lin.normalize(s);
+    return s;
+  };
+  auto impliedAt = [&](const Condition &c, int64_t jj, int64_t lane, Piece &p,
+                       bool identity) {
+    if (!c.form)
+      return identity && llvm::any_of(loadConds, [&](const Condition &l) {
+               return l.opaque == c.opaque;
+             });
+    LinearForm s = pieceForm(c, lane, p);
     if (s.isConstant() && s.constant <= 0)
       return true;
     for (const Condition &l : loadConds) {
@@ -925,6 +939,48 @@ bool Forwarder::forward(LoadOp load) {
   if (value.getType() != load.getType())
     return false;
   (void)allStored;
+  if (pieces.size() > 1 || w->loop) {
+    // The stores wrote exactly the load's elements under its mask (every
+    // lane they store is an element of the load, and the load's mask holds
+    // wherever theirs does): one store of the rebuilt value under the
+    // load's mask writes what they wrote.
+    std::map<int64_t, int64_t> element;
+    for (int64_t jj = 0; jj < *n; ++jj)
+      element[addrL->at({jj}).constant - addrL->constant] = jj;
+    auto storesOnlyLoaded = [&](Piece &p) {
+      SmallVector<Condition> conds;
+      if (Value m = p.store.getMask())
+        conditions(lin, m, conds);
+      if (llvm::any_of(conds, [](const Condition &c) { return !c.form; }))
+        return false;
+      for (int64_t r = 0; r < *width; ++r) {
+        auto it = element.find(p.address.at({r}).constant);
+        if (it == element.end())
+          return false;
+        int64_t jj = it->second;
+        for (const Condition &l : loadConds) {
+          if (!l.form)
+            return false;
+          LinearForm f = l.form->at({jj});
+          lin.normalize(f);
+          if (f.isConstant() && f.constant <= 0)
+            continue;
+          bool implied = llvm::any_of(conds, [&](const Condition &c) {
+            LinearForm d = f;
+            d.add(pieceForm(c, r, p), -1);
+            lin.normalize(d);
+            return d.isConstant() && d.constant <= 0;
+          });
+          if (!implied)
+            return false;
+        }
+      }
+      return true;
+    };
+    if (llvm::all_of(pieces, storesOnlyLoaded))
+      merges.push_back({SmallVector<StoreOp>(w->stores), load.getPtr(), value,
+                        load.getMask()});
+  }
   if (load.getMask() && load.getOther())
     value =
         arith::SelectOp::create(b, loc, load.getMask(), value, load.getOther());
@@ -1255,7 +1311,8 @@ void sinkOperands(Operation *user) {
 /// unrolled first. Other stores stay where they are (moving one later keeps
 /// its value live longer).
 void sinkUnreadStores(func::FuncOp func,
-                      const llvm::SmallPtrSetImpl<Operation *> &forwarded) {
+                      const llvm::SmallPtrSetImpl<Operation *> &forwarded,
+                      ArrayRef<Forwarder::Merge> merges) {
   llvm::SmallPtrSet<Value, 8> stored;
   SmallVector<StoreOp> stores;
   if (!collectStores(func, stored, &stores))
@@ -1271,6 +1328,25 @@ void sinkUnreadStores(func::FuncOp func,
     Value r = pointerRoot(s.getPtr());
     return forwarded.contains(s) && r && !read.contains(r);
   };
+  // The pieces of a forwarded load that wrote exactly its elements become
+  // one store of the value rebuilt for it, where the load was: one
+  // element per thread and lane instead of a store per piece.
+  llvm::SmallPtrSet<Operation *, 8> erased, mergedStores;
+  for (const Forwarder::Merge &m : merges) {
+    Operation *def = m.value.getDefiningOp();
+    if (!def || llvm::any_of(m.stores, [&](StoreOp s) {
+          return erased.contains(s) || !unread(s);
+        }))
+      continue;
+    OpBuilder b(def->getContext());
+    b.setInsertionPointAfter(def);
+    auto merged = StoreOp::create(b, m.value.getLoc(), m.ptr, m.value, m.mask);
+    for (StoreOp s : m.stores) {
+      erased.insert(s);
+      s->erase();
+    }
+    mergedStores.insert(merged);
+  }
   // Unroll the small loops that only produce such stores.
   SmallVector<scf::ForOp> loops;
   func.walk([&](scf::ForOp loop) {
@@ -1297,6 +1373,7 @@ void sinkUnreadStores(func::FuncOp func,
   });
   llvm::SmallPtrSet<Operation *, 8> pieces(forwarded.begin(),
                                             forwarded.end());
+  pieces.insert(mergedStores.begin(), mergedStores.end());
   for (scf::ForOp loop : loops) {
     // The unrolled copies of a forwarded store are forwarded stores.
     Block *block = loop->getBlock();
@@ -1375,7 +1452,7 @@ struct ForwardStoresPass
       if (removeBarriers)
         ::removeBarriers(func, lin);
       if (sinkStores)
-        sinkUnreadStores(func, fw.forwarded);
+        sinkUnreadStores(func, fw.forwarded, fw.merges);
     }
   }
 };

@@ -12,15 +12,17 @@
 // 32 offsets reloaded under the token mask. The reload becomes the stored
 // expression per element (page j / 8 of the tile, lane j % 8): a gather of
 // the entries, and then (RAISED) the natural paged gather; the barrier goes.
-// The stores stay; nothing reads them any more, so the loop of 4 is unrolled
-// and they move to the end of the iteration with the arithmetic of their
-// values, away from the entries' loads, which nothing waits for until then
-// (SINK=false leaves them where they were).
+// The stores stay (someone may read the buffer after the kernel), but as
+// they wrote exactly the reloaded elements under the reload's mask, they
+// become one store of the rebuilt offsets at the reloaded addresses, at the
+// end of the iteration with the arithmetic of its value, away from the
+// entries' gather, which nothing waits for until then (SINK=false leaves
+// the pieces where they were).
 // CHECK-LABEL: func.func @seed_scratch_offsets
 // CHECK:         scf.for %[[START:.*]] = %{{.*}} to %{{.*}} step %{{.*}} : i32 {
 // CHECK-NOT:       scf.for
 // CHECK-NOT:       tile.barrier
-// CHECK-COUNT-4:   tile.load %{{.*}}, %{{.*}}, %{{.*}} : !tile.ptr<i32>
+// CHECK-NOT:       tile.load %{{.*}}, %{{.*}}, %{{.*}} : !tile.ptr<i32>
 // CHECK-NOT:       tile.store
 // CHECK:           %[[J:.*]] = tile.range 0, 32 : tensor<32xi32>
 // CHECK:           %[[PAGE:.*]] = arith.divsi %[[J]], %{{.*}} : tensor<32xi32>
@@ -33,14 +35,14 @@
 // CHECK-NOT:       arith.select
 // CHECK:           tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16x!tile.ptr<f16>>
 // CHECK:           tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16x!tile.ptr<f16>>
-// CHECK-COUNT-4:   arith.extsi %{{.*}} : i32 to i64
-// CHECK-COUNT-4:   tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i64>>
+// CHECK:           %[[DST:.*]] = tile.addptr %{{.*}}, %[[J]] : tensor<32x!tile.ptr<i64>>, tensor<32xi32>
+// CHECK-NEXT:      tile.store %[[DST]], %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<i64>>
 // CHECK-NEXT:    }
 // RAISED-LABEL: func.func @seed_scratch_offsets
 // RAISED:         scf.for %[[START:.*]] = %{{.*}} to %[[LEN:.*]] step
 // RAISED-NOT:       tile.load %{{.*}} : tensor<32x!tile.ptr<i64>>
 // RAISED:           tile.paged_load %{{.*}}[%{{.*}}, %[[START]], %{{.*}}] {page_size = 8 : i32} strides(%{{.*}}, %{{.*}}, %{{.*}}) bound %[[LEN]] : tensor<32x16xf16>
-// RAISED-COUNT-4:   tile.store %{{.*}} : tensor<8x!tile.ptr<i64>>
+// RAISED:           tile.store %{{.*}} : tensor<32x!tile.ptr<i64>>
 // KEEP-LABEL: func.func @seed_scratch_offsets
 // KEEP:         tile.barrier
 // KEEP-NOT:     tile.load %{{.*}} : tensor<32x!tile.ptr<i64>>
@@ -136,7 +138,8 @@ func.func @seed_scratch_offsets(%k: !tile.ptr<f16> {tile.divisibility = 16 : i32
 // CHECK:         tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<i32>>
 // CHECK-NOT:     tile.load %{{.*}} : tensor<32x!tile.ptr<i64>>
 // CHECK:         tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x16x!tile.ptr<f16>>
-// CHECK-COUNT-4: tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i64>>
+// CHECK-NOT:     tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i64>>
+// CHECK:         tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<i64>>
 // RAISED-LABEL: func.func @unrolled_pieces
 // RAISED:         tile.paged_load %{{.*}}[%{{.*}}, %arg7, %{{.*}}] {page_size = 8 : i32} strides(%{{.*}}, %{{.*}}, %{{.*}}) bound %arg4 : tensor<32x16xf16>
 func.func @unrolled_pieces(%k: !tile.ptr<f16> {tile.divisibility = 16 : i32},
@@ -338,6 +341,95 @@ func.func @reload_beyond_stores_masked(%scratch: !tile.ptr<i32>,
   %o = tile.addptr %out, %base : !tile.ptr<i32>, i32
   %os = tile.splat %o : !tile.ptr<i32> -> tensor<32x!tile.ptr<i32>>
   %op = tile.addptr %os, %wide : tensor<32x!tile.ptr<i32>>, tensor<32xi32>
+  tile.store %op, %x : tensor<32x!tile.ptr<i32>>
+  return
+}
+
+// Pieces that wrote more than the reload reads stay pieces: one store of the
+// reloaded value would drop elements 16 .. 31 of the four 8-lane pieces.
+// CHECK-LABEL: func.func @pieces_beyond_the_reload
+// CHECK-NOT:     tile.load
+// CHECK-COUNT-4: tile.store %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i32>>
+// CHECK-NOT:     tile.store %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i32>>
+// CHECK:         return
+func.func @pieces_beyond_the_reload(%scratch: !tile.ptr<i32>,
+                                    %out: !tile.ptr<i32>,
+                                    %s: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %c8 = arith.constant 8 : i32
+  %c16 = arith.constant 16 : i32
+  %c32 = arith.constant 32 : i32
+  %pid = tile.program_id x
+  %base = arith.muli %pid, %c32 : i32
+  %mine = tile.addptr %scratch, %base : !tile.ptr<i32>, i32
+  %lane = tile.range 0, 8 : tensor<8xi32>
+  %ss = tile.splat %s : i32 -> tensor<8xi32>
+  scf.for %p = %c0 to %c4 step %c1 : i32 {
+    %ps = tile.splat %p : i32 -> tensor<8xi32>
+    %v0 = arith.muli %ps, %ss : tensor<8xi32>
+    %v = arith.addi %v0, %lane : tensor<8xi32>
+    %off = arith.muli %p, %c8 : i32
+    %dst0 = tile.addptr %mine, %off : !tile.ptr<i32>, i32
+    %ds = tile.splat %dst0 : !tile.ptr<i32> -> tensor<8x!tile.ptr<i32>>
+    %dp = tile.addptr %ds, %lane : tensor<8x!tile.ptr<i32>>, tensor<8xi32>
+    tile.store %dp, %v : tensor<8x!tile.ptr<i32>>
+  }
+  tile.barrier
+  %half = tile.range 0, 16 : tensor<16xi32>
+  %src = tile.splat %mine : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %sp = tile.addptr %src, %half : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  %x = tile.load %sp : tensor<16x!tile.ptr<i32>>
+  %obase = arith.muli %pid, %c16 : i32
+  %o = tile.addptr %out, %obase : !tile.ptr<i32>, i32
+  %os = tile.splat %o : !tile.ptr<i32> -> tensor<16x!tile.ptr<i32>>
+  %op = tile.addptr %os, %half : tensor<16x!tile.ptr<i32>>, tensor<16xi32>
+  tile.store %op, %x : tensor<16x!tile.ptr<i32>>
+  return
+}
+
+// Pieces written where the reload's mask may be false stay pieces too: the
+// reload reads elements j < n of the 32, the pieces wrote all of them.
+// CHECK-LABEL: func.func @reload_mask_narrower_than_pieces
+// CHECK-NOT:     tile.load
+// CHECK-COUNT-4: tile.store %{{.*}}, %{{.*}} : tensor<8x!tile.ptr<i32>>
+// CHECK-NOT:     tile.store %{{.*}}, %{{.*}}, %{{.*}} : tensor<32x!tile.ptr<i32>>
+// CHECK:         return
+func.func @reload_mask_narrower_than_pieces(%scratch: !tile.ptr<i32>,
+                                            %out: !tile.ptr<i32>, %s: i32,
+                                            %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %c8 = arith.constant 8 : i32
+  %c32 = arith.constant 32 : i32
+  %pid = tile.program_id x
+  %base = arith.muli %pid, %c32 : i32
+  %mine = tile.addptr %scratch, %base : !tile.ptr<i32>, i32
+  %lane = tile.range 0, 8 : tensor<8xi32>
+  %ss = tile.splat %s : i32 -> tensor<8xi32>
+  scf.for %p = %c0 to %c4 step %c1 : i32 {
+    %ps = tile.splat %p : i32 -> tensor<8xi32>
+    %v0 = arith.muli %ps, %ss : tensor<8xi32>
+    %v = arith.addi %v0, %lane : tensor<8xi32>
+    %off = arith.muli %p, %c8 : i32
+    %dst0 = tile.addptr %mine, %off : !tile.ptr<i32>, i32
+    %ds = tile.splat %dst0 : !tile.ptr<i32> -> tensor<8x!tile.ptr<i32>>
+    %dp = tile.addptr %ds, %lane : tensor<8x!tile.ptr<i32>>, tensor<8xi32>
+    tile.store %dp, %v : tensor<8x!tile.ptr<i32>>
+  }
+  tile.barrier
+  %all = tile.range 0, 32 : tensor<32xi32>
+  %ns = tile.splat %n : i32 -> tensor<32xi32>
+  %m = arith.cmpi slt, %all, %ns : tensor<32xi32>
+  %zero = arith.constant dense<0> : tensor<32xi32>
+  %src = tile.splat %mine : !tile.ptr<i32> -> tensor<32x!tile.ptr<i32>>
+  %sp = tile.addptr %src, %all : tensor<32x!tile.ptr<i32>>, tensor<32xi32>
+  %x = tile.load %sp, %m, %zero : tensor<32x!tile.ptr<i32>>
+  %o = tile.addptr %out, %base : !tile.ptr<i32>, i32
+  %os = tile.splat %o : !tile.ptr<i32> -> tensor<32x!tile.ptr<i32>>
+  %op = tile.addptr %os, %all : tensor<32x!tile.ptr<i32>>, tensor<32xi32>
   tile.store %op, %x : tensor<32x!tile.ptr<i32>>
   return
 }

@@ -106,7 +106,9 @@ def ForwardStores : Pass<"quire-forward-stores", "::mlir::ModuleOp"> {
     its memory nor order memory), with the pure arithmetic only it uses,
     after loops of at most 16 iterations that only make such stores are
     unrolled: its value's loads are then issued a whole iteration's work
-    before anything waits for them. With `remove-barriers`, `tile.barrier`s are
+    before anything waits for them. Stores a load was forwarded from that
+    wrote exactly its elements under its mask become, first, one store of
+    the value rebuilt for the load, at its addresses. With `remove-barriers`, `tile.barrier`s are
     erased when they order nothing: no load of the kernel reads memory any
     of its stores writes, no op of the kernel accesses memory other than
     through loads and stores, no two store ops write one address, and each
