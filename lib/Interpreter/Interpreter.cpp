@@ -53,6 +53,7 @@
 
 #include <cfloat>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 
@@ -706,6 +707,7 @@ private:
   LogicalResult execReduce(tile::ReduceOp op);
   LogicalResult execPagedLoad(tile::PagedLoadOp op);
   LogicalResult execAssert(tile::AssertOp op);
+  LogicalResult execPrint(tile::PrintOp op);
 
   ArrayRef<InterpBuffer> buffers;
   std::string &error;
@@ -1761,6 +1763,62 @@ LogicalResult Interpreter::execAssert(tile::AssertOp op) {
   return success();
 }
 
+/// One element of `v` as tile.print writes it (the GPU lowering's printf
+/// formats: %lld, 0x%llx of the element's bits, %f).
+static std::string printElement(const RtValue &v, size_t i, Type elt,
+                                bool hex) {
+  char buf[64];
+  if (isa<FloatType>(elt)) {
+    std::snprintf(buf, sizeof(buf), "%f", v.floats[i]);
+  } else if (hex) {
+    unsigned bits = elt.getIntOrFloatBitWidth();
+    uint64_t mask = bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << bits) - 1;
+    std::snprintf(buf, sizeof(buf), "0x%llx",
+                  static_cast<unsigned long long>(v.ints[i] & mask));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%lld", static_cast<long long>(v.ints[i]));
+  }
+  return buf;
+}
+
+LogicalResult Interpreter::execPrint(tile::PrintOp op) {
+  std::string program = "pid (" + std::to_string(pid[0]) + ", " +
+                        std::to_string(pid[1]) + ", " + std::to_string(pid[2]) +
+                        ") ";
+  std::string out;
+  if (op.getArgs().empty())
+    out = program + op.getPrefix().str() + "\n";
+  for (auto [k, arg] : llvm::enumerate(op.getArgs())) {
+    const RtValue &v = get(arg);
+    Type elt = getElementTypeOrSelf(arg.getType());
+    std::string label = op.getPrefix().str();
+    if (op.getArgs().size() > 1)
+      label += " (operand " + std::to_string(k) + ")";
+    size_t n = isa<FloatType>(elt) ? v.floats.size() : v.ints.size();
+    for (size_t i = 0; i < n; ++i) {
+      std::string idx;
+      if (!v.shape.empty()) {
+        // Row-major coordinates of element i.
+        SmallVector<int64_t, 2> c(v.shape.size());
+        size_t rest = i;
+        for (size_t d = v.shape.size(); d-- > 0;) {
+          c[d] = static_cast<int64_t>(rest % v.shape[d]);
+          rest /= v.shape[d];
+        }
+        idx = "idx (";
+        for (size_t d = 0; d < c.size(); ++d)
+          idx += (d ? ", " : "") + std::to_string(c[d]);
+        idx += ") ";
+      }
+      out += program + idx + label + ": " +
+             printElement(v, i, elt, op.getHex()) + "\n";
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Dispatch
 //===----------------------------------------------------------------------===//
@@ -1805,6 +1863,7 @@ LogicalResult Interpreter::exec(Operation *op) {
       .Case([&](tile::ReduceOp o) { return execReduce(o); })
       .Case([&](tile::PagedLoadOp o) { return execPagedLoad(o); })
       .Case([&](tile::AssertOp o) { return execAssert(o); })
+      .Case([&](tile::PrintOp o) { return execPrint(o); })
       // A program runs as one unit: its threads are always in step.
       .Case([&](tile::BarrierOp) { return success(); })
       // scf

@@ -175,3 +175,13 @@ def to_fp8(np, x, fmt):
     bits = np.where(np.signbit(x), bits | 0x80, bits)
     nan = 0x7F if fmt == "e4m3" else 0x7E
     return np.where(np.isnan(x), nan, bits).astype(np.uint8)
+
+
+def marker_line(path, name):
+    """The line of `path` that ends with the marker `# ERR:<name>` (where a
+    test expects its located error)."""
+    with open(path) as f:
+        for i, line in enumerate(f, 1):
+            if line.rstrip().endswith(f"# ERR:{name}"):
+                return i
+    raise AssertionError(f"no marker {name} in {path}")

@@ -9,6 +9,7 @@ import pytest
 
 import quire
 import quire.language as tl
+import helpers
 from conftest import FakeCudaArray
 
 np = pytest.importorskip("numpy")
@@ -17,11 +18,7 @@ HERE = os.path.abspath(__file__)
 
 
 def marker_line(name):
-    with open(HERE) as f:
-        for i, line in enumerate(f, 1):
-            if line.rstrip().endswith(f"# ERR:{name}"):
-                return i
-    raise AssertionError(f"no marker {name}")
+    return helpers.marker_line(HERE, name)
 
 
 def ptr(typestr="<f4"):

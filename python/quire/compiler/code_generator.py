@@ -1158,10 +1158,21 @@ def _py_abs(gen, args, kwargs):
 
 
 def _py_print(gen, args, kwargs):
-    if any(isinstance(a, core.tensor) for a in args):
-        raise core.CompileTimeError("print of run-time values "
-                                    "(tl.device_print) is not supported")
-    print(*args, **kwargs)
+    """print() of compile-time values prints while compiling; with run-time
+    values it is tl.device_print (as in Triton): the strings before the
+    first tensor make the prefix, the rest are printed."""
+    if not any(isinstance(a, core.tensor) for a in args):
+        print(*args, **kwargs)
+        return None
+    if kwargs:
+        raise core.CompileTimeError(
+            f"print of run-time values takes no keyword arguments, got "
+            f"{', '.join(kwargs)}")
+    first = next(i for i, a in enumerate(args) if isinstance(a, core.tensor))
+    words = [str(a) for a in args[:first]]
+    prefix = " ".join(words)
+    return semantic.device_print(prefix, list(args[first:]), False,
+                                 gen.builder)
 
 
 def _py_len(gen, args, kwargs):

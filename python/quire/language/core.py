@@ -693,6 +693,18 @@ def device_assert(cond, msg="", _builder=None):
 
 
 @builtin
+def device_print(prefix, *args, hex=False, _builder=None):
+    """Prints, from the device, one line per element of each argument:
+    `pid (x, y, z) idx (i, j) prefix: value` (`prefix (operand k): value`
+    with several arguments). On the GPU each element is printed by the
+    thread that holds it, in no particular order across threads; the
+    interpreter prints elements in row-major order. `hex=True` prints
+    integers' bits in hexadecimal."""
+    return semantic.device_print(_unwrap(prefix), args, _unwrap(hex),
+                                 _builder)
+
+
+@builtin
 def multiple_of(input, values, _builder=None):
     """Promises every element (of each dimension) is a multiple of `values`."""
     return semantic.hint(input, "tile.divisibility", _unwrap(values), _builder)
@@ -745,7 +757,7 @@ class range:
 # Triton names Quire does not implement: a clear error instead of a
 # NameError.
 for _name in ("reshape", "view", "join", "split", "cat", "interleave",
-              "histogram", "make_block_ptr", "advance", "device_print",
+              "histogram", "make_block_ptr", "advance",
               "inline_asm_elementwise", "associative_scan", "cumsum",
               "cumprod", "sort", "flip", "reduce", "rand", "randn",
               "randint", "dot_scaled", "gather", "make_tensor_descriptor",

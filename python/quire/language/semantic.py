@@ -1249,6 +1249,40 @@ def device_assert(cond, msg, b):
     return None
 
 
+def device_print(prefix, args, hex, b):
+    """tile.print: one line per element of each argument (tensors or
+    numbers), compiled in always (as Triton's tl.device_print)."""
+    if not isinstance(prefix, str):
+        raise _err(f"tl.device_print: the prefix must be a string, got "
+                   f"{type(prefix).__name__}")
+    if not isinstance(hex, bool):
+        raise _err(f"tl.device_print: hex must be True or False, got {hex!r}")
+    values = []
+    for i, a in enumerate(args):
+        a = tl._unwrap(a)
+        if isinstance(a, str):
+            raise _err(f"tl.device_print: argument {i} is a string; the "
+                       "text goes in the prefix")
+        x = to_tensor(a, b)
+        dt = x.dtype
+        if dt.is_ptr():
+            raise _err(f"tl.device_print: argument {i} is a pointer "
+                       f"({x.type!r}); print the offsets it is built from")
+        if dt.is_fp8():
+            raise _err(f"tl.device_print: argument {i} is {dt!r}; convert "
+                       "it with .to(tl.float32) first")
+        if hex and not dt.is_int() and not dt.is_bool():
+            raise _err(f"tl.device_print: hex=True prints integers; "
+                       f"argument {i} is {dt!r}")
+        values.append(x)
+    types = ", ".join(x.type.mlir for x in values)
+    operands = ", ".join(f"{{{i}}}" for i in range(len(values)))
+    text = f"tile.print {_quote(prefix)}" + (" hex" if hex else "") + \
+        (f", {operands} : {types}" if values else "")
+    b.op(text, [x.handle for x in values])
+    return None
+
+
 def _quote(s):
     from ..compiler import ir
     return ir.quote(s)

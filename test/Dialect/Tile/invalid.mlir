@@ -561,6 +561,30 @@ func.func @paged_num_blocks_type(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i3
 
 // -----
 
+func.func @print_hex_float(%x: tensor<64xf32>) {
+  // expected-error @+1 {{hex prints integers; operand #0 is 'tensor<64xf32>'}}
+  tile.print "x" hex, %x : tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @print_fp8(%x: tensor<64xf8E4M3FN>) {
+  // expected-error @+1 {{operand #0 must be an integer (up to 64 bits) or f16, bf16, f32 or f64 scalar or tensor, got 'tensor<64xf8E4M3FN>'}}
+  tile.print "x", %x : tensor<64xf8E4M3FN>
+  return
+}
+
+// -----
+
+func.func @print_pointer(%p: !tile.ptr<f32>) {
+  // expected-error @+1 {{operand #0 must be an integer (up to 64 bits) or f16, bf16, f32 or f64 scalar or tensor, got '!tile.ptr<f32>'}}
+  tile.print "p", %p : !tile.ptr<f32>
+  return
+}
+
+// -----
+
 func.func @assert_directive(%ok: tensor<64xi1>, %x: tensor<64xi32>) {
   // expected-error @+1 {{message may only use %d and %%, got '%s' at offset 6}}
   tile.assert %ok, "entry %s", %x : tensor<64xi1>, tensor<64xi32>

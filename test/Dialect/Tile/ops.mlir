@@ -116,6 +116,19 @@ func.func @barrier() attributes {tile.kernel} {
   return
 }
 
+// CHECK-LABEL: func.func @print
+func.func @print(%x: tensor<64xf32>, %i: tensor<4x8xi32>, %n: i64, %h: f16) {
+  // CHECK: tile.print "x", %{{.*}} : tensor<64xf32>
+  tile.print "x", %x : tensor<64xf32>
+  // CHECK: tile.print "bits" hex, %{{.*}}, %{{.*}} : tensor<4x8xi32>, i64
+  tile.print "bits" hex, %i, %n : tensor<4x8xi32>, i64
+  // CHECK: tile.print "half", %{{.*}} : f16
+  tile.print "half", %h : f16
+  // CHECK: tile.print "here"
+  tile.print "here"
+  return
+}
+
 // CHECK-LABEL: func.func @assert
 func.func @assert(%ok: tensor<64xi1>, %x: tensor<64xi32>, %y: tensor<64xi32>, %b: i1, %n: i32) {
   // CHECK: tile.assert %{{.*}}, "entry %d at token %d (100%%)", %{{.*}}, %{{.*}} : tensor<64xi1>, tensor<64xi32>, tensor<64xi32>

@@ -327,6 +327,28 @@ LogicalResult ConvertLayoutOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// PrintOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PrintOp::verify() {
+  for (auto [i, arg] : llvm::enumerate(getArgs())) {
+    Type elt = getElementTypeOrSelf(arg.getType());
+    bool tensor = isa<RankedTensorType>(arg.getType());
+    bool integer = isa<IntegerType>(elt) && elt.getIntOrFloatBitWidth() <= 64;
+    bool floating = elt.isF16() || elt.isBF16() || elt.isF32() || elt.isF64();
+    if ((!tensor && arg.getType() != elt) || !(integer || floating))
+      return emitOpError() << "operand #" << i
+                           << " must be an integer (up to 64 bits) or f16, "
+                              "bf16, f32 or f64 scalar or tensor, got "
+                           << arg.getType();
+    if (getHex() && !isa<IntegerType>(elt))
+      return emitOpError() << "hex prints integers; operand #" << i << " is "
+                           << arg.getType();
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // AssertOp
 //===----------------------------------------------------------------------===//
 

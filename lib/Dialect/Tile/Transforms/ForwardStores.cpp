@@ -127,7 +127,7 @@ bool collectStores(func::FuncOp func, llvm::SmallPtrSetImpl<Value> &stored,
       return;
     }
     if (op == func.getOperation() ||
-        isa<BarrierOp, AssertOp, LoadOp, PagedLoadOp>(op) ||
+        isa<BarrierOp, AssertOp, PrintOp, LoadOp, PagedLoadOp>(op) ||
         op->hasTrait<OpTrait::IsTerminator>() ||
         op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() ||
         isMemoryEffectFree(op))
@@ -234,7 +234,7 @@ bool mayWrite(Operation *op, Value root, SmallVectorImpl<StoreOp> *stores,
   bool writes = false;
   op->walk([&](Operation *inner) {
     if (inner->hasTrait<OpTrait::IsTerminator>() || isa<BarrierOp>(inner) ||
-        isa<AssertOp>(inner))
+        isa<AssertOp, PrintOp>(inner))
       return;
     if (auto store = dyn_cast<StoreOp>(inner)) {
       Value r = pointerRoot(store.getPtr());
@@ -273,7 +273,7 @@ std::optional<Writers> findWriters(LoadOp load, Value root, Linearizer &lin) {
         direct.push_back(store);
       continue;
     }
-    if (isa<BarrierOp, AssertOp>(op))
+    if (isa<BarrierOp, AssertOp, PrintOp>(op))
       continue;
     if (auto loop = dyn_cast<scf::ForOp>(op)) {
       SmallVector<StoreOp> stores;
@@ -1403,7 +1403,7 @@ void sinkUnreadStores(func::FuncOp func,
         found |= pointerRoot(t.getPtr()) == root;
       else if (isa<BarrierOp, AssertOp>(inner))
         found = true;
-      else if (!isa<LoadOp, PagedLoadOp>(inner) &&
+      else if (!isa<LoadOp, PagedLoadOp, PrintOp>(inner) &&
                !isMemoryEffectFree(inner) &&
                !inner->hasTrait<OpTrait::IsTerminator>() &&
                !inner->hasTrait<OpTrait::HasRecursiveMemoryEffects>())

@@ -33,8 +33,9 @@ Value tile::pointerRoot(Value p) {
 bool tile::storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots) {
   bool known = true;
   loop.getBody()->walk([&](Operation *op) {
+    // A print writes only the device's printf buffer, which no load reads.
     if (op->hasTrait<OpTrait::IsTerminator>() ||
-        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isa<PrintOp>(op))
       return;
     auto mem = dyn_cast<MemoryEffectOpInterface>(op);
     bool writes = !mem || mem.hasEffect<MemoryEffects::Write>() ||

@@ -547,6 +547,35 @@ def Tile_AssertOp : Tile_Op<"assert", [MemoryEffects<[MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
+  let summary = "print values from the device";
+  let description = [{
+    Like Triton's `tl.device_print`: for each element of each operand (an
+    integer of up to 64 bits or an f16, bf16, f32 or f64, scalar or tensor)
+    one line
+    `pid (x, y, z) idx (i, j) prefix: value` (no `idx` for a scalar; with
+    several operands `prefix (operand k): value`); no operand prints
+    `pid (x, y, z) prefix` once. Integers print in decimal (i1 as 0 or 1),
+    or with `hex` as `0x` and their bits; floats with `%f` (as C's printf:
+    six decimals). On the GPU each element is printed by the one thread that
+    owns it, through `vprintf`, so lines of different elements and programs
+    come in no particular order; the interpreter prints elements in
+    row-major order, program after program. The op has a write effect so
+    that it is neither removed nor moved.
+
+    ```mlir
+    tile.print "x", %x : tensor<16xf32>
+    tile.print "bits" hex, %b : tensor<16xi32>
+    ```
+  }];
+  let arguments = (ins StrAttr:$prefix, UnitAttr:$hex,
+                       Variadic<AnyType>:$args);
+  let assemblyFormat = [{
+    $prefix (`hex` $hex^)? (`,` $args^)? attr-dict (`:` type($args)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Paged tile load
 //===----------------------------------------------------------------------===//
