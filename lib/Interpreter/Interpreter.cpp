@@ -1600,6 +1600,8 @@ LogicalResult Interpreter::execReduce(tile::ReduceOp op) {
           case tile::ReduceKind::Min:
             acc = minimumF(acc, x);
             break;
+          case tile::ReduceKind::Xor: // integers only (the verifier)
+            break;
           }
         }
         r.floats[o * inner + in] = acc;
@@ -1617,6 +1619,9 @@ LogicalResult Interpreter::execReduce(tile::ReduceOp op) {
             break;
           case tile::ReduceKind::Min:
             acc = std::min(acc, x);
+            break;
+          case tile::ReduceKind::Xor: // sign-extended operands stay so
+            acc ^= x;
             break;
           }
         }

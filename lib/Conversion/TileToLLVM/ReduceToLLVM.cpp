@@ -40,6 +40,8 @@ Value combine(OpBuilder &b, Location loc, tile::ReduceKind kind, Value x,
   case tile::ReduceKind::Min:
     return isFloat ? LLVM::MinimumOp::create(b, loc, x, y).getResult()
                    : LLVM::SMinOp::create(b, loc, x, y).getResult();
+  case tile::ReduceKind::Xor:
+    return LLVM::XOrOp::create(b, loc, x, y).getResult();
   }
   llvm_unreachable("unknown reduce kind");
 }

@@ -400,6 +400,38 @@ def cdiv(x, div, _builder=None):
 setattr(cdiv, BUILTIN, True)
 
 
+def swizzle2d(i, j, size_i, size_j, size_g, _builder=None):
+    """(i, j) of a size_i x size_j grid walked in groups of size_g rows:
+    the row-major index i * size_j + j counts down the rows of its group
+    (fewer in the last group when size_g does not divide size_i) before
+    moving to the next column, so consecutive programs share the rows and
+    columns of one group (the grouped order of Triton's matmul tutorial).
+    Python ints at compile time, integer scalars or tensors at run time."""
+    i, j, size_i, size_j, size_g = (_unwrap(v) for v in
+                                    (i, j, size_i, size_j, size_g))
+    if _builder is None or all(isinstance(v, int) for v in
+                               (i, j, size_i, size_j, size_g)):
+        ij = i * size_j + j
+        group_cells = size_g * size_j
+        first = ij // group_cells * size_g
+        rows = size_g if size_i - first > size_g else size_i - first
+        within = ij % group_cells
+        return first + within % rows, within // rows
+    b, S = _builder, semantic
+    ij = S.add(S.mul(i, size_j, b), j, b)
+    group_cells = S.mul(size_g, size_j, b) if not (
+        isinstance(size_g, int) and isinstance(size_j, int)) else \
+        size_g * size_j
+    first = S.mul(S.floordiv(ij, group_cells, b), size_g, b)
+    rows = S.minimum(S.sub(size_i, first, b), size_g, None, b)
+    within = S.mod(ij, group_cells, b)
+    return (S.add(first, S.mod(within, rows, b), b),
+            S.floordiv(within, rows, b))
+
+
+setattr(swizzle2d, BUILTIN, True)
+
+
 @builtin
 def load(pointer, mask=None, other=None, boundary_check=(), padding_option="",
          cache_modifier="", eviction_policy="", volatile=False,
@@ -585,6 +617,17 @@ def _reduction(kind, doc):
     return fn
 
 
+@builtin
+def xor_sum(input, axis=None, keep_dims=False, _builder=None):
+    """The bitwise xor of the elements along `axis` (every axis for None);
+    integers only."""
+    x = semantic._reduce_input(_unwrap(input), "tl.xor_sum")
+    if not (x.dtype.is_int() or x.dtype.is_bool()):
+        raise CompileTimeError(f"tl.xor_sum needs integers, got {x.dtype!r}")
+    return semantic.reduce_named("xor", x, _unwrap(axis), _unwrap(keep_dims),
+                                 None, False, _builder)
+
+
 sum = _reduction("sum", "The sum along `axis` (every axis for None); int "
                  "types narrower than 32 bits sum as int32.")
 max = _reduction("max", "The maximum along `axis` (NaN propagates); with "
@@ -761,6 +804,6 @@ for _name in ("reshape", "view", "join", "split", "cat", "interleave",
               "inline_asm_elementwise", "associative_scan", "cumsum",
               "cumprod", "sort", "flip", "reduce", "rand", "randn",
               "randint", "dot_scaled", "gather", "make_tensor_descriptor",
-              "xor_sum", "ravel", "swizzle2d"):
+              "ravel"):
     globals()[_name] = _unsupported(_name)
 del _name

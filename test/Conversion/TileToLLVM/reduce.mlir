@@ -3,7 +3,8 @@
 // the layout spreads the reduced axis that way: a thread's own registers,
 // then shfl.sync.bfly over the lanes (one per lane bit along the axis), then
 // shared memory over the warps (each warp stores its partial, a barrier,
-// every thread combines the partials). max/min of floats propagate NaN.
+// every thread combines the partials). max/min of floats propagate NaN;
+// xor (integers) combines with xor.
 
 #blocked = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked1 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
@@ -93,6 +94,22 @@ func.func @reduce_in_thread(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %
   %os = tile.splat %out : !tile.ptr<f32> -> tensor<32x!tile.ptr<f32>, #slice2>
   %op = tile.addptr %os, %r : tensor<32x!tile.ptr<f32>, #slice2>, tensor<32xi32, #slice2>
   tile.store %op, %s : tensor<32x!tile.ptr<f32>, #slice2>
+  return
+}
+
+
+// xor of integers: the same steps with llvm.xor.
+// CHECK-LABEL: llvm.func @reduce_xor
+// CHECK-COUNT-3: llvm.xor
+// CHECK-COUNT-5: nvvm.shfl.sync  bfly {{.*}} : i32 -> i32
+// CHECK:         nvvm.barrier0
+func.func @reduce_xor(%x: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<i32>) attributes {tile.kernel} {
+  %r = tile.range 0, 512 : tensor<512xi32, #blocked>
+  %xs = tile.splat %x : !tile.ptr<i32> -> tensor<512x!tile.ptr<i32>, #blocked>
+  %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<i32>, #blocked>, tensor<512xi32, #blocked>
+  %a = tile.load %xp : tensor<512x!tile.ptr<i32>, #blocked>
+  %s = tile.reduce xor %a {axis = 0 : i32} : tensor<512xi32, #blocked> -> i32
+  tile.store %out, %s : !tile.ptr<i32>
   return
 }
 

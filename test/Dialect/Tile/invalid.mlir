@@ -383,6 +383,14 @@ func.func @reduce_axis(%x: tensor<16x64xf32>) {
 
 // -----
 
+func.func @reduce_xor_float(%x: tensor<16x64xf32>) {
+  // expected-error @+1 {{xor reduces integers, got 'tensor<16x64xf32>'}}
+  %r = tile.reduce xor %x {axis = 1 : i32} : tensor<16x64xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
 func.func @reduce_result(%x: tensor<16x64xf32>) {
   // expected-error @+1 {{result type 'tensor<64xf32>' must be 'tensor<16xf32>' (the source without dimension 1)}}
   %r = tile.reduce sum %x {axis = 1 : i32} : tensor<16x64xf32> -> tensor<64xf32>
@@ -392,7 +400,7 @@ func.func @reduce_result(%x: tensor<16x64xf32>) {
 // -----
 
 func.func @reduce_kind(%x: tensor<64xf32>) {
-  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [sum, max, min, xor]}}
   %r = tile.reduce prod %x {axis = 0 : i32} : tensor<64xf32> -> f32
   return
 }

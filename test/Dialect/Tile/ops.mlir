@@ -79,6 +79,8 @@ func.func @compute(%a: tensor<64x32xf16>, %b: tensor<32x16xbf16>, %bb: tensor<32
   %m = tile.reduce max %x {axis = 0 : i32} : tensor<16x64xf32> -> tensor<64xf32>
   // CHECK: tile.reduce min %{{.*}} {axis = 0 : i32} : tensor<128xi32> -> i32
   %n = tile.reduce min %i {axis = 0 : i32} : tensor<128xi32> -> i32
+  // CHECK: tile.reduce xor %{{.*}} {axis = 0 : i32} : tensor<128xi32> -> i32
+  %xr = tile.reduce xor %i {axis = 0 : i32} : tensor<128xi32> -> i32
   return
 }
 

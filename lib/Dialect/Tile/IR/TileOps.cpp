@@ -287,6 +287,8 @@ LogicalResult DotOp::verify() {
 
 LogicalResult ReduceOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
+  if (getKind() == ReduceKind::Xor && !isa<IntegerType>(src.getElementType()))
+    return emitOpError() << "xor reduces integers, got " << src;
   int64_t axis = getAxisAttr().getInt();
   if (axis < 0 || axis >= src.getRank())
     return emitOpError() << "axis " << axis << " is out of range [0, "

@@ -30,7 +30,8 @@ def Tile_ProgramAxisAttr : I32EnumAttr<"ProgramAxis", "launch grid axis", [
 def Tile_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Sum", 0, "sum">,
     I32EnumAttrCase<"Max", 1, "max">,
-    I32EnumAttrCase<"Min", 2, "min">]> {
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"Xor", 3, "xor">]> {
   let cppNamespace = "::mlir::quire::tile";
 }
 
@@ -334,7 +335,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
 }
 
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
-  let summary = "reduce a tensor along one axis with sum, max or min";
+  let summary = "reduce a tensor along one axis with sum, max, min or xor";
   let description = [{
     The result drops dimension `axis`; reducing a 1-D tensor gives a scalar.
     `max`/`min` of floats propagate NaN (as `arith.maximumf`).
