@@ -9,24 +9,28 @@ each difference from Triton.
 
 from . import math
 from .core import (
-    CompileTimeError, abs, arange, argmax, argmin, assume, bfloat16, block_type,
-    broadcast, broadcast_to, cast, cdiv, ceil, clamp, constexpr, cos,
-    debug_barrier, device_assert, div_rn, dot, dtype, erf, exp, exp2,
-    expand_dims, fdiv, float16, float32, float64, float8e4b8, float8e4b15,
-    float8e5, float8e5b16, float8e4nv, floor, fma, full, full_like, int1,
-    int8, int16, int32, int64, load, log, log2, max, max_constancy,
-    max_contiguous, maximum, min, minimum, multiple_of, num_programs,
-    PropagateNan, paged_load, permute, pi32_t, pointer_type, program_id, range, rsqrt,
-    sigmoid, sin, softmax, sqrt, sqrt_rn, static_assert, static_print,
-    static_range, store, sum, tanh, tensor, trans, uint8, uint16, uint32,
-    uint64, umulhi, where, zeros, zeros_like)
+    CompileTimeError, abs, arange, argmax, argmin, assume, atomic_add,
+    atomic_and, atomic_cas, atomic_max, atomic_min, atomic_or, atomic_xchg,
+    atomic_xor, bfloat16, block_type, broadcast, broadcast_to, cast, cdiv,
+    ceil, clamp, constexpr, cos, debug_barrier, device_assert, device_print,
+    div_rn, dot, dtype, erf, exp, exp2, expand_dims, fdiv, float16, float32,
+    float64, float8e4b8, float8e4b15, float8e5, float8e5b16, float8e4nv,
+    floor, fma, full, full_like, int1, int8, int16, int32, int64, load, log,
+    log2, max, max_constancy, max_contiguous, maximum, min, minimum,
+    multiple_of, num_programs, PropagateNan, paged_load, permute, pi32_t,
+    pointer_type, program_id, range, rsqrt, sigmoid, sin, softmax, sqrt,
+    sqrt_rn, static_assert, static_print, static_range, store, sum,
+    swizzle2d, tanh, tensor, trans, uint8, uint16, uint32, uint64, umulhi,
+    where, xor_sum, zeros, zeros_like)
 from .core import (  # Triton names Quire rejects with a clear error
-    advance, associative_scan, atomic_add, atomic_and, atomic_cas,
-    atomic_max, atomic_min, atomic_or, atomic_xchg, atomic_xor, cat,
-    cumprod, cumsum, device_print, dot_scaled, flip, gather, histogram,
-    inline_asm_elementwise, interleave, join, make_block_ptr,
-    make_tensor_descriptor, rand, randint, randn, ravel, reduce, reshape,
-    sort, split, swizzle2d, view, xor_sum)
+    advance, associative_scan, cat, cumprod, cumsum, dot_scaled, flip,
+    gather, histogram, inline_asm_elementwise, interleave, join,
+    make_block_ptr, make_tensor_descriptor, ravel, reduce, reshape, sort,
+    split, view)
+from . import random
+from .random import (
+    pair_uniform_to_normal, philox, philox_impl, rand, rand4x, randint,
+    randint4x, randn, randn4x, uint_to_uniform_float)
 
 float8e4m3fn = float8e4nv
 float8e5m2 = float8e5

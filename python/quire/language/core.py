@@ -736,6 +736,13 @@ def device_assert(cond, msg="", _builder=None):
 
 
 @builtin
+def to_tensor(x, _builder=None):
+    """`x` as a tensor: a number becomes a constant of its own dtype (an int
+    that fits int32 is int32, as Triton types Python ints)."""
+    return semantic.to_tensor(_unwrap(x), _builder)
+
+
+@builtin
 def device_print(prefix, *args, hex=False, _builder=None):
     """Prints, from the device, one line per element of each argument:
     `pid (x, y, z) idx (i, j) prefix: value` (`prefix (operand k): value`
@@ -802,8 +809,7 @@ class range:
 for _name in ("reshape", "view", "join", "split", "cat", "interleave",
               "histogram", "make_block_ptr", "advance",
               "inline_asm_elementwise", "associative_scan", "cumsum",
-              "cumprod", "sort", "flip", "reduce", "rand", "randn",
-              "randint", "dot_scaled", "gather", "make_tensor_descriptor",
-              "ravel"):
+              "cumprod", "sort", "flip", "reduce", "dot_scaled", "gather",
+              "make_tensor_descriptor", "ravel"):
     globals()[_name] = _unsupported(_name)
 del _name
