@@ -41,6 +41,39 @@ func.func @sum_rows(%p: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: i32, %rows: i32)
   return
 }
 
+// A print in the loop writes only the device's printf buffer: the loop is
+// pipelined as without it, and the print shows the value loaded for its
+// iteration (the carried one).
+// CHECK-LABEL: func.func @sum_rows_printed
+// CHECK: tile.load
+// CHECK: scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[X:.*]] = %{{.*}})
+// CHECK:   %[[XN:.*]] = tile.load
+// CHECK:   tile.print "row", %[[X]] : tensor<64xf32>
+// CHECK:   scf.yield %{{.*}}, %[[XN]]
+func.func @sum_rows_printed(%p: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: i32, %rows: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = tile.range 0, 64 : tensor<64xi32>
+  %ns = tile.splat %n : i32 -> tensor<64xi32>
+  %inrow = arith.cmpi slt, %r, %ns : tensor<64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %sum = scf.for %i = %c0 to %rows step %c1 iter_args(%acc = %zero) -> (tensor<64xf32>) : i32 {
+    %base = arith.muli %i, %n : i32
+    %bs = tile.splat %base : i32 -> tensor<64xi32>
+    %off = arith.addi %bs, %r : tensor<64xi32>
+    %ptr = tile.addptr %ps, %off : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    %x = tile.load %ptr, %inrow, %zero : tensor<64x!tile.ptr<f32>>
+    tile.print "row", %x : tensor<64xf32>
+    %s = arith.addf %acc, %x : tensor<64xf32>
+    scf.yield %s : tensor<64xf32>
+  }
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %op = tile.addptr %os, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.store %op, %sum : tensor<64x!tile.ptr<f32>>
+  return
+}
+
 // CHECK-LABEL: func.func @carried_pointer
 // CHECK: scf.for
 // CHECK:   tile.load %{{.*}} : tensor<64x!tile.ptr<f32>>
