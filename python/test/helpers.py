@@ -185,3 +185,12 @@ def marker_line(path, name):
             if line.rstrip().endswith(f"# ERR:{name}"):
                 return i
     raise AssertionError(f"no marker {name} in {path}")
+
+
+def torch_cuda():
+    """torch, for a test marked gpu; skips the test without a CUDA GPU."""
+    import pytest
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA GPU")
+    return torch

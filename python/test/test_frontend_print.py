@@ -113,9 +113,7 @@ def test_compiles_to_vprintf():
 
 @pytest.mark.gpu
 def test_gpu_prints_every_element_once(capfd):
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU")
+    torch = helpers.torch_cuda()
     x = torch.arange(16, dtype=torch.float32, device="cuda") / 4
     capfd.readouterr()
     print_simple[(2,)](x, 13, BLOCK=16)

@@ -6,6 +6,7 @@ import pytest
 
 import quire
 import quire.language as tl
+import helpers
 from conftest import FakeCudaArray
 
 np = pytest.importorskip("numpy")
@@ -106,9 +107,7 @@ def test_compiles_for_sm90():
 
 @pytest.mark.gpu
 def test_gpu_matches_the_reference():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU")
+    torch = helpers.torch_cuda()
     seed, n = 2**33 + 99, 1000
     bits, u, g = run(seed, n, lambda x: torch.from_numpy(
         x.view(np.int32) if x.dtype == np.uint32 else x).cuda())

@@ -113,9 +113,7 @@ def test_swizzle2d_in_the_interpreter(monkeypatch, M, N, G):
 
 @pytest.mark.gpu
 def test_gpu_xor_sum_and_swizzle2d():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("needs a CUDA GPU")
+    torch = helpers.torch_cuda()
     x = random_words((8, 16), 2)
     out = torch.full((26,), -1, dtype=torch.int32, device="cuda")
     xor_kernel[(1,)](torch.from_numpy(x).cuda(), out, R=8, C=16)

@@ -736,6 +736,38 @@ def device_assert(cond, msg="", _builder=None):
 
 
 @builtin
+def reshape(input, *shape, can_reorder=False, _builder=None):
+    """`input` with `shape` (a list, or the sizes as arguments), when the
+    two shapes differ only by dimensions of size 1: [N, 1] -> [N],
+    [N] -> [1, N], [1, N] -> [N, 1]. Other reshapes are a compilation
+    error."""
+    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
+        shape = _unwrap(shape[0])
+    return semantic.reshape(_unwrap(input), [_unwrap(d) for d in shape],
+                            "tl.reshape", _builder)
+
+
+@builtin
+def view(input, *shape, _builder=None):
+    """tl.reshape (Quire never reorders elements)."""
+    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
+        shape = _unwrap(shape[0])
+    return semantic.reshape(_unwrap(input), [_unwrap(d) for d in shape],
+                            "tl.view", _builder)
+
+
+@builtin
+def ravel(x, can_reorder=False, _builder=None):
+    """`x` as a 1-D tensor, for tensors with at most one dimension larger
+    than 1."""
+    x = _unwrap(x)
+    n = 1
+    for d in x.shape:
+        n *= d
+    return semantic.reshape(x, [n], "tl.ravel", _builder)
+
+
+@builtin
 def to_tensor(x, _builder=None):
     """`x` as a tensor: a number becomes a constant of its own dtype (an int
     that fits int32 is int32, as Triton types Python ints)."""
@@ -806,10 +838,10 @@ class range:
 
 # Triton names Quire does not implement: a clear error instead of a
 # NameError.
-for _name in ("reshape", "view", "join", "split", "cat", "interleave",
+for _name in ("join", "split", "cat", "interleave",
               "histogram", "make_block_ptr", "advance",
               "inline_asm_elementwise", "associative_scan", "cumsum",
               "cumprod", "sort", "flip", "reduce", "dot_scaled", "gather",
-              "make_tensor_descriptor", "ravel"):
+              "make_tensor_descriptor"):
     globals()[_name] = _unsupported(_name)
 del _name

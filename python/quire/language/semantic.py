@@ -202,6 +202,34 @@ def expand_dims(x, axis, b):
     return tl.tensor(h, ty)
 
 
+def reshape(x, shape, what, b):
+    """`x` with `shape`, where the two shapes differ only by dimensions of
+    size 1 (their other sizes the same, in the same order): the size-1
+    dimensions of `x` are dropped (a max over one element, which holds
+    whatever the layout replicates) and those of `shape` inserted. Other
+    reshapes move elements between threads, which Quire does not do."""
+    x = tl._unwrap(x)
+    if not isinstance(x, tl.tensor) or not x.type.is_block():
+        raise _err(f"{what} needs a block tensor")
+    shape = shape_of(shape)
+    src = list(x.shape)
+    if [d for d in src if d != 1] != [d for d in shape if d != 1]:
+        n_src, n_dst = math.prod(src), math.prod(shape)
+        if n_src != n_dst:
+            raise _err(f"{what}: {src} has {n_src} elements, {shape} has "
+                       f"{n_dst}")
+        raise _err(f"{what} from {src} to {shape} is not supported: only "
+                   "dimensions of size 1 may be added or removed (other "
+                   "reshapes move elements between threads)")
+    for axis in reversed(range(len(src))):
+        if src[axis] == 1 and len(x.shape) > 1:
+            x = reduce("max", x, axis, b)
+    for axis, d in enumerate(shape):
+        if d == 1 and len(x.shape) < len(shape):
+            x = expand_dims(x, axis, b)
+    return x
+
+
 def expand_dims_n(x, axis, b):
     x = to_tensor(x, b)
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
