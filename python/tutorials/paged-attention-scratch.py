@@ -15,8 +15,9 @@ against offsets kept in registers (`paged-attention.py`).
 Quire sees that the offsets read back are the ones the program just stored
 (quire-forward-stores), rebuilds them in registers, drops the barrier, and
 recognizes the natural paged gather (quire-raise-paged-loads): this kernel
-compiles to the same code as `paged-attention.py`. The stores into the
-scratch buffer stay (the buffer is an argument; someone may read it).
+compiles to the code of `paged-attention.py` plus one store of the tile's
+offsets into the scratch buffer, which stays (the buffer is an argument;
+someone may read it) as a single store of what the per-page stores wrote.
 
 Same layout as paged-attention.py: k_cache, v_cache [num_blocks, BLOCK_SIZE,
 num_kv_heads, HEAD_DIM] with equal strides; block_tables [num_seqs,
