@@ -418,14 +418,21 @@ static void gather(const std::vector<T> &src, std::vector<T> &dst,
   }
 }
 
+/// The coordinates of element `i` of a row-major tensor of `shape`.
+static SmallVector<int64_t, 4> rowMajorCoord(ArrayRef<int64_t> shape,
+                                             int64_t i) {
+  SmallVector<int64_t, 4> idx(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    idx[d] = i % shape[d];
+    i /= shape[d];
+  }
+  return idx;
+}
+
 static std::string formatLane(ArrayRef<int64_t> shape, int64_t lane) {
   if (shape.empty())
     return "the scalar access";
-  SmallVector<int64_t, 4> idx(shape.size());
-  for (size_t d = shape.size(); d-- > 0;) {
-    idx[d] = lane % shape[d];
-    lane /= shape[d];
-  }
+  SmallVector<int64_t, 4> idx = rowMajorCoord(shape, lane);
   std::string s = "lane [";
   llvm::raw_string_ostream os(s);
   llvm::interleaveComma(idx, os);
@@ -1803,13 +1810,7 @@ LogicalResult Interpreter::execPrint(tile::PrintOp op) {
     for (size_t i = 0; i < n; ++i) {
       std::string idx;
       if (!v.shape.empty()) {
-        // Row-major coordinates of element i.
-        SmallVector<int64_t, 2> c(v.shape.size());
-        size_t rest = i;
-        for (size_t d = v.shape.size(); d-- > 0;) {
-          c[d] = static_cast<int64_t>(rest % v.shape[d]);
-          rest /= v.shape[d];
-        }
+        SmallVector<int64_t, 4> c = rowMajorCoord(v.shape, int64_t(i));
         idx = "idx (";
         for (size_t d = 0; d < c.size(); ++d)
           idx += (d ? ", " : "") + std::to_string(c[d]);

@@ -823,6 +823,22 @@ bool Forwarder::forward(LoadOp load) {
   SmallVector<Condition> loadConds;
   if (Value m = load.getMask())
     conditions(lin, m, loadConds);
+  // `a <= b` for every value of the terms (so `b <= 0` follows from
+  // `a <= 0`), and `f <= 0` always.
+  auto atMost = [&](LinearForm a, const LinearForm &b) {
+    a.add(b, -1);
+    lin.normalize(a);
+    return a.isConstant() && a.constant <= 0;
+  };
+  auto alwaysTrue = [](const LinearForm &f) {
+    return f.isConstant() && f.constant <= 0;
+  };
+  // A load's condition at element jj.
+  auto loadForm = [&](const Condition &l, int64_t jj) {
+    LinearForm f = l.form->at({jj});
+    lin.normalize(f);
+    return f;
+  };
   // A piece's condition at one of its lanes.
   auto pieceForm = [&](const Condition &c, int64_t lane, const Piece &p) {
     LinearForm s = *c.form;
@@ -842,28 +858,17 @@ bool Forwarder::forward(LoadOp load) {
                return l.opaque == c.opaque;
              });
     LinearForm s = pieceForm(c, lane, p);
-    if (s.isConstant() && s.constant <= 0)
-      return true;
-    for (const Condition &l : loadConds) {
-      if (!l.form)
-        continue;
-      LinearForm d = s;
-      d.add(l.form->at({jj}), -1);
-      lin.normalize(d);
-      if (d.isConstant() && d.constant <= 0)
-        return true;
-    }
-    return false;
+    return alwaysTrue(s) || llvm::any_of(loadConds, [&](const Condition &l) {
+             return l.form && atMost(s, loadForm(l, jj));
+           });
   };
   auto maskedOff = [&](int64_t jj) {
-    for (const Condition &l : loadConds)
-      if (l.form) {
-        LinearForm f = l.form->at({jj});
-        lin.normalize(f);
-        if (f.isConstant() && f.constant > 0)
-          return true;
-      }
-    return false;
+    return llvm::any_of(loadConds, [&](const Condition &l) {
+      if (!l.form)
+        return false;
+      LinearForm f = loadForm(l, jj);
+      return f.isConstant() && f.constant > 0;
+    });
   };
   bool identity = pieces.size() == 1 && *width == *n;
   for (int64_t jj = 0; jj < *n; ++jj)
@@ -961,17 +966,10 @@ bool Forwarder::forward(LoadOp load) {
         for (const Condition &l : loadConds) {
           if (!l.form)
             return false;
-          LinearForm f = l.form->at({jj});
-          lin.normalize(f);
-          if (f.isConstant() && f.constant <= 0)
-            continue;
-          bool implied = llvm::any_of(conds, [&](const Condition &c) {
-            LinearForm d = f;
-            d.add(pieceForm(c, r, p), -1);
-            lin.normalize(d);
-            return d.isConstant() && d.constant <= 0;
-          });
-          if (!implied)
+          LinearForm f = loadForm(l, jj);
+          if (!alwaysTrue(f) && llvm::none_of(conds, [&](const Condition &c) {
+                return atMost(f, pieceForm(c, r, p));
+              }))
             return false;
         }
       }
