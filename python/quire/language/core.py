@@ -735,36 +735,35 @@ def device_assert(cond, msg="", _builder=None):
     return semantic.device_assert(_unwrap(cond), str(_unwrap(msg)), _builder)
 
 
+def _shape_args(shape):
+    """A shape given as one list or tuple, or as the sizes themselves."""
+    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
+        shape = _unwrap(shape[0])
+    return [_unwrap(d) for d in shape]
+
+
 @builtin
 def reshape(input, *shape, can_reorder=False, _builder=None):
     """`input` with `shape` (a list, or the sizes as arguments), when the
     two shapes differ only by dimensions of size 1: [N, 1] -> [N],
     [N] -> [1, N], [1, N] -> [N, 1]. Other reshapes are a compilation
     error."""
-    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
-        shape = _unwrap(shape[0])
-    return semantic.reshape(_unwrap(input), [_unwrap(d) for d in shape],
-                            "tl.reshape", _builder)
+    return semantic.reshape(_unwrap(input), _shape_args(shape), "tl.reshape",
+                            _builder)
 
 
 @builtin
 def view(input, *shape, _builder=None):
     """tl.reshape (Quire never reorders elements)."""
-    if len(shape) == 1 and isinstance(_unwrap(shape[0]), (list, tuple)):
-        shape = _unwrap(shape[0])
-    return semantic.reshape(_unwrap(input), [_unwrap(d) for d in shape],
-                            "tl.view", _builder)
+    return semantic.reshape(_unwrap(input), _shape_args(shape), "tl.view",
+                            _builder)
 
 
 @builtin
 def ravel(x, can_reorder=False, _builder=None):
     """`x` as a 1-D tensor, for tensors with at most one dimension larger
     than 1."""
-    x = _unwrap(x)
-    n = 1
-    for d in x.shape:
-        n *= d
-    return semantic.reshape(x, [n], "tl.ravel", _builder)
+    return semantic.reshape(_unwrap(x), None, "tl.ravel", _builder)
 
 
 @builtin

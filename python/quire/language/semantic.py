@@ -207,12 +207,13 @@ def reshape(x, shape, what, b):
     size 1 (their other sizes the same, in the same order): the size-1
     dimensions of `x` are dropped (a max over one element, which holds
     whatever the layout replicates) and those of `shape` inserted. Other
-    reshapes move elements between threads, which Quire does not do."""
+    reshapes move elements between threads, which Quire does not do.
+    `shape` None: all of `x` in one dimension (tl.ravel)."""
     x = tl._unwrap(x)
     if not isinstance(x, tl.tensor) or not x.type.is_block():
         raise _err(f"{what} needs a block tensor")
-    shape = shape_of(shape)
     src = list(x.shape)
+    shape = [math.prod(src)] if shape is None else shape_of(shape)
     if [d for d in src if d != 1] != [d for d in shape if d != 1]:
         n_src, n_dst = math.prod(src), math.prod(shape)
         if n_src != n_dst:
