@@ -4,7 +4,7 @@ Ragged lengths, tiles that end mid-page, empty sequences: the examples
 (vector add, softmax, matmul, single-pass paged decode), the decode op in
 both kernel forms with one and several splits, 64-token tiles on 2 warps,
 a padded head dim in bf16, the tensor-core matmul at its benchmark tile
-shape, the prefill op in every tile configuration with the chunk's K/V
+shape (and with async wgmma at 3 and 4 stages), the prefill op in every tile configuration with the chunk's K/V
 separate and in the cache, and unified_attention on a mixed ragged batch
 with every feature on (window, softcap, ALiBi, sinks, lse, descales), with
 one and several splits, over fp16 and fp8 (e4m3fn, e5m2) caches.
@@ -69,6 +69,11 @@ def main(argv=None):
     C = torch.empty(200, 160, device="cuda").half()
     quire.compile(matmul_mlir(128, 128, 32, aligned=True))[(2, 2)](
         A, B, C, 200, 160, 96, 96, 160, 160)
+    # wgmma groups in flight across iterations (stages reused one iteration
+    # later), 3 and 4 stages, K not a multiple of the tile.
+    for stages in (3, 4):
+        quire.compile(matmul_mlir(128, 128, 32, aligned=True), num_stages=stages,
+                      async_wgmma=True)[(2, 2)](A, B, C, 200, 160, 96, 96, 160, 160)
     inp = prefill.make_inputs([0, 40, 300], [70, 3, 200], 16, gen, 8, 2)
     for cfg in [prefill.DEFAULT] + prefill.CONFIGS:
         for separate in (True, False):

@@ -62,15 +62,15 @@ def decode_split(split_k, combine_k, q, k_cache, v_cache, block_tables, seq_lens
     return out
 
 
-def matmul_mlir(BM=64, BN=64, BK=32, aligned=False):
-    """C[M, N] = A[M, K] @ B[K, N] in f16 with f32 accumulation, row-major
-    with leading dimensions lda, ldb, ldc, edges of any size masked; launch
-    with grid (ceil(M / BM), ceil(N / BN)). `aligned`: N, K and the leading
-    dimensions are multiples of 16 (declared
+def matmul_mlir(BM=64, BN=64, BK=32, aligned=False, dtype="f16"):
+    """C[M, N] = A[M, K] @ B[K, N] in `dtype` (f16 or bf16) with f32
+    accumulation, row-major with leading dimensions lda, ldb, ldc, edges of
+    any size masked; launch with grid (ceil(M / BM), ceil(N / BN)).
+    `aligned`: N, K and the leading dimensions are multiples of 16 (declared
     with tile.divisibility, as Triton specializes such integers), which lets
     the masked loads and stores use 16-byte vectors."""
     d = " {tile.divisibility = 16 : i32}" if aligned else ""
-    return f"""
+    return (f"""
 func.func @matmul(%a: !tile.ptr<f16> {{tile.divisibility = 16 : i32}},
                   %b: !tile.ptr<f16> {{tile.divisibility = 16 : i32}},
                   %c: !tile.ptr<f16> {{tile.divisibility = 16 : i32}},
@@ -154,4 +154,4 @@ func.func @matmul(%a: !tile.ptr<f16> {{tile.divisibility = 16 : i32}},
   tile.store %cp, %c16, %cmask : tensor<{BM}x{BN}x!tile.ptr<f16>>
   return
 }}
-"""
+""").replace("f16", dtype)

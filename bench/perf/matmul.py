@@ -1,10 +1,16 @@
-"""f16 matmul (f32 accumulation) on tensor cores: Quire tile shapes vs torch.
+"""Matmul (f32 accumulation) on tensor cores: Quire tile shapes vs torch.
 
-For each tile configuration, with the dots on wgmma (sm_90's default) and
-on mma.sync: correctness against float64 on ragged and aligned sizes
-(poisoned outputs), then the median time of 4096^3 against torch.matmul
-(cuBLAS) in the same process. Prints a table, writes matmul.png into the
-output folder.
+Part 1, the ablation (f16, 4096^3): every tile configuration compiled four
+ways — mma.sync, wgmma waiting for each iteration's dots, wgmma with the
+groups kept in flight (async_wgmma) at 3 and at 4 stages — each checked
+against float64 on ragged and aligned sizes (NaN-poisoned outputs), then
+timed against torch.matmul (cuBLAS) in the same process.
+
+Part 2, the rows of docs/performance.md: the fastest configuration of part
+1 in f16 and bf16 at 4096^3 and 8192^3, checked and timed against
+torch.matmul of the same dtype.
+
+Prints both tables, writes matmul.png into the output folder.
 
     bench/run.py matmul [--quick] [--out DIR]
 """
@@ -20,10 +26,19 @@ CONFIGS = [  # BM, BN, BK, num_warps
     (128, 256, 64, 8), (256, 128, 64, 8),
 ]
 
+# name -> quire.compile options (the ablation's columns)
+VARIANTS = [
+    ("mma.sync", dict(wgmma=False, num_stages=3)),
+    ("wgmma", dict(num_stages=3)),
+    ("async3", dict(num_stages=3, async_wgmma=True)),
+    ("async4", dict(num_stages=4, async_wgmma=True)),
+]
+
 
 def main(argv=None):
     p = parser("matmul", __doc__)
-    p.add_argument("--quick", action="store_true", help="the first two configurations only")
+    p.add_argument("--quick", action="store_true",
+                   help="the first two configurations only, no 8192^3")
     p.add_argument("--out", help="folder for the plot (default $BENCH_OUT or bench/out)")
     args = p.parse_args(argv)
     torch = require_torch()
@@ -35,47 +50,91 @@ def main(argv=None):
 
     print_header("matmul")
     gen = torch.Generator(device="cuda").manual_seed(7)
-    M = N = K = 4096
-    a = torch.randn(M, K, device="cuda", generator=gen).half()
-    b = torch.randn(K, N, device="cuda", generator=gen).half()
-    c = torch.empty(M, N, device="cuda", dtype=torch.half)
-    fl = 2 * M * N * K
+    torch_dt = {"f16": torch.half, "bf16": torch.bfloat16}
+
+    def compile_pair(cfg, dtype, opts):
+        BM, BN, BK, w = cfg
+        kern = quire.compile(matmul_mlir(BM, BN, BK, aligned=True, dtype=dtype),
+                             num_warps=w, **opts)
+        ragged = quire.compile(matmul_mlir(BM, BN, BK, dtype=dtype), num_warps=w, **opts)
+        return kern, ragged
+
+    def check(cfg, dtype, kern, ragged):
+        BM, BN = cfg[0], cfg[1]
+        worst = 0.0
+        for kn, m, n, k in ((ragged, 100, 72, 50), (ragged, 513, 257, 129),
+                            (kern, BM, BN, cfg[2]), (kern, 100, 80, 48),
+                            (kern, 1000, 1024, 4000)):
+            x = torch.randn(m, k, device="cuda", generator=gen).to(torch_dt[dtype])
+            y = torch.randn(k, n, device="cuda", generator=gen).to(torch_dt[dtype])
+            z = torch.full((m, n), float("nan"), device="cuda", dtype=torch_dt[dtype])
+            kn[(math.ceil(m / BM), math.ceil(n / BN))](x, y, z, m, n, k, k, n, n)
+            torch.cuda.synchronize()
+            e = rel_err(z, x.double() @ y.double())
+            worst = max(worst, e) if e == e else float("nan")
+        return worst
+
+    def inputs(size, dtype):
+        a = torch.randn(size, size, device="cuda", generator=gen).to(torch_dt[dtype])
+        b = torch.randn(size, size, device="cuda", generator=gen).to(torch_dt[dtype])
+        return a, b, torch.empty(size, size, device="cuda", dtype=torch_dt[dtype])
+
+    def time_quire(kern, cfg, a, b, c):
+        n = a.shape[0]
+        return us(lambda: kern[(n // cfg[0], n // cfg[1])](a, b, c, n, n, n, n, n, n),
+                  rep=50 if n <= 4096 else 20)
+
+    # Part 1: the ablation.
+    size = 4096
+    fl = 2 * size ** 3
+    a, b, c = inputs(size, "f16")
     t_torch = us(lambda: torch.matmul(a, b), rep=50)
-    print(f"torch.matmul 4096^3 f16: {t_torch:.0f} us, {fl / t_torch / 1e6:.1f} TFLOP/s")
-    print(f"{'BMxBNxBK':>12} {'warps':>5} {'dot':>8} {'max rel err':>11} {'us':>8} "
-          f"{'TFLOP/s':>8} {'of torch':>8}")
-    rows = []
-    for BM, BN, BK, w in CONFIGS[:2] if args.quick else CONFIGS:
-        for wg in (True, False):
-            kern = quire.compile(matmul_mlir(BM, BN, BK, aligned=True), num_warps=w,
-                                 wgmma=wg)
-            ragged = quire.compile(matmul_mlir(BM, BN, BK), num_warps=w, wgmma=wg)
-            dot = "wgmma" if "wgmma.mma_async" in kern.ptx else "mma.sync"
-            if not wg and rows and rows[-1][:3] == (f"{BM}x{BN}x{BK}", w, "mma.sync"):
-                continue  # wgmma did not apply: the same kernel
-            worst = 0.0
-            for kn, m, n, k in ((ragged, 100, 72, 50), (ragged, 513, 257, 129),
-                                (kern, BM, BN, BK), (kern, 100, 80, 48),
-                                (kern, 1000, 1024, 4000)):
-                x = torch.randn(m, k, device="cuda", generator=gen).half()
-                y = torch.randn(k, n, device="cuda", generator=gen).half()
-                z = torch.full((m, n), float("nan"), device="cuda", dtype=torch.half)
-                kn[(math.ceil(m / BM), math.ceil(n / BN))](x, y, z, m, n, k, k, n, n)
-                torch.cuda.synchronize()
-                e = rel_err(z, x.double() @ y.double())
-                worst = max(worst, e) if e == e else float("nan")
-            t = us(lambda: kern[(M // BM, N // BN)](a, b, c, M, N, K, K, N, N), rep=50)
-            rows.append((f"{BM}x{BN}x{BK}", w, dot, worst, t, fl / t / 1e6, t_torch / t))
-            print(f"{rows[-1][0]:>12} {w:>5} {dot:>8} {worst:>11.2e} {t:>8.0f} "
-                  f"{rows[-1][5]:>8.1f} {t_torch / t:>8.3f}", flush=True)
-    ok = all(r[3] < 2e-3 for r in rows)
+    print(f"torch.matmul {size}^3 f16: {t_torch:.0f} us, {fl / t_torch / 1e6:.1f} TFLOP/s")
+    names = [v[0] for v in VARIANTS]
+    print(f"{'BMxBNxBK':>12} {'warps':>5} " + " ".join(f"{n:>9}" for n in names)
+          + "   TFLOP/s; max rel err of all")
+    table, errs, best = [], [], None
+    for cfg in CONFIGS[:2] if args.quick else CONFIGS:
+        tflops, worst = [], 0.0
+        for name, opts in VARIANTS:
+            kern, ragged = compile_pair(cfg, "f16", opts)
+            if name != "mma.sync" and "wgmma.mma_async" not in kern.ptx:
+                tflops.append(float("nan"))  # wgmma did not apply
+                continue
+            e = check(cfg, "f16", kern, ragged)
+            worst = max(worst, e) if e == e else float("nan")
+            t = time_quire(kern, cfg, a, b, c)
+            tflops.append(fl / t / 1e6)
+            if best is None or tflops[-1] > best[0]:
+                best = (tflops[-1], cfg, name, opts)
+        table.append((f"{cfg[0]}x{cfg[1]}x{cfg[2]}", cfg[3], tflops))
+        errs.append(worst)
+        print(f"{table[-1][0]:>12} {cfg[3]:>5} " + " ".join(f"{x:>9.1f}" for x in tflops)
+              + f"   {worst:.2e}", flush=True)
+    ok = all(e < 2e-3 for e in errs)
+    print(f"fastest: {best[2]} {best[1]} at {best[0]:.1f} TFLOP/s "
+          f"({best[0] / (fl / t_torch / 1e6):.3f} of torch)")
+
+    # Part 2: the fastest configuration in f16 and bf16, 4096^3 and 8192^3.
+    _, cfg, name, opts = best
+    print(f"\n{'dtype':>5} {'size':>6} {'max rel err':>11} {'quire us':>9} "
+          f"{'TFLOP/s':>8} {'torch us':>9} {'TFLOP/s':>8} {'of torch':>8}")
+    for dtype in ("f16", "bf16"):
+        kern, ragged = compile_pair(cfg, dtype, opts)
+        e = check(cfg, dtype, kern, ragged)
+        ok = ok and e < (2e-3 if dtype == "f16" else 1e-2)
+        for n in (4096,) if args.quick else (4096, 8192):
+            a, b, c = inputs(n, dtype)
+            t = time_quire(kern, cfg, a, b, c)
+            tt = us(lambda: torch.matmul(a, b), rep=50 if n <= 4096 else 20)
+            f = 2 * n ** 3
+            print(f"{dtype:>5} {n:>6} {e:>11.2e} {t:>9.0f} {f / t / 1e6:>8.1f} "
+                  f"{tt:>9.0f} {f / tt / 1e6:>8.1f} {tt / t:>8.3f}", flush=True)
     print("correct:", "yes" if ok else "NO")
-    shapes = list(dict.fromkeys((r[0], r[1]) for r in rows))
-    tflops = {(r[0], r[1], r[2]): r[5] for r in rows}
     bars("matmul.png", f"Quire matmul vs torch.matmul, {torch.cuda.get_device_name()}",
-         "TFLOP/s (f16, 4096^3)", [f"{s}/{w}w" for s, w in shapes],
-         [(dot, [tflops.get((s, w, dot), 0.0) for s, w in shapes])
-          for dot in ("wgmma", "mma.sync") if any(r[2] == dot for r in rows)],
+         "TFLOP/s (f16, 4096^3)", [f"{s}/{w}w" for s, w, _ in table],
+         [(name, [row[2][i] if row[2][i] == row[2][i] else 0.0 for row in table])
+          for i, name in enumerate(names)],
          lines=[(f"torch.matmul {fl / t_torch / 1e6:.0f} TFLOP/s", fl / t_torch / 1e6)],
          out=args.out)
     return 0 if ok else 1

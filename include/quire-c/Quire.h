@@ -144,6 +144,14 @@ quireCompileOptionsSetAsyncStages(QuireCompileOptions *options,
  * PTX then targets sm_90a). Zero keeps mma.sync. */
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetWgmma(QuireCompileOptions *options, int32_t wgmma);
+/* Nonzero: with wgmma and 3 or more async stages, a loop that only carries
+ * its wgmma accumulators (a matmul's K loop) keeps each iteration's wgmma
+ * groups running while the next iteration waits for its copies (quirec
+ * --async-wgmma). Zero (the default) waits for every group in its
+ * iteration. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetAsyncWgmma(QuireCompileOptions *options,
+                                 int32_t asyncWgmma);
 /* Registers per thread ptxas may give each kernel (quirec --max-registers,
  * PTX .maxnreg): 0 (the default) for no cap, else 24..255; other values are
  * a diagnostic of quireCompile. */

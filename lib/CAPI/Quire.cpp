@@ -56,6 +56,7 @@ struct QuireCompileOptions {
   bool pagedChecked = false;
   unsigned asyncStages = mlir::quire::kDefaultAsyncStages;
   bool wgmma = true;
+  bool asyncWgmma = false;
   unsigned maxRegisters = 0;
   bool raisePagedLoads = true;
   bool forwardStores = true;
@@ -276,6 +277,12 @@ void quireCompileOptionsSetWgmma(QuireCompileOptions *options, int32_t wgmma) {
     options->wgmma = wgmma != 0;
 }
 
+void quireCompileOptionsSetAsyncWgmma(QuireCompileOptions *options,
+                                      int32_t asyncWgmma) {
+  if (options)
+    options->asyncWgmma = asyncWgmma != 0;
+}
+
 void quireCompileOptionsSetMaxRegisters(QuireCompileOptions *options,
                                         uint32_t maxRegisters) {
   if (options)
@@ -320,6 +327,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.pagedChecked = options->pagedChecked;
   compileOptions.asyncStages = options->asyncStages;
   compileOptions.wgmma = options->wgmma;
+  compileOptions.asyncWgmma = options->asyncWgmma;
   compileOptions.maxRegisters = options->maxRegisters;
   compileOptions.raisePagedLoads = options->raisePagedLoads;
   compileOptions.forwardStores = options->forwardStores;

@@ -118,6 +118,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     copies.stages = options.asyncStages;
     copies.warpgroup = warpgroup;
     copies.eagerRefill = options.asyncEagerRefill;
+    copies.asyncWgmma = options.asyncWgmma;
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -299,6 +300,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.sharedBuffers = options.sharedBuffers;
   popts.asyncStages = options.asyncStages;
   popts.wgmma = options.wgmma;
+  popts.asyncWgmma = options.asyncWgmma;
   popts.asyncEagerRefill = options.asyncEagerRefill;
   popts.stridedIterArgs = options.stridedIterArgs;
   popts.raisePagedLoads = options.raisePagedLoads;

@@ -152,7 +152,8 @@ class Kernel:
 
     def __init__(self, source, source_name, sm, num_warps, ptx, meta,
                  checked=False, num_stages=2, wgmma=True, max_registers=0,
-                 raise_paged_loads=True, forward_stores=True, cubin=None):
+                 raise_paged_loads=True, forward_stores=True, cubin=None,
+                 async_wgmma=False):
         self.source = source
         self.source_name = source_name
         self.sm = sm
@@ -160,6 +161,7 @@ class Kernel:
         self.checked = checked
         self.num_stages = num_stages
         self.wgmma = wgmma
+        self.async_wgmma = async_wgmma
         self.max_registers = max_registers
         self.raise_paged_loads = raise_paged_loads
         self.forward_stores = forward_stores
@@ -200,7 +202,8 @@ class Kernel:
         res = _lib.compile(self.source, self.source_name, self.sm,
                            self.num_warps, kind, self.checked, self.num_stages,
                            self.wgmma, self.max_registers,
-                           self.raise_paged_loads, self.forward_stores)
+                           self.raise_paged_loads, self.forward_stores,
+                           async_wgmma=self.async_wgmma)
         if not res.ok:
             raise CompilationError(res.diagnostics, self.source_name)
         out = res.output if kind == "cubin" else res.output.decode(
@@ -312,7 +315,8 @@ _kernels_lock = threading.Lock()
 
 def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             num_stages=2, wgmma=True, max_registers=0, source_name=None,
-            raise_paged_loads=True, forward_stores=True, dump_ir=None):
+            raise_paged_loads=True, forward_stores=True, dump_ir=None,
+            async_wgmma=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -326,6 +330,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     (quirec --async-stages); 0 or 1 turns the staging off. `wgmma` (sm_90,
     with the staging on) runs the dots whose B operand is staged on Hopper's
     warpgroup tensor cores (quirec --wgmma); False keeps mma.sync.
+    `async_wgmma=True` (with wgmma and num_stages >= 3) keeps the wgmma
+    groups of a loop that only carries their accumulators (a matmul's K
+    loop) running while the next iteration waits for its copies (quirec
+    --async-wgmma; the copies then run num_stages - 2 iterations ahead).
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)
@@ -355,7 +363,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         raise TypeError(f"wgmma must be True or False, got "
                         f"{_args.describe(wgmma)}")
     for option, value in (("raise_paged_loads", raise_paged_loads),
-                          ("forward_stores", forward_stores)):
+                          ("forward_stores", forward_stores),
+                          ("async_wgmma", async_wgmma)):
         if not isinstance(value, bool):
             raise TypeError(f"{option} must be True or False, got "
                             f"{_args.describe(value)}")
@@ -376,7 +385,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                      max_registers=max_registers,
                      **({"name": name} if checked else {}),
                      **({} if raise_paged_loads else {"raise": False}),
-                     **({} if forward_stores else {"forward": False}))
+                     **({} if forward_stores else {"forward": False}),
+                     **({"async_wgmma": True} if async_wgmma else {}))
     with _kernels_lock:
         cached = None if dump_ir else _kernels.get((key, kernel, name))
     if cached is not None:
@@ -392,7 +402,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         start = time.perf_counter()
         res = _lib.compile(source, name, sm, num_warps, "ptx", checked,
                            num_stages, wgmma, max_registers, raise_paged_loads,
-                           forward_stores, dump_ir)
+                           forward_stores, dump_ir, async_wgmma=async_wgmma)
         if dump_ir:
             sys.stderr.write(res.ir_dump)
             sys.stderr.flush()
@@ -406,7 +416,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     cubin, meta = _assembled(ptx, meta, name)
     result = Kernel(source, name, sm, num_warps, ptx, meta, checked,
                     num_stages, wgmma, max_registers, raise_paged_loads,
-                    forward_stores, cubin)
+                    forward_stores, cubin, async_wgmma=async_wgmma)
     with _kernels_lock:
         result = _kernels.setdefault((key, kernel, name), result)
     return result

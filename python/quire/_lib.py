@@ -111,6 +111,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetDumpIR":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetAsyncWgmma":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireResultGetIRDump":
                 (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)])}
     for name, (restype, argtypes) in list(sigs.items()) + list(optional.items()):
@@ -200,7 +202,8 @@ def _name_bytes(name):
 def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
             checked: bool = False, num_stages: int = 2, wgmma: bool = True,
             max_registers: int = 0, raise_paged_loads: bool = True,
-            forward_stores: bool = True, dump_ir: bool = False):
+            forward_stores: bool = True, dump_ir: bool = False,
+            async_wgmma: bool = False):
     L = lib()
     options = L.quireCompileOptionsCreate()
     if not options:
@@ -213,16 +216,18 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
         L.quireCompileOptionsSetAsyncStages(options, num_stages)
         L.quireCompileOptionsSetWgmma(options, int(wgmma))
         L.quireCompileOptionsSetMaxRegisters(options, max_registers)
-        for setter, value, what in (
+        for setter, value, default, what in (
                 ("quireCompileOptionsSetRaisePagedLoads", raise_paged_loads,
-                 "quire-raise-paged-loads"),
+                 True, "turn quire-raise-paged-loads off"),
                 ("quireCompileOptionsSetForwardStores", forward_stores,
-                 "quire-forward-stores")):
+                 True, "turn quire-forward-stores off"),
+                ("quireCompileOptionsSetAsyncWgmma", async_wgmma, False,
+                 "keep wgmma groups in flight (async_wgmma)")):
             fn = getattr(L, setter, None)
             if fn is not None:
                 fn(options, int(value))
-            elif not value:
-                raise LibraryError(f"{L._name} cannot turn {what} off; "
+            elif value != default:
+                raise LibraryError(f"{L._name} cannot {what}; "
                                    "rebuild Quire")
         if dump_ir:
             fn = getattr(L, "quireCompileOptionsSetDumpIR", None)

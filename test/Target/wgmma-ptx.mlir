@@ -11,6 +11,13 @@
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 | FileCheck %s --check-prefix=PREFILL
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --wgmma=false | FileCheck %s --check-prefix=OFF
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 80 | FileCheck %s --check-prefix=OFF
+// --async-wgmma with 3 stages: each iteration's wgmma group stays in flight
+// (wait_group 1 in the loop, wait_group 0 after it), and ptxas takes the
+// pipeline as it is: it neither serializes the wgmmas (C7515) nor injects
+// waits before an accumulator register is read (C7517).
+// RUN: quirec %S/../Dialect/Tile/Transforms/async-copies-warpgroup.mlir --sm 90 --num-warps 4 --async-stages=3 --async-wgmma -o %t.ptx
+// RUN: FileCheck %s --check-prefix=ASYNC < %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 
 // CHECK:       .target sm_90a
 // CHECK:       .extern .shared .align 1024 .b8 quire_smem[];
@@ -36,3 +43,21 @@
 // OFF-LABEL:   .entry paged_prefill_attention(
 // OFF-NOT:     wgmma
 // OFF:         mma.sync.aligned.m16n8k16
+
+// ASYNC-LABEL: .entry matmul(
+// ASYNC:       $L__BB0_[[LOOP:[0-9]+]]:
+// ASYNC-NEXT:  cp.async.wait_group 0;
+// ASYNC:       wgmma.mma_async.sync.aligned.m64n64k16
+// ASYNC:       wgmma.commit_group.sync.aligned;
+// ASYNC-NEXT:  // end inline asm
+// ASYNC-NEXT:  // begin inline asm
+// ASYNC-NEXT:  wgmma.wait_group.sync.aligned 1;
+// ASYNC-NOT:   wgmma
+// ASYNC:       @%p{{[0-9]+}} bra $L__BB0_[[LOOP]];
+// ASYNC:       wgmma.wait_group.sync.aligned 0;
+// ASYNC:       st.global.v2.b32
+// ASYNC-LABEL: .entry scores(
+// ASYNC:       wgmma.wait_group.sync.aligned 1;
+// ASYNC:       wgmma.wait_group.sync.aligned 0;
+
+// PTXAS-NOT:   C75

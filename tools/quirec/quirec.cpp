@@ -108,6 +108,14 @@ static cl::opt<bool> wgmma(
              "wgmma (warpgroup tensor cores, read from shared memory; PTX "
              "for sm_90a); false keeps mma.sync (default true)"),
     cl::cat(category));
+static cl::opt<bool> asyncWgmma(
+    "async-wgmma", cl::init(false),
+    cl::desc("with --wgmma and --async-stages=3 or more, keep the wgmma "
+             "groups of a loop that only carries their accumulators (a "
+             "matmul's K loop) in flight while the next iteration waits for "
+             "its copies; the copies then run stages-2 iterations ahead "
+             "(quire-async-copies async-wgmma; default false)"),
+    cl::cat(category));
 static cl::opt<bool> asyncEagerRefill(
     "async-eager-refill", cl::init(false),
     cl::desc("with --async-stages, refill each stage at the end of the "
@@ -196,6 +204,7 @@ int main(int argc, char **argv) {
   options.sharedBuffers = sharedBuffers;
   options.asyncStages = asyncStages;
   options.wgmma = wgmma;
+  options.asyncWgmma = asyncWgmma;
   options.asyncEagerRefill = asyncEagerRefill;
   options.swizzleStaging = swizzleStaging;
   options.maxRegisters = maxRegisters;

@@ -93,6 +93,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "wgmma (quire-assign-layouts/quire-async-copies "
                      "warpgroup)"),
       llvm::cl::init(true)};
+  Option<bool> asyncWgmma{
+      *this, "async-wgmma",
+      llvm::cl::desc("keep wgmma groups in flight across the iterations of "
+                     "a loop that only carries their accumulators "
+                     "(quire-async-copies async-wgmma; 3+ async stages)"),
+      llvm::cl::init(false)};
 };
 
 /// Deepest bracket nesting ((, [, {, <) a kernel source may have. The MLIR
@@ -139,6 +145,9 @@ struct CompileOptions {
   unsigned asyncStages = kDefaultAsyncStages;
   /// On sm_90 with async staging: dots on wgmma (warpgroup tensor cores).
   bool wgmma = true;
+  /// wgmma groups stay in flight across loop iterations
+  /// (quire-async-copies async-wgmma).
+  bool asyncWgmma = false;
   /// Async staging refills a stage at the end of the iteration that read it
   /// (quire-async-copies eager-refill).
   bool asyncEagerRefill = false;

@@ -79,7 +79,8 @@ struct Printer {
       op->emitOpError() << "not supported outside a kernel";
       return std::nullopt;
     }
-    return Printer{module, func, getVprintf(rewriter, module), what, {}, {}};
+    return Printer{module, func, getVprintf(rewriter, module), what,
+                   llvm::DenseMap<Type, Value>(), llvm::StringMap<StringRef>()};
   }
 
   /// vprintf(format, {values}) at the rewriter's insertion point.

@@ -763,6 +763,53 @@ func.func @warpgroup_dot_a_type(%a: tensor<64x16xf16, #a4>, %c: tensor<64x64xf32
 // -----
 
 #mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_dot_async_read(%c: tensor<64x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{result of an async dot is in flight: only 'tile.warpgroup_wait' may use it, not 'arith.addf'}}
+  %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 3 : i32, k = 32 : i64, operand_type = f16, async} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  %e = arith.addf %d, %c : tensor<64x64xf32, #mma4>
+  return
+}
+
+// -----
+
+func.func @warpgroup_wait_empty() {
+  // expected-error @+1 {{needs at least one accumulator}}
+  "tile.warpgroup_wait"() {pending = 0 : i32} : () -> ()
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_wait_pending(%c: tensor<64x64xf32, #mma4>) {
+  // expected-error @+1 {{pending must be >= 0, got -1}}
+  %r = tile.warpgroup_wait %c {pending = -1 : i32} : tensor<64x64xf32, #mma4>
+  return
+}
+
+// -----
+
+#blocked = #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+func.func @warpgroup_wait_operand(%c: tensor<64x64xf32, #blocked>) {
+  // expected-error @+1 {{operands must be wgmma accumulators (2-D f32 tensors in a #tile.mma layout), got 'tensor<64x64xf32, #tile.blocked<{sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>>'}}
+  %r = tile.warpgroup_wait %c {pending = 0 : i32} : tensor<64x64xf32, #blocked>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_wait_read_in_flight(%c: tensor<64x64xf32, #mma4>, %s: i32) {
+  %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 3 : i32, k = 32 : i64, operand_type = f16, async} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  // expected-error @+1 {{with pending 1 its results may still be written: only a terminator, a wait or an async dot's acc may use them, not 'arith.mulf'}}
+  %r = tile.warpgroup_wait %d {pending = 1 : i32} : tensor<64x64xf32, #mma4>
+  %e = arith.mulf %r, %r : tensor<64x64xf32, #mma4>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
 func.func @warpgroup_dot_a_buffer(%c: tensor<64x64xf32, #mma4>, %s: i32) {
   // expected-error @+1 {{a staged A needs a_buffer and a_contig}}
   %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>

@@ -4,7 +4,8 @@
 // `wgmma.mma_async` reading its B operand, and A when A is staged too, from
 // the swizzled shared-memory stages tile.async_copy fills (NvmmaTile,
 // SharedMemory.h) through matrix descriptors: fence, one m64nNk16 per
-// 64-row block and 16-wide K step, commit, wait.
+// 64-row block and 16-wide K step, commit, and a wait unless the dot is
+// async (tile.warpgroup_wait then retires it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,11 +22,28 @@ using namespace mlir::quire::tilellvm;
 
 namespace {
 
+/// wgmma.wait_group `pending`, tied to every accumulator register of `acc`
+/// so that nothing reads one before the wgmmas wrote it.
+SmallVector<Value> waitGroups(OpBuilder &b, Location loc, ValueRange acc,
+                              int64_t pending) {
+  std::string cons;
+  for (size_t i = 0; i < acc.size(); ++i)
+    cons += "=f,";
+  for (size_t i = 0; i < acc.size(); ++i)
+    cons += std::to_string(i) + (i + 1 < acc.size() ? "," : "");
+  SmallVector<Type> types(acc.size(), b.getF32Type());
+  return inlinePtx(b, loc, types, acc,
+                   "wgmma.wait_group.sync.aligned " + std::to_string(pending) +
+                       ";",
+                   cons, /*sideEffects=*/true);
+}
+
 /// %d = tile.warpgroup_dot a(%a) | a_stage %sa, b_stage %sb, acc %c
 ///   => wgmma.fence
 ///      per 64-row block j of the warpgroup, per 16-wide K step k:
 ///        wgmma.mma_async.m64nNk16 {d_j}, A(j, k), desc(B, k), 1
-///      wgmma.commit_group; wgmma.wait_group 0 (tied to every d)
+///      wgmma.commit_group; wgmma.wait_group 0 (tied to every d), or, with
+///      `async`, no wait: a tile.warpgroup_wait retires the group
 /// A(j, k) is four registers of the dot_op layout (as mma.sync takes them)
 /// or a descriptor of the staged A. Descriptors: start address >> 4, the
 /// leading and stride byte offsets >> 4, the swizzle mode (bits 62-63).
@@ -242,22 +260,40 @@ struct WarpgroupDotOpLowering
              << "internal error: wgmma fragments not found in the layouts";
     inlinePtx(rewriter, loc, {}, {}, "wgmma.commit_group.sync.aligned;", "",
               /*sideEffects=*/true);
-    // The wait, tied to every accumulator register so that nothing reads
-    // one before the wgmmas wrote it.
-    std::string waitCons;
-    for (size_t i = 0; i < acc.size(); ++i)
-      waitCons += "=f,";
-    for (size_t i = 0; i < acc.size(); ++i)
-      waitCons += std::to_string(i) + (i + 1 < acc.size() ? "," : "");
-    SmallVector<Type> accTypes(acc.size(), f32);
-    SmallVector<Value> done =
-        inlinePtx(rewriter, loc, accTypes, acc,
-                  "wgmma.wait_group.sync.aligned 0;", waitCons,
-                  /*sideEffects=*/true);
-    rewriter.replaceOpWithMultiple(op, {done});
+    // An async dot's registers stay in flight until a tile.warpgroup_wait.
+    rewriter.replaceOpWithMultiple(
+        op, {op.getAsync() ? acc : waitGroups(rewriter, loc, acc, 0)});
     return success();
   }
   TileToLLVMState &state;
+};
+
+/// %r... = tile.warpgroup_wait %d... {pending = N}
+///   => wgmma.wait_group N, tied to every register of every operand.
+struct WarpgroupWaitOpLowering
+    : public ConvertOpToLLVMPattern<tile::WarpgroupWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::WarpgroupWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> regs;
+    SmallVector<size_t> sizes;
+    for (ValueRange v : adaptor.getInputs()) {
+      regs.append(v.begin(), v.end());
+      sizes.push_back(v.size());
+    }
+    SmallVector<Value> done =
+        waitGroups(rewriter, op.getLoc(), regs, op.getPendingAttr().getInt());
+    SmallVector<SmallVector<Value>> results;
+    ArrayRef<Value> rest = done;
+    for (size_t n : sizes) {
+      results.emplace_back(rest.take_front(n));
+      rest = rest.drop_front(n);
+    }
+    rewriter.replaceOpWithMultiple(op, results);
+    return success();
+  }
 };
 } // namespace
 
@@ -265,4 +301,5 @@ void tilellvm::populateWgmmaDotPatterns(LLVMTypeConverter &converter,
                                         RewritePatternSet &patterns,
                                         TileToLLVMState &state) {
   patterns.add<WarpgroupDotOpLowering>(converter, state);
+  patterns.add<WarpgroupWaitOpLowering>(converter);
 }

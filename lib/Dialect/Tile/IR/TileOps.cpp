@@ -8,7 +8,10 @@
 
 #include "quire/Dialect/Tile/IR/Tile.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -285,6 +288,33 @@ LogicalResult DotOp::verify() {
   return success();
 }
 
+namespace {
+/// x + dot(a, b, 0) => dot(a, b, x), the dot used only there.
+struct AddIntoDot : public OpRewritePattern<arith::AddFOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(arith::AddFOp add,
+                                PatternRewriter &rewriter) const override {
+    for (unsigned i = 0; i < 2; ++i) {
+      auto dot = add->getOperand(i).getDefiningOp<DotOp>();
+      Value x = add->getOperand(1 - i);
+      if (!dot || !dot->hasOneUse() || x.getType() != dot.getType() ||
+          !matchPattern(dot.getC(), m_AnyZeroFloat()))
+        continue;
+      rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
+                                         dot.getB(), x);
+      rewriter.eraseOp(dot);
+      return success();
+    }
+    return failure();
+  }
+};
+} // namespace
+
+void DotOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                        MLIRContext *context) {
+  results.add<AddIntoDot>(context);
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   if (getKind() == ReduceKind::Xor && !isa<IntegerType>(src.getElementType()))
@@ -544,7 +574,54 @@ LogicalResult WarpgroupDotOp::verify() {
   if (failed(verifyStaging(*this, getBShape(), getBBuffer(), getBContig(),
                            getStages())))
     return failure();
+  if (getAsync())
+    for (Operation *user : getD().getUsers())
+      if (!isa<WarpgroupWaitOp>(user))
+        return emitOpError() << "result of an async dot is in flight: only "
+                                "'tile.warpgroup_wait' may use it, not '"
+                             << user->getName() << "'";
   return verifyNvmma(*this, getBShape(), elt, getBContig());
+}
+
+LogicalResult WarpgroupWaitOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
+    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
+  llvm::append_range(inferred, operands.getTypes());
+  return success();
+}
+
+LogicalResult WarpgroupWaitOp::verify() {
+  if (getInputs().empty())
+    return emitOpError() << "needs at least one accumulator";
+  int64_t pending = getPendingAttr().getInt(); // signed; getPending() is not
+  if (pending < 0)
+    return emitOpError() << "pending must be >= 0, got " << pending;
+  for (Value v : getInputs()) {
+    auto t = cast<RankedTensorType>(v.getType());
+    if (t.getRank() != 2 || !t.getElementType().isF32() ||
+        !isa_and_nonnull<MmaEncodingAttr>(t.getEncoding()))
+      return emitOpError() << "operands must be wgmma accumulators (2-D f32 "
+                              "tensors in a #tile.mma layout), got "
+                           << t;
+  }
+  if (pending == 0)
+    return success();
+  // Results of groups that may still run are carried, never read.
+  for (Value r : getOutputs())
+    for (OpOperand &use : r.getUses()) {
+      Operation *user = use.getOwner();
+      auto dot = dyn_cast<WarpgroupDotOp>(user);
+      if (isa<WarpgroupWaitOp>(user) ||
+          user->hasTrait<OpTrait::IsTerminator>() ||
+          (dot && dot.getAsync() && use.get() == dot.getC()))
+        continue;
+      return emitOpError() << "with pending " << pending
+                           << " its results may still be written: only a "
+                              "terminator, a wait or an async dot's acc may "
+                              "use them, not '"
+                           << user->getName() << "'";
+    }
+  return success();
 }
 
 #define GET_OP_CLASSES

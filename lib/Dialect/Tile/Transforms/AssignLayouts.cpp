@@ -491,7 +491,7 @@ struct AssignLayoutsPass
       } else if (isa<ConvertLayoutOp>(op)) {
         return op->emitOpError() << "layouts are already assigned";
       } else if (isa<AsyncCopyOp, AsyncWaitOp, AsyncLocalLoadOp,
-                     WarpgroupDotOp>(op)) {
+                     WarpgroupDotOp, WarpgroupWaitOp>(op)) {
         // Made by quire-async-copies from laid-out loads, never written.
         return op->emitOpError() << "not supported in a kernel's source: "
                                     "quire-async-copies makes these ops";

@@ -296,6 +296,27 @@ struct AsyncCopiesPass
     }
     bool anyNvmma =
         llvm::any_of(cands, [](const Candidate &c) { return c.nvmma; });
+    // The dots' results stay in flight across iterations when every wgmma
+    // dot only carries its accumulator (iter_arg k in, yield k out).
+    SmallVector<std::pair<DotOp, unsigned>> asyncDots;
+    if (asyncWgmma && anyNvmma && stages >= 3 && !eagerRefill) {
+      Operation *yield = loop.getBody()->getTerminator();
+      for (Candidate c : cands) {
+        if (!c.nvmma || c.dot.getB() != c.convert.getResult())
+          continue;
+        auto acc = dyn_cast<BlockArgument>(c.dot.getC());
+        unsigned k = acc ? acc.getArgNumber() - 1 : 0;
+        if (!acc || acc.getOwner() != loop.getBody() ||
+            k >= loop.getNumRegionIterArgs() ||
+            c.dot->getBlock() != loop.getBody() || !acc.hasOneUse() ||
+            !c.dot->hasOneUse() || *c.dot->getUsers().begin() != yield ||
+            yield->getOperand(k) != c.dot.getResult()) {
+          asyncDots.clear();
+          break;
+        }
+        asyncDots.push_back({c.dot, k});
+      }
+    }
     SmallVector<Operation *> depOps = loadDeps(loop, slice);
     int64_t S = stages;
     Location loc = loop.getLoc();
@@ -353,8 +374,13 @@ struct AsyncCopiesPass
     // (one more than the default for the same buffers). Not with wgmma,
     // whose async-proxy reads of a stage are not ordered before a
     // generic-proxy refill by a barrier alone.
+    //
+    // With async dots, iteration i - 1's dots may still read their stage
+    // while iteration i runs: each iteration's wait retires the dots of the
+    // one before, so at the barrier at the top of iteration i the stage
+    // iteration i - 2 read is free, and it takes iteration i + S - 2.
     bool eager = eagerRefill && !anyNvmma;
-    int64_t ahead0 = eager ? S : S - 1;
+    int64_t ahead0 = eager ? S : asyncDots.empty() ? S - 1 : S - 2;
 
     // Prologue: iterations 0 .. ahead0-1 into stages 0 .. ahead0-1; the
     // slice loads of iteration ahead0 start the carried values.
@@ -386,7 +412,8 @@ struct AsyncCopiesPass
                           anyNvmma ? top.getUnitAttr() : UnitAttr());
       // By default iteration i + S - 1 goes, after the wait, to stage
       // (stage + S - 1) % S, which iteration i - 1 read (the wait's barrier
-      // orders those reads first). Eagerly, iteration i + S goes to this
+      // orders those reads first); with async dots iteration i + S - 2 to
+      // the stage of iteration i - 2. Eagerly, iteration i + S goes to this
       // iteration's stage at the end of the body, after a barrier (a wait
       // that completes nothing: the later iterations' copies stay pending).
       OpBuilder issue = top;
@@ -398,11 +425,14 @@ struct AsyncCopiesPass
             issue, loc, issue.getI32IntegerAttr((S - 1) * perIter), UnitAttr());
         issueStage = stageArg;
       } else {
-        Value isFirst = arith::CmpIOp::create(
-            top, loc, arith::CmpIPredicate::eq, stageArg, cst(top, 0));
+        // (stage + ahead0) % S, stage < S.
+        int64_t back = S - ahead0;
+        Value wraps = arith::CmpIOp::create(top, loc, arith::CmpIPredicate::slt,
+                                            stageArg, cst(top, back));
         issueStage = arith::SelectOp::create(
-            top, loc, isFirst, cst(top, S - 1),
-            arith::SubIOp::create(top, loc, stageArg, cst(top, 1)));
+            top, loc, wraps,
+            arith::AddIOp::create(top, loc, stageArg, cst(top, ahead0)),
+            arith::SubIOp::create(top, loc, stageArg, cst(top, back)));
       }
       auto [j, in] = ahead(issue, iv, ahead0);
       IRMapping map;
@@ -453,6 +483,7 @@ struct AsyncCopiesPass
       c.convert.replaceAllUsesWith(staged);
     }
     // Dots whose B is staged for wgmma; A from its buffer too when staged.
+    SmallVector<std::pair<WarpgroupDotOp, unsigned>> asyncResults;
     for (auto [bc, bBuffer] : llvm::zip(cands, buffers)) {
       if (!bc.nvmma || bc.dot.getB() != bc.convert.getResult())
         continue;
@@ -467,14 +498,44 @@ struct AsyncCopiesPass
           aBuffer = b.getI32IntegerAttr(buffer);
           aContig = b.getI32IntegerAttr(ac.contig);
         }
-      Value d = WarpgroupDotOp::create(
+      auto inFlight =
+          llvm::find_if(asyncDots, [&](auto &p) { return p.first == dot; });
+      auto d = WarpgroupDotOp::create(
           b, dot.getLoc(), dot.getType(), a, aStage, stageArg, dot.getC(),
           aBuffer, aContig, b.getI32IntegerAttr(bBuffer),
           b.getI32IntegerAttr(bc.contig), b.getI32IntegerAttr(S),
           b.getI64IntegerAttr(dot.getA().getType().getDimSize(1)),
-          TypeAttr::get(dot.getA().getType().getElementType()));
-      dot.replaceAllUsesWith(d);
+          TypeAttr::get(dot.getA().getType().getElementType()),
+          inFlight != asyncDots.end() ? b.getUnitAttr() : UnitAttr());
+      dot.replaceAllUsesWith(d.getResult());
       dot.erase();
+      if (inFlight != asyncDots.end())
+        asyncResults.push_back({d, inFlight->second});
+    }
+    // After the last async dot, a wait retires the previous iteration's
+    // groups (this iteration's stay pending) and the loop carries its
+    // results; after the loop, a wait retires every group.
+    if (!asyncResults.empty()) {
+      WarpgroupDotOp last = asyncResults.front().first;
+      for (auto [d, k] : asyncResults)
+        if (last->isBeforeInBlock(d))
+          last = d;
+      OpBuilder b(last->getContext());
+      b.setInsertionPointAfter(last);
+      SmallVector<Value> inFlight, results;
+      for (auto [d, k] : asyncResults) {
+        inFlight.push_back(d.getResult());
+        results.push_back(newLoop.getResult(k));
+      }
+      auto wait = WarpgroupWaitOp::create(
+          b, loc, inFlight, b.getI32IntegerAttr(asyncResults.size()));
+      for (auto [d, v] : llvm::zip(inFlight, wait.getResults()))
+        d.replaceAllUsesExcept(v, wait);
+      b.setInsertionPointAfter(newLoop);
+      auto done =
+          WarpgroupWaitOp::create(b, loc, results, b.getI32IntegerAttr(0));
+      for (auto [r, v] : llvm::zip(results, done.getResults()))
+        r.replaceAllUsesExcept(v, done);
     }
     for (Candidate &c : cands) {
       // Users first: the chain is load [-> trans] [-> ext] in some order.

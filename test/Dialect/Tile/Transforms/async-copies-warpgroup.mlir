@@ -6,6 +6,13 @@
 // The pass alone, on laid-out IR (warpgroup layouts for the dots):
 // RUN: quire-opt %s "--quire-assign-layouts=num-warps=4 warpgroup=true" "--quire-async-copies=warpgroup=true" | FileCheck %s
 // RUN: quire-opt %s "--quire-assign-layouts=num-warps=4" --quire-async-copies | FileCheck %s --check-prefix=OFF
+// async-wgmma with 3 stages: the dots of the matmul and of the scores (A in
+// registers) stay in flight; the prefill's (accumulators read in the loop)
+// do not, nor does anything with 2 stages.
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=4 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC4
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-wgmma=true" | FileCheck %s --check-prefix=SYNC
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 async-wgmma=true" | FileCheck %s --check-prefix=SYNC
 // On sm_90 a dot whose B operand the cp.async staging holds becomes a
 // tile.warpgroup_dot (wgmma): the accumulator gets a warpgroup layout (all
 // warps along M), the staged operands are copied in the swizzled `nvmma`
@@ -45,6 +52,44 @@
 // PREFILL:     scf.for
 // PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 0 : i32
 // PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 1 : i32
+
+// Stage s of iteration i: the copies run one iteration ahead (stages - 2)
+// into stage (s + 1) % 3, the dot is async and a wait with pending 1 after
+// it retires the previous iteration's group; a wait with pending 0 after
+// the loop retires the last, and the store reads its result.
+// ASYNC-LABEL: func.func @matmul
+// ASYNC:      tile.async_copy {{.*}} into stage %[[C0:.*]] {buffer = 0 : i32, contig = 1 : i32, nvmma, stages = 3 : i32}
+// ASYNC:      tile.async_copy {{.*}} into stage %[[C0]] {buffer = 1 : i32, contig = 1 : i32, nvmma, stages = 3 : i32}
+// ASYNC-NEXT: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[STAGE:.*]] = %{{.*}})
+// ASYNC-NEXT:   tile.async_wait {async_proxy, pending = 0 : i32}
+// ASYNC-NEXT:   %[[WRAP:.*]] = arith.cmpi slt, %[[STAGE]], %c2_i32
+// ASYNC-NEXT:   %[[DOWN:.*]] = arith.subi %[[STAGE]], %c2_i32
+// ASYNC-NEXT:   %[[UP:.*]] = arith.addi %[[STAGE]], %c1_i32
+// ASYNC-NEXT:   %[[TO:.*]] = arith.select %[[WRAP]], %[[UP]], %[[DOWN]]
+// ASYNC:        tile.async_copy {{.*}} into stage %[[TO]] {buffer = 0 : i32
+// ASYNC:        tile.async_copy {{.*}} into stage %[[TO]] {buffer = 1 : i32
+// ASYNC:        %[[D:.*]] = tile.warpgroup_dot a_stage %[[STAGE]] b_stage %[[STAGE]] acc %[[ACC]] {{{.*}}async{{.*}}}
+// ASYNC-NEXT:   %[[W:.*]] = tile.warpgroup_wait %[[D]] {pending = 1 : i32}
+// ASYNC-NEXT:   scf.yield %[[W]],
+// ASYNC:      tile.async_wait {pending = 0 : i32}
+// ASYNC-NEXT: %[[R:.*]] = tile.warpgroup_wait %{{.*}}#0 {pending = 0 : i32}
+// ASYNC:      tile.store %{{.*}}, %[[R]]
+// ASYNC-LABEL: func.func @scores
+// ASYNC:        tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {{{.*}}async{{.*}}}
+// ASYNC-NEXT:   tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
+// ASYNC:      tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
+
+// With 4 stages the copies run two iterations ahead: the prologue fills
+// stages 0 and 1, and the wait lets one iteration's two copies run.
+// ASYNC4-LABEL: func.func @matmul
+// ASYNC4-COUNT-4: tile.async_copy
+// ASYNC4:       scf.for
+// ASYNC4-NEXT:    tile.async_wait {async_proxy, pending = 2 : i32}
+// ASYNC4:         tile.warpgroup_dot {{.*}}async
+// ASYNC4-NEXT:    tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
+
+// SYNC-NOT: async,
+// SYNC-NOT: tile.warpgroup_wait
 
 // OFF-LABEL: func.func @matmul
 // OFF-NOT:   tile.warpgroup_dot

@@ -320,6 +320,10 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
   let description = [{
     `a` is MxK, `b` is KxN, `c` and the result MxN. `a` and `b` have the same
     element type (f16, bf16 or f32); the accumulator is f32.
+    Canonicalization folds an addition of a dot with a zero accumulator into
+    the dot: `x + dot(a, b, 0)` becomes `dot(a, b, x)`, so a kernel's
+    `acc += tl.dot(a, b)` accumulates as `acc = tl.dot(a, b, acc)` does (as
+    Triton combines them; the sum is rounded once less).
 
     ```mlir
     %d = tile.dot %a, %b, %c : tensor<64x32xf16> * tensor<32x64xf16> -> tensor<64x64xf32>
@@ -332,6 +336,7 @@ def Tile_DotOp : Tile_Op<"dot", [Pure,
     $a `,` $b `,` $c attr-dict `:` type($a) `*` type($b) `->` type($c)
   }];
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
@@ -468,6 +473,12 @@ def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
     read from shared memory through matrix descriptors. M must be a multiple
     of 16 wm, N a multiple of 8 up to 256, K a multiple of 16.
 
+    The dot is one wgmma group. Without `async` it waits for the group
+    before its result is defined. With `async` it does not: `d` is in
+    flight, and its only uses are `tile.warpgroup_wait` ops, which define
+    it once at most their `pending` newer groups are still running (the
+    staged operands the group reads must stay unchanged until then).
+
     ```mlir
     %d = tile.warpgroup_dot a(%q : tensor<64x128xf16, #dot_a>) b_stage %s
         acc %c {b_buffer = 1 : i32, b_contig = 0 : i32, stages = 2 : i32,
@@ -480,7 +491,7 @@ def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
                        OptionalAttr<I32Attr>:$a_buffer,
                        OptionalAttr<I32Attr>:$a_contig, I32Attr:$b_buffer,
                        I32Attr:$b_contig, I32Attr:$stages, I64Attr:$k,
-                       TypeAttr:$operand_type);
+                       TypeAttr:$operand_type, UnitAttr:$async);
   let results = (outs Tile_Tensor:$d);
   let assemblyFormat = [{
     (`a` `(` $a^ `:` type($a) `)`)? (`a_stage` $a_stage^)? `b_stage` $b_stage
@@ -492,6 +503,35 @@ def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
     ::llvm::SmallVector<int64_t> getAShape();
     ::llvm::SmallVector<int64_t> getBShape();
   }];
+}
+
+def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "wait for in-flight wgmma groups";
+  let description = [{
+    Inserted by `quire-async-copies` around `async` `tile.warpgroup_dot`s.
+    Waits until at most `pending` of this warpgroup's most recent wgmma
+    groups are still running (`wgmma.wait_group pending`) and returns its
+    operands, the accumulators of the groups it waited for: the results
+    are the operands' values, and a group's result may be read only after a
+    wait that retired it. With `pending` 0 every group has retired and the
+    results are ordinary values; with `pending` N > 0 the newest N groups
+    may still be writing theirs, so those results may only be carried (an
+    `scf.yield`) into the accumulator of a later `async` dot or into
+    another wait. The op reads and writes memory: it is where the staged
+    operands of the retired groups stop being read, so nothing that writes
+    them moves above it.
+
+    ```mlir
+    %r = tile.warpgroup_wait %d {pending = 1 : i32}
+        : tensor<128x128xf32, #tile.mma<{warpsPerCTA = [8, 1]}>>
+    ```
+  }];
+  let arguments = (ins Variadic<Tile_Tensor>:$inputs, I32Attr:$pending);
+  let results = (outs Variadic<Tile_Tensor>:$outputs);
+  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

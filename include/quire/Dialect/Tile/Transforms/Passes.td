@@ -315,6 +315,17 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     then written in the swizzled `nvmma` layout; its `async_wait` fences
     the copies for the async proxy.
 
+    With `async-wgmma` and 3 or more stages, a loop whose wgmma dots all
+    carry their accumulator from one iteration to the next and nothing else
+    reads it (a matmul's K loop) keeps each iteration's dots running while
+    the next one waits for its copies: the dots become `async`, a
+    `tile.warpgroup_wait {pending = dots per iteration}` after the last one
+    retires the previous iteration's, a wait with pending 0 after the loop
+    retires the rest, and the copies run `stages - 2` iterations ahead
+    instead of `stages - 1`: the stage of iteration i - 1 is still being
+    read while iteration i runs. Loops whose accumulators are read in the
+    loop (attention's softmax) keep the synchronous dots.
+
     With `eager-refill`, iteration i refills its own stage with the copies
     of iteration i + stages at the end of its body, after a barrier, and the
     prologue issues iterations 0 .. stages-1: `stages` iterations' copies
@@ -333,7 +344,10 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     Option<"eagerRefill", "eager-refill", "bool", "false",
            "refill each stage at the end of the iteration that read it "
            "(stages iterations in flight instead of stages - 1; one more "
-           "barrier per iteration; not for wgmma-staged loops)">
+           "barrier per iteration; not for wgmma-staged loops)">,
+    Option<"asyncWgmma", "async-wgmma", "bool", "false",
+           "keep wgmma groups in flight across the iterations of a loop "
+           "that only carries their accumulators (3+ stages)">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

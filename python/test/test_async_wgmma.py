@@ -1,0 +1,152 @@
+"""async_wgmma: a matmul's K loop keeps each iteration's wgmma group in flight
+while the next iteration waits for its copies (quire-async-copies
+async-wgmma). The PTX has the pipeline's shape (wait_group 1 in the loop,
+0 after it), ptxas takes it without serializing, the option is validated
+and part of the caches' keys, and on the GPU the kernels agree with float64
+on ragged shapes."""
+
+import os
+import re
+import subprocess
+
+import pytest
+
+import quire
+import quire.language as tl
+from conftest import FakeCudaArray
+
+np = pytest.importorskip("numpy")
+
+
+@quire.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak,
+                  stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  BLOCK_K: tl.constexpr, PLUS_EQUALS: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) &
+                    (offs_k[None, :] < K - k * BLOCK_K), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < K - k * BLOCK_K) &
+                    (offs_n[None, :] < N), other=0.0)
+        if PLUS_EQUALS:
+            acc += tl.dot(a, b)
+        else:
+            acc = tl.dot(a, b, acc)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, acc.to(tl.float16),
+             mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+def _warmup(num_stages, async_wgmma, plus_equals=False, block=(128, 128, 64),
+            num_warps=8):
+    M = N = K = 4096
+    args = (FakeCudaArray((M, K), "<f2"), FakeCudaArray((K, N), "<f2"),
+            FakeCudaArray((M, N), "<f2"), M, N, K, K, 1, N, 1, N, 1)
+    bm, bn, bk = block
+    return matmul_kernel.warmup(
+        *args, grid=(1,), sm=90, num_warps=num_warps, num_stages=num_stages,
+        async_wgmma=async_wgmma, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+        PLUS_EQUALS=plus_equals)
+
+
+def _waits(ptx):
+    return re.findall(r"wgmma\.wait_group\.sync\.aligned (\d+);", ptx)
+
+
+@pytest.mark.parametrize("plus_equals", [False, True])
+@pytest.mark.parametrize("num_stages", [3, 4])
+def test_the_loop_keeps_a_group_in_flight(num_stages, plus_equals):
+    # `acc += tl.dot(a, b)` is folded into the dot's accumulator, so both
+    # spellings of Triton's matmul loop get the pipeline.
+    ptx = _warmup(num_stages, True, plus_equals).asm["ptx"]
+    assert _waits(ptx) == ["1", "0"]
+    # The copies run num_stages - 2 iterations ahead: the loop's cp.async
+    # wait lets (num_stages - 3) iterations' two copies stay pending.
+    assert re.findall(r"cp\.async\.wait_group\s+(\d+);", ptx)[0] == \
+        str(2 * (num_stages - 3))
+
+
+def test_off_by_default_and_with_two_stages():
+    assert _waits(_warmup(3, False).asm["ptx"]) == ["0"]
+    assert _waits(_warmup(2, True).asm["ptx"]) == ["0"]
+
+
+@pytest.mark.parametrize("block, num_warps", [
+    ((128, 128, 64), 8), ((128, 256, 64), 8), ((64, 64, 32), 4),
+    ((128, 128, 32), 4)])
+def test_ptxas_keeps_the_pipeline(block, num_warps):
+    # ptxas serializes wgmmas it cannot keep in flight (C7515) and inserts
+    # waits before early reads of their registers (C7517); neither here.
+    found = quire._ptxas.find()
+    if found is None:
+        pytest.skip("no ptxas")
+    ptx = _warmup(4, True, block=block, num_warps=num_warps).asm["ptx"]
+    assert _waits(ptx) == ["1", "0"]
+    path = os.path.join(os.environ.get("QUIRE_CACHE_DIR", "/tmp"),
+                        f"async_wgmma_{'x'.join(map(str, block))}.ptx")
+    with open(path, "w") as f:
+        f.write(ptx)
+    r = subprocess.run([found[0], "-arch=sm_90a", path, "-o", os.devnull],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert "C75" not in r.stdout + r.stderr
+
+
+def test_option_is_validated_and_keyed():
+    with pytest.raises(TypeError,
+                       match="async_wgmma must be True or False, got str"):
+        _warmup(3, "yes")
+    on, off = _warmup(3, True), _warmup(3, False)
+    assert on is not off
+    assert _waits(on.asm["ptx"]) != _waits(off.asm["ptx"])
+
+
+def test_interpreter_accepts_the_option(monkeypatch):
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+    rng = np.random.default_rng(5)
+    M, N, K = 70, 50, 100
+    a = rng.standard_normal((M, K)).astype(np.float16)
+    b = rng.standard_normal((K, N)).astype(np.float16)
+    c = np.full((M, N), np.nan, np.float16)
+    matmul_kernel[(2, 1)](a, b, c, M, N, K, K, 1, N, 1, N, 1, BLOCK_M=64,
+                          BLOCK_N=64, BLOCK_K=32, PLUS_EQUALS=True,
+                          num_stages=3, async_wgmma=True)
+    ref = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, ref, rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("block, num_warps, num_stages", [
+    ((128, 128, 64), 8, 3), ((128, 128, 64), 8, 4), ((128, 256, 64), 8, 3),
+    ((64, 64, 32), 4, 4), ((128, 128, 32), 4, 5)])
+@pytest.mark.parametrize("M, N, K", [(128, 128, 64), (1000, 1024, 4000),
+                                     (513, 264, 40), (300, 200, 16)])
+def test_matches_float64_on_the_gpu(block, num_warps, num_stages, M, N, K):
+    torch = pytest.importorskip("torch")
+    gen = torch.Generator(device="cuda").manual_seed(M * 7 + N + K)
+    a = torch.randn(M, K, device="cuda", generator=gen).half()
+    b = torch.randn(K, N, device="cuda", generator=gen).half()
+    ref = a.double() @ b.double()
+    bm, bn, bk = block
+    grid = (-(-M // bm), -(-N // bn))
+    for aw in (True, False):
+        c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.half)
+        k = matmul_kernel[grid](a, b, c, M, N, K, K, 1, N, 1, N, 1,
+                                BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk,
+                                PLUS_EQUALS=False, num_warps=num_warps,
+                                num_stages=num_stages, async_wgmma=aw)
+        torch.cuda.synchronize()
+        if aw:
+            assert _waits(k.asm["ptx"])[0] == "1"
+        err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
+        assert err < 2e-3, (aw, err)
