@@ -467,7 +467,7 @@ QuireResult *quireInterpret(const char *source, size_t size,
   std::string error;
   func::FuncOp kernel =
       findKernel(*module, kernelName ? kernelName : "", error);
-  if (!kernel) {
+  if (!kernel || failed(prepareForInterpreter(*module, error))) {
     diagnostics << error << "\n";
     return result;
   }

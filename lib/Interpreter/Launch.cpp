@@ -12,7 +12,10 @@
 #include "quire/Interpreter/Launch.h"
 
 #include "quire/Dialect/Tile/IR/Tile.h"
+#include "quire/Dialect/Tile/Transforms/Passes.h"
 #include "quire/Interpreter/Npy.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringExtras.h"
@@ -195,6 +198,22 @@ FailureOr<std::array<int64_t, 3>> mlir::quire::parseGrid(StringRef text,
     return failure();
   }
   return grid;
+}
+
+LogicalResult mlir::quire::prepareForInterpreter(ModuleOp module,
+                                                 std::string &error) {
+  bool any = false;
+  module.walk([&](tile::MakeDescriptorOp) { any = true; });
+  if (!any)
+    return success();
+  PassManager pm(module.getContext());
+  pm.addPass(tile::createLowerDescriptors());
+  llvm::raw_string_ostream os(error);
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &d) {
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  return pm.run(module);
 }
 
 func::FuncOp mlir::quire::findKernel(ModuleOp module, StringRef name,

@@ -59,6 +59,7 @@ LogicalResult mlir::quire::checkNestingDepth(llvm::StringRef source,
 
 void mlir::quire::buildTilePipeline(OpPassManager &pm,
                                     const PipelineOptions &options) {
+  pm.addPass(tile::createLowerDescriptors());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // A program's reloads of what it stored (a scratch buffer of offsets)

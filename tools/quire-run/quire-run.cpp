@@ -130,6 +130,8 @@ int main(int argc, char **argv) {
   func::FuncOp kernel = findKernel(*module, kernelName, error);
   if (!kernel)
     return fail(error);
+  if (failed(prepareForInterpreter(*module, error)))
+    return fail(error);
   KernelLaunch launch;
   if (failed(launch.bind(kernel, specs, error)))
     return fail(error);

@@ -64,6 +64,11 @@ FailureOr<std::array<int64_t, 3>> parseGrid(StringRef text, std::string &error);
 /// empty. Null after setting `error` if there is none, or several.
 func::FuncOp findKernel(ModuleOp module, StringRef name, std::string &error);
 
+/// Rewrites the ops the interpreter runs through their lowering (tensor
+/// descriptor accesses: quire-lower-descriptors) in `module`; fails with
+/// the diagnostics in `error`.
+LogicalResult prepareForInterpreter(ModuleOp module, std::string &error);
+
 /// Host-side state of one interpreted launch: buffers built from the specs,
 /// the bound arguments, and where the outputs go.
 class KernelLaunch {

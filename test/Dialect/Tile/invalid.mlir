@@ -881,3 +881,64 @@ func.func @atomic_value_type(%p: !tile.ptr<i32>, %v: i64) {
   %o = "tile.atomic_rmw"(%p, %v) {kind = 0 : i32} : (!tile.ptr<i32>, i64) -> i32
   return
 }
+
+// -----
+
+// expected-error @+1 {{!tile.tensordesc block must have 1 to 5 dimensions, each a power of two, and no layout; got 'tensor<64x24xf16>'}}
+func.func @tensordesc_block(%d: !tile.tensordesc<tensor<64x24xf16>>) { return }
+
+// -----
+
+// expected-error @+1 {{!tile.tensordesc elements must be integers or floats of 8 bits or more, got 'i1'}}
+func.func @tensordesc_element(%d: !tile.tensordesc<tensor<64xi1>>) { return }
+
+// -----
+
+func.func @make_descriptor_rank(%p: !tile.ptr<f16>, %s: i32, %t: i64) {
+  // expected-error @+1 {{needs one shape and one stride per dimension of 'tensor<64x32xf16>', got 1 and 2}}
+  %d = tile.make_descriptor %p, shape [%s], strides [%t, %t] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x32xf16>>
+  return
+}
+
+// -----
+
+func.func @make_descriptor_pointee(%p: !tile.ptr<f32>, %s: i32, %t: i64) {
+  // expected-error @+1 {{base points to 'f32', the block holds 'f16'}}
+  %d = tile.make_descriptor %p, shape [%s], strides [%t] : !tile.ptr<f32> -> !tile.tensordesc<tensor<64xf16>>
+  return
+}
+
+// -----
+
+func.func @descriptor_load_offsets(%p: !tile.ptr<f16>, %s: i32, %t: i64) {
+  %d = tile.make_descriptor %p, shape [%s, %s], strides [%t, %t] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x32xf16>>
+  // expected-error @+1 {{needs 2 offsets, one per dimension, got 1}}
+  %x = tile.descriptor_load %d[%s] : !tile.tensordesc<tensor<64x32xf16>> -> tensor<64x32xf16>
+  return
+}
+
+// -----
+
+func.func @descriptor_load_type(%p: !tile.ptr<f16>, %s: i32, %t: i64) {
+  %d = tile.make_descriptor %p, shape [%s], strides [%t] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64xf16>>
+  // expected-error @+1 {{result type 'tensor<32xf16>' must be the descriptor's block 'tensor<64xf16>'}}
+  %x = tile.descriptor_load %d[%s] : !tile.tensordesc<tensor<64xf16>> -> tensor<32xf16>
+  return
+}
+
+// -----
+
+func.func @descriptor_argument(%d: !tile.tensordesc<tensor<64xf16>>, %s: i32) {
+  // expected-error @+1 {{descriptor must be made by 'tile.make_descriptor' in this kernel}}
+  %x = tile.descriptor_load %d[%s] : !tile.tensordesc<tensor<64xf16>> -> tensor<64xf16>
+  return
+}
+
+// -----
+
+func.func @descriptor_store_type(%p: !tile.ptr<f16>, %s: i32, %t: i64, %v: tensor<64xf32>) {
+  %d = tile.make_descriptor %p, shape [%s], strides [%t] : !tile.ptr<f16> -> !tile.tensordesc<tensor<64xf16>>
+  // expected-error @+1 {{value type 'tensor<64xf32>' must be the descriptor's block 'tensor<64xf16>'}}
+  tile.descriptor_store %d[%s], %v : !tile.tensordesc<tensor<64xf16>>, tensor<64xf32>
+  return
+}

@@ -52,6 +52,26 @@ LogicalResult PointerType::verify(function_ref<InFlightDiagnostic()> emitError,
                      << pointee;
 }
 
+LogicalResult
+TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
+                       RankedTensorType block) {
+  Type elt = block.getElementType();
+  if (!(elt.isSignlessInteger() || isa<FloatType>(elt)) ||
+      elt.getIntOrFloatBitWidth() < 8)
+    return emitError() << "!tile.tensordesc elements must be integers or "
+                          "floats of 8 bits or more, got "
+                       << elt;
+  if (block.getRank() < 1 || block.getRank() > 5 || block.getEncoding() ||
+      llvm::any_of(block.getShape(), [](int64_t d) {
+        return d <= 0 || !llvm::isPowerOf2_64(d);
+      }))
+    return emitError() << "!tile.tensordesc block must have 1 to 5 "
+                          "dimensions, each a power of two, and no layout; "
+                          "got "
+                       << block;
+  return success();
+}
+
 static bool allPowersOfTwo(ArrayRef<unsigned> values) {
   return llvm::all_of(values,
                       [](unsigned v) { return llvm::isPowerOf2_32(v); });

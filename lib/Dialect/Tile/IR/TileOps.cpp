@@ -315,6 +315,57 @@ void DotOp::getCanonicalizationPatterns(RewritePatternSet &results,
   results.add<AddIntoDot>(context);
 }
 
+LogicalResult MakeDescriptorOp::verify() {
+  RankedTensorType block = getResult().getType().getBlockType();
+  int64_t rank = block.getRank();
+  if (int64_t(getShape().size()) != rank || int64_t(getStrides().size()) != rank)
+    return emitOpError() << "needs one shape and one stride per dimension of "
+                         << block << ", got " << getShape().size()
+                         << " and " << getStrides().size();
+  Type pointee = cast<PointerType>(getBase().getType()).getPointeeType();
+  if (pointee != block.getElementType())
+    return emitOpError() << "base points to " << pointee
+                         << ", the block holds " << block.getElementType();
+  return success();
+}
+
+/// The descriptor's block type, checked against `offsets`; fails (with a
+/// located error) when the descriptor is not made in this kernel.
+static FailureOr<RankedTensorType>
+verifyDescriptorAccess(Operation *op, Value desc, ValueRange offsets) {
+  RankedTensorType block = cast<TensorDescType>(desc.getType()).getBlockType();
+  if (int64_t(offsets.size()) != block.getRank())
+    return op->emitOpError() << "needs " << block.getRank()
+                             << " offsets, one per dimension, got "
+                             << offsets.size();
+  if (!desc.getDefiningOp<MakeDescriptorOp>())
+    return op->emitOpError() << "descriptor must be made by "
+                                "'tile.make_descriptor' in this kernel";
+  return block;
+}
+
+LogicalResult DescriptorLoadOp::verify() {
+  FailureOr<RankedTensorType> block =
+      verifyDescriptorAccess(*this, getDesc(), getOffsets());
+  if (failed(block))
+    return failure();
+  if (getResult().getType() != *block)
+    return emitOpError() << "result type " << getResult().getType()
+                         << " must be the descriptor's block " << *block;
+  return success();
+}
+
+LogicalResult DescriptorStoreOp::verify() {
+  FailureOr<RankedTensorType> block =
+      verifyDescriptorAccess(*this, getDesc(), getOffsets());
+  if (failed(block))
+    return failure();
+  if (getValue().getType() != *block)
+    return emitOpError() << "value type " << getValue().getType()
+                         << " must be the descriptor's block " << *block;
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   if (getKind() == ReduceKind::Xor && !isa<IntegerType>(src.getElementType()))

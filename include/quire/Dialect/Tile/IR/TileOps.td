@@ -311,6 +311,79 @@ def Tile_AtomicCASOp : Tile_Op<"atomic_cas", [
 }
 
 //===----------------------------------------------------------------------===//
+// Tensor descriptors
+//===----------------------------------------------------------------------===//
+
+def Tile_MakeDescriptorOp : Tile_Op<"make_descriptor", [
+    Pure, AttrSizedOperandSegments]> {
+  let summary = "describe a strided tensor in global memory";
+  let description = [{
+    The tensor of `shape` (i32 per dimension) at `base`, element (i0, i1,
+    ...) at `base + i0 * strides[0] + i1 * strides[1] + ...` (i64, in
+    elements), accessed in blocks of the result type's block shape by
+    `tile.descriptor_load` / `tile.descriptor_store` (Triton's
+    `tl.make_tensor_descriptor`, and a host `TensorDescriptor` argument).
+    Elements outside the shape read as zero, or NaN with `nan_padding`.
+
+    ```mlir
+    %d = tile.make_descriptor %a, shape [%m, %k], strides [%lda, %c1]
+        : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x64xf16>>
+    ```
+  }];
+  let arguments = (ins Tile_Ptr:$base, Variadic<I32>:$shape,
+                       Variadic<I64>:$strides, UnitAttr:$nan_padding);
+  let results = (outs Tile_TensorDesc:$result);
+  let assemblyFormat = [{
+    $base `,` `shape` `[` $shape `]` `,` `strides` `[` $strides `]` attr-dict
+    `:` type($base) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorLoadOp : Tile_Op<"descriptor_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "load one block of a described tensor";
+  let description = [{
+    The block of the descriptor's block shape whose first element is at
+    `offsets` (i32 per dimension, any values): element (j0, j1, ...) of the
+    result is element (offsets[0] + j0, ...) of the tensor, or the
+    descriptor's padding (zero, or NaN) where that lies outside its shape.
+    The descriptor must be made by a `tile.make_descriptor` in the same
+    kernel.
+
+    ```mlir
+    %t = tile.descriptor_load %d[%m0, %k0]
+        : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` attr-dict `:` type($desc) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DescriptorStoreOp : Tile_Op<"descriptor_store", [MemoryEffects<[MemWrite]>]> {
+  let summary = "store one block of a described tensor";
+  let description = [{
+    Writes `value` (of the descriptor's block type) to the block whose
+    first element is at `offsets`; elements outside the tensor's shape are
+    not written.
+
+    ```mlir
+    tile.descriptor_store %d[%m0, %n0], %c
+        : !tile.tensordesc<tensor<128x128xf16>>, tensor<128x128xf16>
+    ```
+  }];
+  let arguments = (ins Tile_TensorDesc:$desc, Variadic<I32>:$offsets,
+                       Tile_Tensor:$value);
+  let assemblyFormat = [{
+    $desc `[` $offsets `]` `,` $value attr-dict `:` type($desc) `,` type($value)
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//
 

@@ -31,6 +31,32 @@ def Tile_PointerType : TypeDef<Tile_Dialect, "Pointer"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_TensorDescType : TypeDef<Tile_Dialect, "TensorDesc"> {
+  let mnemonic = "tensordesc";
+  let summary = "a strided tensor in global memory read and written in blocks";
+  let description = [{
+    `!tile.tensordesc<tensor<64x32xf16>>` describes a tensor in global
+    memory (its base address, shape and strides, made by
+    `tile.make_descriptor`) that `tile.descriptor_load` and
+    `tile.descriptor_store` access one block of the given shape at a time,
+    Triton's `tl.tensor_descriptor`. The block is a static shape of 1 to 5
+    dimensions, each a power of two; the element type is an integer or
+    float of at least 8 bits.
+  }];
+  let parameters = (ins "::mlir::RankedTensorType":$blockType);
+  let assemblyFormat = "`<` $blockType `>`";
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::RankedTensorType":$blockType), [{
+      return $_get(blockType.getContext(), blockType);
+    }]>
+  ];
+  let genVerifyDecl = 1;
+}
+
+def Tile_TensorDesc : Type<CPred<"::llvm::isa<::mlir::quire::tile::TensorDescType>($_self)">,
+                           "tile tensor descriptor",
+                           "::mlir::quire::tile::TensorDescType">;
+
 def Tile_Ptr : Type<CPred<"::llvm::isa<::mlir::quire::tile::PointerType>($_self)">,
                     "tile pointer", "::mlir::quire::tile::PointerType">;
 def Tile_PtrTensor : RankedTensorOf<[Tile_Ptr]>;

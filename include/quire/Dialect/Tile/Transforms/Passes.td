@@ -45,6 +45,25 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::quire::tile::TileDialect"];
 }
 
+def LowerDescriptors : Pass<"quire-lower-descriptors", "::mlir::ModuleOp"> {
+  let summary = "rewrite tensor-descriptor block accesses into masked pointer tiles";
+  let description = [{
+    Expects tile IR without layouts. Guarantees that no
+    `tile.descriptor_load`, `tile.descriptor_store` or used
+    `tile.make_descriptor` remains: the block at offsets (o_0, ...) of a
+    descriptor with base b, shape s and strides t is the pointer tile
+    `b + sum_k ext(o_k + range(0, B_k)) * t_k` (64-bit offsets) under the
+    mask `and_k (0 <= o_k + range(0, B_k) < s_k)`; a load reads the
+    descriptor's padding (zero, or NaN) where the mask is false, a store
+    writes nothing there. Runs first in the pipeline and before the
+    interpreter, so descriptor accesses compile (vector widths from the
+    strides' divisibility, cp.async staging, wgmma) and run as the
+    equivalent pointer code does.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::quire::tile::TileDialect"];
+}
+
 def StridedIterArgs : Pass<"quire-strided-iter-args", "::mlir::ModuleOp"> {
   let summary = "recompute values a loop advances by a fixed stride from the "
                 "induction variable";
