@@ -21,7 +21,7 @@ compiler (libquire.so, see quire/_lib.py for where it is looked for) only on
 first use; launching a kernel needs the CUDA driver.
 """
 
-from . import language, ops, runtime, testing
+from . import language, ops, runtime, testing, tools
 from ._args import TensorWrapper, reinterpret
 from ._cuda import CudaError
 from ._lib import LibraryError
@@ -34,8 +34,8 @@ __all__ = ["CompilationError", "CompiledKernel", "Config", "CudaError",
            "InterpreterError", "JITFunction", "Kernel", "LibraryError",
            "autotune", "cache_info", "cdiv", "compile", "compiler_version",
            "heuristics", "interpret", "jit", "language", "next_power_of_2",
-           "ops", "reinterpret", "runtime", "signature", "testing",
-           "TensorWrapper"]
+           "ops", "reinterpret", "runtime", "set_allocator", "signature",
+           "testing", "tools", "TensorWrapper"]
 
 
 def _version():
@@ -89,3 +89,19 @@ def next_power_of_2(n):
     """The smallest power of two >= n (triton.next_power_of_2)."""
     n = int(n)
     return 1 if n <= 1 else 1 << (n - 1).bit_length()
+
+
+_allocator = None
+
+
+def set_allocator(allocator):
+    """Accepts Triton's allocator of global scratch memory (a callable of
+    (size, alignment, stream)), which Triton's kernels set before they make
+    tensor descriptors: Quire's tl.make_tensor_descriptor needs no scratch
+    memory, so the allocator is kept and never called. None clears it."""
+    global _allocator
+    if allocator is not None and not callable(allocator):
+        raise TypeError(f"quire.set_allocator: expected a callable of "
+                        f"(size, alignment, stream) or None, got "
+                        f"{type(allocator).__name__}")
+    _allocator = allocator

@@ -1216,6 +1216,37 @@ def _builtin_namespace(name):
     raise core.CompileTimeError(f"name '{name}' is not defined")
 
 
+class DescriptorArg:
+    """The arg spec of a TensorDescriptor parameter: the kernel takes its
+    base (16-byte aligned), its shape (i32) and its strides but the last
+    (i64, multiples of 16 bytes; the last is 1), and makes the descriptor
+    from them. `shape_div16`/`stride_div16`: which are multiples of 16."""
+
+    def __init__(self, dtype, block_shape, padding, shape_div16,
+                 stride_div16):
+        self.dtype, self.block_shape, self.padding = dtype, block_shape, \
+            padding
+        self.shape_div16, self.stride_div16 = shape_div16, stride_div16
+
+    def emit(self, b):
+        ptr = core.pointer_type(self.dtype)
+        div16 = {"tile.divisibility": "16 : i32"}
+        base = core.tensor(b.add_arg(ptr.mlir, div16), ptr)
+        sizes = [core.tensor(b.add_arg("i32", div16 if d else {}), core.int32)
+                 for d in self.shape_div16]
+        # A stride is a multiple of 16 bytes (the descriptor's rule).
+        elems = max(1, 16 // (self.dtype.primitive_bitwidth // 8))
+        steps = [core.tensor(b.add_arg("i64", {"tile.divisibility":
+                                               f"{16 if d else elems} : i32"}),
+                             core.int64) for d in self.stride_div16]
+        steps.append(semantic.const(b, 1, core.int64))
+        semantic.check_block_shape(self.block_shape,
+                                   self.dtype.primitive_bitwidth,
+                                   "TensorDescriptor argument")
+        return semantic._descriptor(base, sizes, steps, list(self.block_shape),
+                                    self.padding, b)
+
+
 def generate(fn, scope_values, arg_specs, options, name=None,
              with_globals=False):
     """The MLIR text of kernel `fn` specialized as given.
@@ -1231,6 +1262,9 @@ def generate(fn, scope_values, arg_specs, options, name=None,
     b.loc = ir.file_loc(*gen._pos(fdef))
     scope = dict(scope_values)
     for pname, dt, attrs in arg_specs:
+        if isinstance(dt, DescriptorArg):
+            scope[pname] = dt.emit(b)
+            continue
         try:
             mlir_type = dt.mlir
         except core.CompileTimeError as e:

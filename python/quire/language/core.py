@@ -455,6 +455,69 @@ def store(pointer, value, mask=None, boundary_check=(), cache_modifier="",
     return semantic.store(pointer, _unwrap(value), _unwrap(mask), _builder)
 
 
+class tensor_descriptor:
+    """A tensor in global memory read and written one block at a time
+    (Triton's tl.tensor_descriptor): made by tl.make_tensor_descriptor in a
+    kernel, or passed from the host as a
+    quire.tools.tensor_descriptor.TensorDescriptor. `desc.load(offsets)`
+    returns the block whose first element is at `offsets` (padding outside
+    the tensor); `desc.store(offsets, value)` writes one (nothing outside)."""
+
+    def __init__(self, handle, base, shape, strides, block_type):
+        self.handle = handle
+        self.base = base
+        self.shape = list(shape)
+        self.strides = list(strides)
+        self.block_type = block_type
+        self.dtype = block_type.scalar
+        self.block_shape = list(block_type.shape)
+        self.type_mlir = f"!tile.tensordesc<{block_type.mlir}>"
+
+    def __repr__(self):
+        return f"tensor_descriptor({self.handle.name}, {self.block_type!r})"
+
+    @builtin
+    def load(self, offsets, _builder=None):
+        return semantic.descriptor_load(self, offsets, _builder)
+
+    @builtin
+    def store(self, offsets, value, _builder=None):
+        return semantic.descriptor_store(self, offsets, _unwrap(value),
+                                         _builder)
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape,
+                           padding_option="zero", _builder=None):
+    """A tensor_descriptor of the tensor at `base` (a scalar pointer) with
+    `shape` and `strides` (in elements; the last stride the constant 1),
+    accessed in blocks of `block_shape` (1 to 5 powers of two, at most 256,
+    at least 16 bytes along the last dimension). Elements outside the shape
+    read as zero, or NaN with padding_option="nan"."""
+    return semantic.make_tensor_descriptor(
+        _unwrap(base), shape, strides, block_shape, padding_option, _builder)
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets, _builder=None):
+    """desc.load(offsets)."""
+    return _descriptor_arg(desc).load(offsets, _builder=_builder)
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value, _builder=None):
+    """desc.store(offsets, value)."""
+    return _descriptor_arg(desc).store(offsets, value, _builder=_builder)
+
+
+def _descriptor_arg(desc):
+    desc = _unwrap(desc)
+    if not isinstance(desc, tensor_descriptor):
+        raise CompileTimeError(f"expected a tensor descriptor, got "
+                               f"{type(desc).__name__}")
+    return desc
+
+
 def _atomic(kind, doc):
     @builtin
     def fn(pointer, val, mask=None, sem=None, scope=None, _builder=None):
@@ -840,7 +903,6 @@ class range:
 for _name in ("join", "split", "cat", "interleave",
               "histogram", "make_block_ptr", "advance",
               "inline_asm_elementwise", "associative_scan", "cumsum",
-              "cumprod", "sort", "flip", "reduce", "dot_scaled", "gather",
-              "make_tensor_descriptor"):
+              "cumprod", "sort", "flip", "reduce", "dot_scaled", "gather"):
     globals()[_name] = _unsupported(_name)
 del _name

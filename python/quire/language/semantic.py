@@ -881,6 +881,132 @@ def _check_ptr(ptr, what):
     return ptr
 
 
+# ---------------------------------------------------------------------------
+# Tensor descriptors
+# ---------------------------------------------------------------------------
+
+def check_block_shape(block_shape, elt_bits, what):
+    """The rules a descriptor's block follows (Triton's, which TMA sets):
+    1 to 5 dimensions, each a power of two of at most 256, and at least 16
+    bytes along the last one. Returns the shape as a list of ints."""
+    shape = [tl._unwrap(d) for d in tl._unwrap(block_shape)]
+    if not 1 <= len(shape) <= 5:
+        raise _err(f"{what}: block_shape must have 1 to 5 dimensions, got "
+                   f"{len(shape)}")
+    for d in shape:
+        if isinstance(d, bool) or not isinstance(d, int) or d < 1 or \
+                d & (d - 1) or d > 256:
+            raise _err(f"{what}: block_shape {shape} must be powers of two "
+                       "of at most 256")
+    if shape[-1] * elt_bits < 128:
+        raise _err(f"{what}: the block's last dimension must hold at least "
+                   f"16 bytes, got {shape[-1]} x {elt_bits // 8}")
+    return shape
+
+
+def make_tensor_descriptor(base, shape, strides, block_shape, padding, b):
+    what = "tl.make_tensor_descriptor"
+    base = _check_ptr(base, what)
+    if base.type.is_block():
+        raise _err(f"{what}: base must be a scalar pointer, got a block of "
+                   "pointers")
+    elt = base.dtype.element_ty
+    if elt.is_bool() or elt.primitive_bitwidth < 8:
+        raise _err(f"{what}: elements of {elt!r} are not supported")
+    shape, strides = list(tl._unwrap(shape)), list(tl._unwrap(strides))
+    bshape = check_block_shape(block_shape, elt.primitive_bitwidth, what)
+    rank = len(bshape)
+    if len(shape) != rank or len(strides) != rank:
+        raise _err(f"{what}: shape and strides need {rank} entries (one per "
+                   f"block dimension), got {len(shape)} and {len(strides)}")
+    if tl._unwrap(strides[-1]) != 1 or isinstance(tl._unwrap(strides[-1]),
+                                                  tl.tensor):
+        raise _err(f"{what}: the last stride must be the constant 1 (the "
+                   f"block's rows are contiguous), got {strides[-1]!r}")
+    padding = tl._unwrap(padding)
+    if padding not in ("zero", "nan"):
+        raise _err(f"{what}: padding_option must be 'zero' or 'nan', got "
+                   f"{padding!r}")
+    if padding == "nan" and not elt.is_floating():
+        raise _err(f"{what}: 'nan' padding needs floating-point elements, "
+                   f"got {elt!r}")
+
+    def scalar(v, dt, name):
+        v = tl._unwrap(v)
+        if isinstance(v, tl.tensor):
+            if v.type.is_block() or not v.dtype.is_int() or v.dtype.is_bool():
+                raise _err(f"{what}: {name} must be integer scalars, got "
+                           f"{v.type!r}")
+            return cast(v, dt, b)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise _err(f"{what}: {name} must be integers, got {v!r}")
+        return const(b, v, dt)
+    sizes = [scalar(v, tl.int32, "shape entries") for v in shape]
+    steps = [scalar(v, tl.int64, "strides") for v in strides]
+    return _descriptor(base, sizes, steps, bshape, padding, b)
+
+
+def _descriptor(base, sizes, steps, bshape, padding, b):
+    """tile.make_descriptor of scalar tensors (i32 sizes, i64 steps)."""
+    block = tl.block_type(base.dtype.element_ty, bshape)
+    n = len(bshape)
+    shape_ops = ", ".join(f"{{{1 + i}}}" for i in range(n))
+    stride_ops = ", ".join(f"{{{1 + n + i}}}" for i in range(n))
+    attrs = " {{nan_padding}}" if padding == "nan" else ""
+    ty = f"!tile.tensordesc<{block.mlir}>"
+    h = b.op(f"tile.make_descriptor {{0}}, shape [{shape_ops}], strides "
+             f"[{stride_ops}]{attrs} : {base.type.mlir} -> {ty}",
+             [base.handle] + [s.handle for s in sizes] +
+             [s.handle for s in steps], ty)
+    return tl.tensor_descriptor(h, base, sizes, steps, block)
+
+
+def _descriptor_offsets(desc, offsets, what, b):
+    offsets = list(tl._unwrap(offsets)) if isinstance(
+        tl._unwrap(offsets), (list, tuple)) else None
+    if offsets is None or len(offsets) != len(desc.block_shape):
+        raise _err(f"{what}: offsets must be a list of "
+                   f"{len(desc.block_shape)} integers, one per dimension")
+    out = []
+    for o in offsets:
+        o = tl._unwrap(o)
+        if isinstance(o, tl.tensor):
+            if o.type.is_block() or not o.dtype.is_int() or o.dtype.is_bool():
+                raise _err(f"{what}: offsets must be integer scalars, got "
+                           f"{o.type!r}")
+            out.append(cast(o, tl.int32, b))
+        elif isinstance(o, int) and not isinstance(o, bool):
+            out.append(const(b, o, tl.int32))
+        else:
+            raise _err(f"{what}: offsets must be integers, got {o!r}")
+    return out
+
+
+def descriptor_load(desc, offsets, b):
+    offs = _descriptor_offsets(desc, offsets, "tensor descriptor load", b)
+    ops = ", ".join(f"{{{1 + i}}}" for i in range(len(offs)))
+    h = b.op(f"tile.descriptor_load {{0}}[{ops}] : {desc.type_mlir} -> "
+             f"{desc.block_type.mlir}", [desc.handle] +
+             [o.handle for o in offs], desc.block_type.mlir)
+    return tl.tensor(h, desc.block_type)
+
+
+def descriptor_store(desc, offsets, value, b):
+    what = "tensor descriptor store"
+    offs = _descriptor_offsets(desc, offsets, what, b)
+    value = tl._unwrap(value)
+    if isinstance(value, tl.tensor) and value.type.is_block() and \
+            value.shape != desc.block_shape:
+        raise _err(f"{what}: the value's shape {value.shape} is not the "
+                   f"block's {desc.block_shape}")
+    value = _materialize(value, desc.dtype, desc.block_shape, b)
+    ops = ", ".join(f"{{{1 + i}}}" for i in range(len(offs)))
+    b.op(f"tile.descriptor_store {{0}}[{ops}], {{{1 + len(offs)}}} : "
+         f"{desc.type_mlir}, {desc.block_type.mlir}",
+         [desc.handle] + [o.handle for o in offs] + [value.handle])
+    return None
+
+
 def _mask(mask, ptr, what, b):
     mask = tl._unwrap(mask)
     if isinstance(mask, bool):

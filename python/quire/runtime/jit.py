@@ -393,6 +393,9 @@ class JITFunction:
                 attrs = {"tile.divisibility": "16 : i32"} if k[2] else {}
                 specs.append((p.name,
                               core.pointer_type(launcher.dtype(k[1])), attrs))
+            elif tag == "d":
+                specs.append((p.name, code_generator.DescriptorArg(
+                    launcher.dtype(k[1]), k[3], k[4], k[5], k[6]), {}))
         return consts, specs
 
     def cache_key(self):
@@ -443,7 +446,8 @@ class JITFunction:
         """The MLIR text of a specialization (generated, or from disk)."""
         disk_key = None
         if _cache.enabled():
-            what = [k[:3] if k[0] == "p" else k for k in key]
+            what = [k[:3] if k[0] == "p" else k[:2] + k[3:] if k[0] == "d"
+                    else k for k in key]
             disk_key = hashlib.sha256(json.dumps(
                 [self.cache_key(), repr(what), sorted(options.items()),
                  frontend_version()]).encode()).hexdigest()
@@ -612,10 +616,12 @@ class JITFunction:
             kernel.run(g, self.params, norm, values)
             return kernel
         for p, k in zip(self.params, norm):
-            if k[0] == "p" and k[3] in ("cpu", "host"):
+            where = k[3] if k[0] == "p" else k[2] if k[0] == "d" else None
+            if where in ("cpu", "host"):
                 raise ValueError(
-                    f"argument '{p.name}' of '{self.__name__}' is "
-                    f"{'a CPU tensor' if k[3] == 'cpu' else 'in host memory'}"
+                    f"argument '{p.name}' of '{self.__name__}' "
+                    f"{'has its base ' if k[0] == 'd' else 'is '}"
+                    f"{'a CPU tensor' if where == 'cpu' else 'in host memory'}"
                     "; launches need CUDA tensors (or QUIRE_INTERPRET=1 to "
                     "run on the CPU)")
         if g[0] == 0 or g[1] == 0 or g[2] == 0:
@@ -679,19 +685,31 @@ class _InterpretedKernel:
         self.n_regs = self.n_spills = None
 
     def run(self, grid, params, key, values):
-        host, copies = [], []
+        host, copies, names = [], [], []
+
+        def on_host(v):
+            if hasattr(v, "data_ptr") and getattr(v, "is_cuda", False):
+                import torch
+                h = torch.empty_strided(v.size(), v.stride(),
+                                        dtype=v.dtype, device="cpu")
+                h.copy_(v)
+                copies.append((v, h))
+                return h
+            return v
         for p, k, v in zip(params, key, values):
             if k[0] == "c":
                 continue
-            if k[0] == "p":
-                if hasattr(v, "data_ptr") and getattr(v, "is_cuda", False):
-                    import torch
-                    h = torch.empty_strided(v.size(), v.stride(),
-                                            dtype=v.dtype, device="cpu")
-                    h.copy_(v)
-                    copies.append((v, h))
-                    v = h
-                host.append(v)
+            names.append(p.name)
+            if k[0] == "d":
+                # The base, the shape, the strides but the last (1).
+                rank = len(v.shape)
+                host += [on_host(v.base), *v.shape, *v.strides[:-1]]
+                names[-1:] = ([f"{p.name}.base"] +
+                              [f"{p.name}.shape[{i}]" for i in range(rank)] +
+                              [f"{p.name}.strides[{i}]"
+                               for i in range(rank - 1)])
+            elif k[0] == "p":
+                host.append(on_host(v))
             elif k[0] == "f" or (k[0] == "s" and
                                  launcher.dtype(k[1]).is_floating()):
                 host.append(float(v))
@@ -699,7 +717,6 @@ class _InterpretedKernel:
                 host.append(int(v))
         if 0 in grid:
             return
-        names = [p.name for p, k in zip(params, key) if k[0] != "c"]
         try:
             _kernel.interpret(self.source, grid, *host,
                               source_name=self.source_name)

@@ -94,7 +94,9 @@ def key_function(param, fn_name):
     bools: ("c", value) a compile-time constant, ("i", dtype, div16) an
     integer, ("s", dtype[, div16]) an annotated scalar, ("f",) a float,
     ("b",) a bool, ("p", dtype, aligned16, where) a tensor (where: "torch",
-    "cpu", "view" for __cuda_array_interface__, "host" for host arrays)."""
+    "cpu", "view" for __cuda_array_interface__, "host" for host arrays),
+    ("d", dtype, where, block_shape, padding, shapes div16, strides div16) a
+    quire.tools.tensor_descriptor.TensorDescriptor."""
     ann = None if param.annotation is None else param.annotation.name
     dns = param.do_not_specialize
     where = f"argument '{param.name}' of '{fn_name}'"
@@ -139,6 +141,8 @@ def key_function(param, fn_name):
             return BOOL if ann is None else ("s", ann)
         if v is None:
             return NONE
+        if t is _tensor_descriptor_type():
+            return descriptor_key(v, dns)
         if t is _args.TensorWrapper:
             view = _args.view(v, where)
             torch_cuda = hasattr(v.base, "data_ptr") and v.is_cuda
@@ -178,6 +182,38 @@ def key_function(param, fn_name):
     return key
 
 
+_TensorDescriptor = None
+
+
+def _tensor_descriptor_type():
+    global _TensorDescriptor
+    if _TensorDescriptor is None:
+        from ..tools.tensor_descriptor import TensorDescriptor
+        _TensorDescriptor = TensorDescriptor
+    return _TensorDescriptor
+
+
+def descriptor_key(d, dns=False):
+    """The key of a TensorDescriptor argument (see key_function): its
+    block shape and padding are compile-time; the shape's and the strides'
+    divisibility by 16 are specialized on, as integer arguments are."""
+    v = d._view
+    torch_cuda = hasattr(v.obj, "data_ptr") and v.is_cuda
+    where = "torch" if torch_cuda else "cpu" if hasattr(v.obj, "data_ptr") \
+        else "host" if v.device == "cpu" else "view"
+    return ("d", VIEW_DTYPES[v.dtype].name, where, tuple(d.block_shape),
+            d.padding, tuple(not dns and s % 16 == 0 for s in d.shape),
+            tuple(not dns and s % 16 == 0 for s in d.strides[:-1]))
+
+
+def descriptor_ptr(d):
+    """The base address of a TensorDescriptor at launch."""
+    base = d.base
+    if hasattr(base, "data_ptr") and not isinstance(base, _args.TensorWrapper):
+        return base.data_ptr()
+    return _args.view(base, "TensorDescriptor").ptr
+
+
 def constexpr_key(param, fn_name):
     def key(v):
         if isinstance(v, core.constexpr):
@@ -199,41 +235,48 @@ def packing(params, key):
     """(struct.Struct, extractor source lines) for a specialization: the
     launch values of the arguments, in the kernel signature's order."""
     fmt, exprs, offsets, off = "<", [], [], 0
-    for p, k in zip(params, key):
-        tag, name = k[0], p.name
-        if tag == "c":
-            continue
-        if tag == "p":
-            code = "Q"
-            exprs.append(f"{name}.data_ptr()" if k[3] == "torch" else
-                         f"_view_ptr({name})")
-        elif tag == "f":
-            code = "f"
-            exprs.append(f"float({name})")
-        elif tag == "b":
-            code = "B"
-            exprs.append(f"(1 if {name} else 0)")
-        else:
-            dt = dtype(k[1])
-            if dt.is_floating():
-                if dt.mlir in ("f32", "f64"):
-                    code = _CODES[dt.mlir]
-                    exprs.append(f"float({name})")
-                else:
-                    code = "H"
-                    exprs.append(f"_half({name!r}, {name}, {dt.mlir!r})")
-            else:
-                unsigned = dt.is_int_unsigned() and not dt.is_bool()
-                code = _CODES[dt.mlir]
-                if unsigned:
-                    code = code.upper()
-                exprs.append(f"int({name})" if tag == "s" else name)
+
+    def place(code, expr):
+        nonlocal fmt, off
         size = struct.calcsize("<" + code)
         pad = -off % size
         fmt += "x" * pad + code
         off += pad
         offsets.append(off)
         off += size
+        exprs.append(expr)
+
+    for p, k in zip(params, key):
+        tag, name = k[0], p.name
+        if tag == "c":
+            continue
+        if tag == "d":
+            # The base, the shape (i32), the strides but the last (i64).
+            rank = len(k[3])
+            place("Q", f"_desc_ptr({name})")
+            for i in range(rank):
+                place("i", f"{name}.shape[{i}]")
+            for i in range(rank - 1):
+                place("q", f"{name}.strides[{i}]")
+        elif tag == "p":
+            place("Q", f"{name}.data_ptr()" if k[3] == "torch" else
+                  f"_view_ptr({name})")
+        elif tag == "f":
+            place("f", f"float({name})")
+        elif tag == "b":
+            place("B", f"(1 if {name} else 0)")
+        else:
+            dt = dtype(k[1])
+            if dt.is_floating():
+                if dt.mlir in ("f32", "f64"):
+                    place(_CODES[dt.mlir], f"float({name})")
+                else:
+                    place("H", f"_half({name!r}, {name}, {dt.mlir!r})")
+            else:
+                unsigned = dt.is_int_unsigned() and not dt.is_bool()
+                code = _CODES[dt.mlir]
+                place(code.upper() if unsigned else code,
+                      f"int({name})" if tag == "s" else name)
     return struct.Struct(fmt), offsets, exprs
 
 
@@ -250,7 +293,7 @@ def make_extractor(params, key):
     names = ", ".join(p.name for p in params)
     src = (f"def extract({names}):\n"
            f"    return ({''.join(e + ', ' for e in exprs)})\n")
-    ns = {"_view_ptr": _view_ptr, "_half": _half}
+    ns = {"_view_ptr": _view_ptr, "_half": _half, "_desc_ptr": descriptor_ptr}
     exec(src, ns)
     return st, offsets, ns["extract"]
 

@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 #include <limits>
 
@@ -78,9 +79,21 @@ std::pair<Value, Value> blockAddresses(OpBuilder &b, Location loc,
         SplatOp::create(b, loc, vec(i32), desc.getShape()[k]));
     Value in = spread(arith::AndIOp::create(b, loc, lo, hi), k);
     mask = mask ? arith::AndIOp::create(b, loc, mask, in).getResult() : in;
-    Value term = arith::MulIOp::create(
-        b, loc, arith::ExtSIOp::create(b, loc, vec(i64), idx),
-        SplatOp::create(b, loc, vec(i64), desc.getStrides()[k]));
+    // A constant stride (the last, 1, as kernels write it) stays a
+    // constant, so the offsets fold to what a pointer kernel writes.
+    Value stride = desc.getStrides()[k];
+    Value term = arith::ExtSIOp::create(b, loc, vec(i64), idx);
+    IntegerAttr c;
+    if (matchPattern(stride, m_Constant(&c))) {
+      if (c.getInt() != 1)
+        term = arith::MulIOp::create(
+            b, loc, term,
+            arith::ConstantOp::create(
+                b, loc, DenseElementsAttr::get(vec(i64), cast<Attribute>(c))));
+    } else {
+      term = arith::MulIOp::create(b, loc, term,
+                                   SplatOp::create(b, loc, vec(i64), stride));
+    }
     term = spread(term, k);
     offset = offset ? arith::AddIOp::create(b, loc, offset, term).getResult()
                     : term;

@@ -1,0 +1,93 @@
+"""TensorDescriptor: a tensor passed to a kernel as a tensor descriptor
+(Triton's triton.tools.tensor_descriptor.TensorDescriptor).
+
+A kernel parameter given a TensorDescriptor is a `tl.tensor_descriptor` in
+the kernel: `desc.load([i, j])` reads the block of `block_shape` starting at
+element (i, j), zero (or NaN) outside `shape`; `desc.store([i, j], x)` writes
+one, nothing outside. The rules are Triton's (the ones TMA sets): 1 to 5
+dimensions; the last stride 1; the base address and every other stride a
+multiple of 16 bytes; block dimensions powers of two of at most 256, at
+least 16 bytes along the last. docs/language.md, "Tensor descriptors".
+"""
+
+from dataclasses import dataclass
+from typing import Any, List
+
+from .. import _args
+
+__all__ = ["TensorDescriptor"]
+
+
+@dataclass
+class TensorDescriptor:
+    base: Any
+    shape: List[int]
+    strides: List[int]
+    block_shape: List[int]
+    padding: str = "zero"
+
+    def __post_init__(self):
+        where = "TensorDescriptor"
+        v = _args.view(self.base, where)
+        if v is None:
+            raise TypeError(f"{where}: base must be a tensor or array, got "
+                            f"{_args.describe(self.base)}")
+        self.shape = [_int(s, where, "shape") for s in self.shape]
+        self.strides = [_int(s, where, "strides") for s in self.strides]
+        self.block_shape = [_int(s, where, "block_shape")
+                            for s in self.block_shape]
+        rank = len(self.shape)
+        if not 1 <= rank <= 5:
+            raise ValueError(f"{where}: 1 to 5 dimensions, got {rank}")
+        if len(self.strides) != rank or len(self.block_shape) != rank:
+            raise ValueError(f"{where}: shape {self.shape}, strides "
+                             f"{self.strides} and block_shape "
+                             f"{self.block_shape} differ in rank")
+        size = v.itemsize
+        if self.strides[-1] != 1:
+            raise ValueError(f"{where}: the last stride must be 1, got "
+                             f"{self.strides[-1]}")
+        if v.ptr % 16:
+            raise ValueError(f"{where}: the base address must be a multiple "
+                             f"of 16 bytes, got {v.ptr:#x}")
+        for s in self.strides[:-1]:
+            if s * size % 16:
+                raise ValueError(
+                    f"{where}: strides other than the last must be multiples "
+                    f"of 16 bytes, got {s} elements of {size} bytes "
+                    f"(strides {self.strides})")
+        for d in self.block_shape:
+            if d < 1 or d & (d - 1) or d > 256:
+                raise ValueError(f"{where}: block_shape {self.block_shape} "
+                                 "must be powers of two of at most 256")
+        if self.block_shape[-1] * size < 16:
+            raise ValueError(f"{where}: the block's last dimension must hold "
+                             f"at least 16 bytes, got {self.block_shape[-1]}"
+                             f" x {size}")
+        if any(s < 0 for s in self.shape) or any(s > 2**31 - 1
+                                                 for s in self.shape):
+            raise ValueError(f"{where}: shape {self.shape} must be in "
+                             "[0, 2^31)")
+        if self.padding not in ("zero", "nan"):
+            raise ValueError(f"{where}: padding must be 'zero' or 'nan', "
+                             f"got {self.padding!r}")
+        if self.padding == "nan" and not v.dtype.startswith(("f", "bf")):
+            raise ValueError(f"{where}: 'nan' padding needs floating-point "
+                             f"elements, got {v.dtype}")
+        self._view = v
+
+    @staticmethod
+    def from_tensor(tensor: Any, block_shape: List[int], padding="zero"):
+        """The descriptor of all of `tensor` (its shape and strides)."""
+        v = _args.view(tensor, "TensorDescriptor.from_tensor")
+        if v is None:
+            raise TypeError(f"TensorDescriptor.from_tensor: expected a "
+                            f"tensor or array, got {_args.describe(tensor)}")
+        return TensorDescriptor(tensor, list(v.shape), list(v.strides),
+                                list(block_shape), padding)
+
+
+def _int(v, where, what):
+    if isinstance(v, bool) or not hasattr(type(v), "__index__"):
+        raise TypeError(f"{where}: {what} must be integers, got {v!r}")
+    return int(v.__index__())
