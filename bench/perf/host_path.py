@@ -8,7 +8,8 @@ piece (an empty Python call, torch.empty, torch's current stream, a bare
 cuLaunchKernel through ctypes) and the Triton peer's call. Each row is the
 mean host time per call over 1000 calls (bench/lib/timing.host_us), so the
 table says where the microseconds go on this machine. A cProfile of plan.run
-follows.
+follows. A plan with fused_combine=True (the splits merged in the split
+kernel: one launch) is timed beside the default plan.
 
     bench/run.py host_path
 """
@@ -58,6 +59,12 @@ def main(argv=None):
                first.shared, stream, first.arg_ptrs, None)
 
     ptrs = plan._addresses(given)
+    # The same plan with the splits merged in the split kernel (one launch).
+    fused = quire.ops.plan_attention(q, kc, vc, out, cu, 1, sl, L, scale, True,
+                                     (-1, -1), bt, 0.0, None, None, None,
+                                     fused_combine=True)
+    print(f"launches per run: plan {len(plan._launches)}, fused-combine plan "
+          f"{len(fused._launches)}")
 
     rows = [
         ("empty Python call", lambda: None),
@@ -70,6 +77,7 @@ def main(argv=None):
         ("plan: launches, no checks", lambda: plan._run(dict(given), plan._workspace,
                                                         dict(ptrs))),
         ("plan.run", lambda: plan.run(q, kc, vc, out, cu, sl, bt)),
+        ("plan.run, fused combine", lambda: fused.run(q, kc, vc, out, cu, sl, bt)),
         ("plain call (cached plan)", lambda: pda(q, kc, vc, bt, sl, scale, out=out,
                                                   max_seq_len=L)),
         ("Triton peer call", lambda: triton_paged_decode(q, kc, vc, bt, sl, scale, L,

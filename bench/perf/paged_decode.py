@@ -8,7 +8,9 @@ process. fp16 unless a row says bf16; head dim 128 unless it says. Every row
 is checked against float64 first. Each kernel is timed eager (do_bench of
 the Python call) and replayed from a CUDA graph, with its host time per
 call over 1000 calls (bench/lib/timing.host_us): Quire's plain call, its
-plan.run (quire.ops.plan_attention made once), and the Triton peer's call.
+plan.run (quire.ops.plan_attention made once), and the Triton peer's call;
+the plan with fused_combine=True (the splits merged in the split kernel)
+in a table of its own.
 Effective bandwidth = K and V bytes of all tokens / time. Prints the tables,
 writes paged_decode.png into the output folder.
 
@@ -92,8 +94,19 @@ def main(argv=None):
         err_p = rel_err(out_q[sample], ref)
         if not err_p < tol or torch.isnan(out_q).any().item():
             failures.append(name + " (plan)")
+        # The plan with the splits merged in the split kernel (one launch).
+        fplan = quire.ops.plan_attention(q, kc, vc, out_q, cu, 1, sl, max_len, scale,
+                                         True, (-1, -1), bt, 0.0, None, None, None,
+                                         fused_combine=True)
+        frun = lambda: fplan.run(q, kc, vc, out_q, cu, sl, bt)
+        out_q.fill_(float("nan"))
+        frun()
+        torch.cuda.synchronize()
+        if not rel_err(out_q[sample], ref) < tol or torch.isnan(out_q).any().item():
+            failures.append(name + " (fused-combine plan)")
         r = dict(name=name, q=us(op), qg=graph_us(op), q_host=host_us(op),
-                 p=us(run), p_host=host_us(run))
+                 p=us(run), p_host=host_us(run), f=us(frun), fg=graph_us(frun),
+                 f_host=host_us(frun), f_launches=len(fplan._launches))
         best = None
         for nw, bn, ns in TRITON_CONFIGS:
             fn = (lambda nw=nw, bn=bn, ns=ns: triton_paged_decode(
@@ -145,6 +158,14 @@ def main(argv=None):
               f"{r['tg_tbs']:.2f} | {r['tg'] / r['qg']:.2f} | {r['sdpa']:.0f} | {r['q']:.0f} | "
               f"{r['p']:.0f} | {r['t']:.0f} | {r['q_host']:.1f} / {r['p_host']:.1f} / "
               f"{r['t_host']:.1f} |")
+    print()
+    print("The plan with fused_combine=True (the last split merges; one launch):")
+    print("| config | launches | graph us | vs plain graph | plan.run eager us | host us "
+          "per run |")
+    print("|---|---|---|---|---|---|")
+    for r in table:
+        print(f"| {r['name']} | {r['f_launches']} | {r['fg']:.0f} | {r['qg'] / r['fg']:.3f} | "
+              f"{r['f']:.0f} | {r['f_host']:.1f} |")
     print(bandwidth.describe(ceil))
     lines = [(f"copy {ceil['copy']:.2f} TB/s", ceil["copy"]),
              (f"read (torch sum) {ceil['torch_read']:.2f} TB/s", ceil["torch_read"])]

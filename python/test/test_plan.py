@@ -73,6 +73,34 @@ def test_plan_runs_other_batches_of_the_layout(kind, feature):
         _check(b2, res, ref_kw, scale, lse_on)
 
 
+@pytest.mark.parametrize("kind", ["decode", "mixed"])
+@pytest.mark.parametrize("feature", [
+    "none", "window24+softcap5+alibi+sinks+lse+descale"])
+def test_fused_combine(kind, feature):
+    # The splits merge themselves: one decode launch, right on every run
+    # (the counters are set back to zero by the kernel, not the host).
+    ctx, qlens = KINDS[kind]
+    rng = np.random.default_rng()
+    b = Batch(rng, ctx, qlens)
+    kw, ref_kw = features(feature, b, rng)
+    scale = 1 / math.sqrt(b.d)
+    plan = _plan(b, dict(kw, num_splits=3, fused_combine=True), scale)
+    names = [L.spec.name for L in plan._launches]
+    assert names[0] == "paged_decode_split_fused"
+    assert "paged_decode_combine" not in names
+    lse_on = kw.get("return_lse", False)
+    opt = {n: kw[n] for n in ("alibi_slopes", "sinks", "q_descale",
+                              "k_descale", "v_descale") if n in kw}
+    counters = [x for x in plan._workspace.values() if x.dtype == np.int32]
+    assert len(counters) == 1
+    for _ in range(3):
+        b2 = Batch(rng, ctx, qlens)
+        res = plan.run(b2.q, b2.k, b2.v, b2.poisoned(), b2.cu, b2.lens,
+                       b2.bt, **opt)
+        _check(b2, res, ref_kw, scale, lse_on)
+        assert not counters[0].any()
+
+
 def test_host_plans_run_in_order():
     rng = np.random.default_rng()
     b = Batch(rng, *KINDS["mixed"])
@@ -251,6 +279,40 @@ def test_plain_calls_reuse_their_plans():
                                             max_seq_len=mk)
     ref, _ = _ref_on_cpu(torch, q, kv[0], kv[1], bt, cu, sl, 0.2)
     assert rel_err(np, out2.double().cpu().numpy(), ref) < 2e-3
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("num_splits", [2, 7])
+def test_fused_combine_on_gpu_in_a_cuda_graph(num_splits):
+    import torch
+    from test_unified import _ref_on_cpu, _torch_case
+    gen = torch.Generator(device="cuda")
+    gen.seed()
+    ctx, qlens = KINDS["decode"]
+    q, kv, bt, cu, sl, mq, mk = _torch_case(torch, gen, ctx, qlens, 16, 32, 8,
+                                            128, torch.half)
+    out = torch.empty_like(q)
+    plan = plan_attention(q, kv[0], kv[1], out, cu, mq, sl, mk, 0.1, True,
+                          (-1, -1), bt, 0.0, None, None, None,
+                          return_lse=True, num_splits=num_splits,
+                          fused_combine=True)
+    assert [L.spec.name for L in plan._launches] == \
+        ["paged_decode_split_fused"]
+    call = lambda: plan.run(q, kv[0], kv[1], out, cu, sl, bt)
+    call()
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        res = call()
+    for _ in range(3):
+        q.copy_(torch.randn(q.shape, device="cuda", generator=gen).half())
+        out.fill_(float("nan"))
+        graph.replay()
+        torch.cuda.synchronize()
+        ref, ref_lse = _ref_on_cpu(torch, q, kv[0], kv[1], bt, cu, sl, 0.1)
+        assert rel_err(np, out.double().cpu().numpy(), ref) < 2e-3
+        fin = np.isfinite(ref_lse)
+        np.testing.assert_allclose(res[1].cpu().numpy()[fin], ref_lse[fin],
+                                   rtol=1e-3, atol=1e-2)
 
 
 @pytest.mark.gpu

@@ -20,9 +20,10 @@ _local = threading.local()
 
 def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
                 aligned_strides, partials, transposed, checked, varlen,
-                feats, kv_dtype=None):
+                feats, kv_dtype=None, fused=False):
     """The Specialization of the split (PARTIALS) or one-split kernel;
-    `kv_dtype` is the caches' element type when it is not `dtype` (fp8)."""
+    `kv_dtype` is the caches' element type when it is not `dtype` (fp8);
+    `fused`: the splits merge themselves (FUSED, no combine kernel)."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     F32P = launch.core.pointer_type(launch.F32)
@@ -34,7 +35,8 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
         GROUP=group, D=head_dim, DP=configs.tile_width(head_dim),
         HEADS=configs.tile_cols(group) if transposed else
         configs.tile_rows(group), PAGE_SIZE=page_size, BLOCK_N=block_n,
-        PARTIALS=partials, TRANSPOSED=transposed, VARLEN=varlen)
+        PARTIALS=partials, FUSED=fused, TRANSPOSED=transposed,
+        VARLEN=varlen)
     args = dict(
         q=(P, pd), k_cache=(KP, pd), v_cache=(KP, pd),
         block_tables=(I32P, pd),
@@ -46,11 +48,17 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
         v_token_stride=(I64, sd), v_head_stride=(I64, sd))
     if partials:
         args.update(part_o=(F32P, 16), part_ml=(F32P, 16))
+    else:
+        consts.update(part_o=None, part_ml=None)
+    if partials and not fused:
         consts.update(out=None, out_seq_stride=None, out_head_stride=None)
     else:
         args.update(out=(P, pd), out_seq_stride=(I64, sd),
                     out_head_stride=(I64, sd))
-        consts.update(part_o=None, part_ml=None)
+    if fused:
+        args["counters"] = (I32P, 16)
+    else:
+        consts["counters"] = None
     if checked:
         args["num_blocks"] = (I32, 1)
     else:
@@ -60,13 +68,14 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
     else:
         consts["cu_seqlens_q"] = None
     feats.spec(consts, args)
-    if partials:
+    if partials and not fused:
         # The combine kernel writes the log-sum-exp.
         consts["LSE"] = False
         consts["lse"] = consts["lse_head_stride"] = None
         args.pop("lse", None)
         args.pop("lse_head_stride", None)
-    name = "paged_decode_split" if partials else "paged_decode_attention"
+    name = "paged_decode_split_fused" if fused else "paged_decode_split" \
+        if partials else "paged_decode_attention"
     return launch.specialize(paged_decode, name, consts, args,
                              configs.decode_stages(kv_dtype in val.FP8))
 
@@ -309,20 +318,25 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                           list(strides.items()) + list(out_strides.items())
                           if n != "bt_stride")
     partials = num_splits > 1
+    # A plan that asked for it merges the splits in the split kernel: its
+    # workspace keeps the zeroed counters that needs (plan_attention's
+    # fused_combine).
+    rec = getattr(_local, "recorder", None)
+    fused = partials and rec is not None and rec.fused_combine
     varlen = cu is not None
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
     key = (dtype, kv_dtype, group, head_dim, page_size, block_n,
-           aligned_pointers, aligned_strides, partials, bool(transposed),
-           checked, varlen, feats.key)
+           aligned_pointers, aligned_strides, partials, fused,
+           bool(transposed), checked, varlen, feats.key)
     plan = _plans.get(key)
     if plan is None:
         first = _split_spec(dtype, group, head_dim, page_size, block_n,
                             aligned_pointers, aligned_strides, partials,
                             bool(transposed), checked, varlen, feats,
-                            kv_dtype)
+                            kv_dtype, fused)
         combine = _combine_spec(dtype, head_dim, aligned_pointers,
                                 aligned_strides, varlen,
-                                feats.lse) if partials else None
+                                feats.lse) if partials and not fused else None
         plan = _plans.setdefault(key, (first, combine))
     first, combine = plan
 
@@ -342,12 +356,19 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
         part_ml = allocate_scratch(q.obj, (rows, 2))
         tensors += [_args.view(x, "scratch") for x in (part_o, part_ml)]
         values.update(part_o=part_o, part_ml=part_ml)
-        combine_values = dict(out_strides, out=o.obj, part_o=part_o,
-                              part_ml=part_ml, num_splits=num_splits,
-                              cu_seqlens_q=values["cu_seqlens_q"], lse=lse,
-                              lse_head_stride=num_tokens)
-        launches = [(first, grid, values, num_warps),
-                    (combine, (num_seqs, num_heads, 1), combine_values, 4)]
+        if fused:
+            counters = allocate_counters(q.obj, num_seqs * num_kv_heads)
+            tensors.append(_args.view(counters, "scratch"))
+            values.update(out_strides, out=o.obj, counters=counters)
+            launches = [(first, grid, values, num_warps)]
+        else:
+            combine_values = dict(out_strides, out=o.obj, part_o=part_o,
+                                  part_ml=part_ml, num_splits=num_splits,
+                                  cu_seqlens_q=values["cu_seqlens_q"],
+                                  lse=lse, lse_head_stride=num_tokens)
+            launches = [(first, grid, values, num_warps),
+                        (combine, (num_seqs, num_heads, 1), combine_values,
+                         4)]
     else:
         values.update(out_strides, out=o.obj)
         launches = [(first, grid, values, num_warps)]
@@ -434,6 +455,19 @@ def allocate_scratch(like, shape):
                                  device=like.device))
     import numpy
     return _made(numpy.empty(shape, dtype=numpy.float32))
+
+
+def allocate_counters(like, n):
+    """n zeroed int32 counters for the fused combine, beside `like`
+    (torch, or numpy in the interpreter), registered with the plan being
+    recorded, which keeps them: the kernel sets each back to 0."""
+    if _framework(like) == "torch":
+        import torch
+        x = torch.zeros(max(n, 1), dtype=torch.int32, device=like.device)
+    else:
+        import numpy
+        x = numpy.zeros(max(n, 1), numpy.int32)
+    return _made(x)
 
 
 def allocate_lse(like, num_heads, num_tokens):

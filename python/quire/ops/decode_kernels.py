@@ -40,6 +40,13 @@ Constexprs, each off costing nothing:
   PAGE_SIZE   tokens per cache block
   BLOCK_N     tokens per loop iteration
   PARTIALS    split-KV: write partials for the combine kernel
+  FUSED       with PARTIALS: no combine kernel; each split then counts
+              itself in counters[s, kvh] (an atomic that orders the
+              partials' stores), and the last of a (sequence, KV head)
+              merges the group's partials into `out` (and `lse`) and sets
+              the counter back to 0, ready for the next launch. The
+              counters (i32 [num_seqs, num_kv_heads]) start at zero and
+              belong to one stream at a time (a plan's workspace)
   TRANSPOSED  s^T = K q^T and acc^T = V^T p^T: the tokens and the head dim
               are the M of the MMAs, the group their N (half the
               accumulator and query registers and half the MMAs of the row
@@ -58,7 +65,8 @@ Constexprs, each off costing nothing:
               denominator only (taken by split 0)
   LSE         the log-sum-exp of each head's scores (natural log; -inf for
               an empty sequence) into lse[h, row] (the one-split kernel
-              here; the combine kernel with PARTIALS)
+              here; the combine kernel with PARTIALS, the last split with
+              FUSED)
   Q_DESCALE, K_DESCALE, V_DESCALE
               multiply the scores by q_descale[s, kvh] * k_descale[s, kvh]
               and the output by v_descale[s, kvh] (strides 0 for
@@ -135,8 +143,51 @@ def _chunk(cu_seqlens_q, seq):
 
 
 @jit
+def _merge_splits(out, part_o, part_ml, lse, row0, num_splits, row64,
+                  head0_64, out_seq_stride, out_head_stride, lse_head_stride,
+                  GROUP: tl.constexpr, G: tl.constexpr, D: tl.constexpr,
+                  DP: tl.constexpr, LSE: tl.constexpr):
+    """The combine of `paged_decode_combine` for the GROUP heads whose
+    partials start at row `row0` of part_o / part_ml (rows of a head are
+    num_splits apart), merged online split by split: out = sum_j w_j o_j /
+    sum_j w_j l_j with w_j = exp2(m_j - max m); an empty split (m = -inf)
+    weighs 0, a head without tokens gets 0 (and lse -inf)."""
+    g = tl.arange(0, G)
+    g_in = g < GROUP
+    d = tl.arange(0, DP)
+    rows = row0 + (g * num_splits).to(tl.int64)
+    m_all = tl.full((G,), float("-inf"), tl.float32)
+    l_all = tl.zeros((G,), tl.float32)
+    o_all = tl.zeros((G, DP), tl.float32)
+    for j in range(0, num_splits):
+        r = rows + j
+        m_j = tl.load(part_ml + r * 2, mask=g_in, other=float("-inf"))
+        l_j = tl.load(part_ml + (r * 2 + 1), mask=g_in, other=0.0)
+        o_j = tl.load(part_o + (r[:, None] * DP + d[None, :]),
+                      mask=g_in[:, None], other=0.0)
+        m_new = tl.maximum(m_all, m_j)
+        a = tl.where(m_all > float("-inf"), tl.exp2(m_all - m_new), 0.0)
+        w = tl.where(m_j > float("-inf"), tl.exp2(m_j - m_new), 0.0)
+        o_all = o_all * a[:, None] + o_j * w[:, None]
+        l_all = l_all * a + l_j * w
+        m_all = m_new
+    has = l_all > 0.0
+    l_safe = tl.where(has, l_all, 1.0)
+    res = o_all / l_safe[:, None]
+    o_base = out + (row64 * out_seq_stride + head0_64 * out_head_stride)
+    tl.store(o_base + (g[:, None] * out_head_stride + d[None, :]),
+             res.to(out.dtype.element_ty),
+             mask=g_in[:, None] & (d[None, :] < D))
+    if LSE:
+        lse_v = tl.where(has, (m_all + tl.log2(l_safe)) * LN2, float("-inf"))
+        tl.store(lse + ((head0_64 + g) * lse_head_stride + row64), lse_v,
+                 mask=g_in)
+
+
+@jit
 def paged_decode(
-        out, part_o, part_ml, q, k_cache, v_cache, block_tables, seq_lens,
+        out, part_o, part_ml, counters, q, k_cache, v_cache, block_tables,
+        seq_lens,
         scale, num_blocks, tokens_per_split,
         q_seq_stride: tl.int64, q_head_stride: tl.int32, bt_stride: tl.int64,
         k_page_stride: tl.int64, k_token_stride: tl.int64,
@@ -151,7 +202,8 @@ def paged_decode(
         v_descale, vd_seq_stride, vd_head_stride,
         GROUP: tl.constexpr, HEADS: tl.constexpr, D: tl.constexpr,
         DP: tl.constexpr, PAGE_SIZE: tl.constexpr, BLOCK_N: tl.constexpr,
-        PARTIALS: tl.constexpr, TRANSPOSED: tl.constexpr,
+        PARTIALS: tl.constexpr, FUSED: tl.constexpr,
+        TRANSPOSED: tl.constexpr,
         VARLEN: tl.constexpr, WINDOW: tl.constexpr, SOFTCAP: tl.constexpr,
         ALIBI: tl.constexpr, SINKS: tl.constexpr, LSE: tl.constexpr,
         Q_DESCALE: tl.constexpr, K_DESCALE: tl.constexpr,
@@ -287,6 +339,18 @@ def paged_decode(
         m_off = g_rows * 2
         tl.store(pml_base + m_off, m, mask=g_in)
         tl.store(pml_base + (m_off + 1), l, mask=g_in)
+        if FUSED:
+            # acq_rel: this split's partials are visible to the last one,
+            # and the last one sees every split's.
+            counter = counters + (seq64 * num_kv_heads.to(tl.int64) +
+                                  kv_head.to(tl.int64))
+            if tl.atomic_add(counter, 1) == num_splits - 1:
+                _merge_splits(out, part_o, part_ml, lse,
+                              (seq64 * hq64 + head0_64) *
+                              num_splits.to(tl.int64), num_splits, row64,
+                              head0_64, out_seq_stride, out_head_stride,
+                              lse_head_stride, GROUP, HEADS, D, DP, LSE)
+                tl.atomic_xchg(counter, 0)
     else:
         # One split: out = acc / l for the group's heads; an empty sequence
         # (l = 0, acc = 0) writes zeros.

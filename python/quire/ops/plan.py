@@ -50,15 +50,17 @@ class _Recorder:
     """What decode.run would have launched ([(host, kernels, launches,
     device)]) and the tensors the op allocated meanwhile."""
 
-    def __init__(self):
+    def __init__(self, fused_combine=False):
         self.runs = []
         self.created = []
+        self.fused_combine = fused_combine
 
 
-def record(call):
+def record(call, fused_combine=False):
     """(result, recorder) of `call()` with decode.run recording instead of
-    launching."""
-    rec = _Recorder()
+    launching; with `fused_combine` split-KV launches merge their splits
+    themselves (decode_kernels.py's FUSED)."""
+    rec = _Recorder(fused_combine)
     decode._local.recorder = rec
     try:
         result = call()

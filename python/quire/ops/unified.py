@@ -99,7 +99,8 @@ def plan_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
                    max_seqlen_k, softmax_scale, causal, window_size,
                    block_table, softcap, q_descale, k_descale, v_descale,
                    alibi_slopes=None, sinks=None, return_lse=False, *,
-                   num_splits=None, checked=False, concurrent=True):
+                   num_splits=None, checked=False, concurrent=True,
+                   fused_combine=False):
     """A Plan of unified_attention with these arguments (plan.py): the
     validation, kernel choice, specialization and compilation done now,
     nothing launched. Its `run(q, k, v, out, cu_seqlens_q, seqused_k,
@@ -115,12 +116,16 @@ def plan_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
     `concurrent` (the default) a mixed batch's prefill kernel runs on a
     side stream beside its decode kernels, forked from the caller's stream
     and joined back before run() returns (plan.concurrent says whether the
-    plan has two such parts)."""
+    plan has two such parts). With `fused_combine`, split-KV decode merges
+    its splits in the split kernel (the last split of each sequence and KV
+    head, counted with an atomic) instead of a second kernel: one launch
+    fewer per run; the plan keeps the zeroed counters that takes, which the
+    kernel sets back to zero."""
     result, rec = plans.record(lambda: _unified(
         q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k, max_seqlen_k,
         softmax_scale, causal, window_size, block_table, softcap, q_descale,
         k_descale, v_descale, alibi_slopes, sinks, return_lse, num_splits,
-        checked))
+        checked), fused_combine=bool(fused_combine))
     given = dict(zip(ROLES, (q, k, v, out, cu_seqlens_q, seqused_k,
                              block_table, q_descale, k_descale, v_descale,
                              alibi_slopes, sinks)))
