@@ -279,3 +279,14 @@ def test_blocks_on_the_gpu(shift):
     want = _expected_blocks(x.cpu().numpy(), M, N, BM, BN, (4, 3), shift,
                             "zero")
     np.testing.assert_array_equal(y.cpu().numpy(), want)
+
+
+def test_changed_fields_are_checked_again():
+    a = np.zeros((64, 40), np.float16)
+    d = TensorDescriptor.from_tensor(a, [16, 8])
+    d.block_shape = [16, 16]
+    assert d.block_shape == [16, 16]
+    with pytest.raises(ValueError, match="the last stride must be 1"):
+        d.strides = [40, 2]
+    with pytest.raises(TypeError, match="bool elements are not supported"):
+        TensorDescriptor.from_tensor(np.zeros((8, 16), np.bool_), [8, 16])

@@ -919,8 +919,8 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding, b):
     if len(shape) != rank or len(strides) != rank:
         raise _err(f"{what}: shape and strides need {rank} entries (one per "
                    f"block dimension), got {len(shape)} and {len(strides)}")
-    if tl._unwrap(strides[-1]) != 1 or isinstance(tl._unwrap(strides[-1]),
-                                                  tl.tensor):
+    last = tl._unwrap(strides[-1])
+    if isinstance(last, tl.tensor) or isinstance(last, bool) or last != 1:
         raise _err(f"{what}: the last stride must be the constant 1 (the "
                    f"block's rows are contiguous), got {strides[-1]!r}")
     padding = tl._unwrap(padding)

@@ -32,10 +32,9 @@ class TensorDescriptor:
         if v is None:
             raise TypeError(f"{where}: base must be a tensor or array, got "
                             f"{_args.describe(self.base)}")
-        self.shape = [_int(s, where, "shape") for s in self.shape]
-        self.strides = [_int(s, where, "strides") for s in self.strides]
-        self.block_shape = [_int(s, where, "block_shape")
-                            for s in self.block_shape]
+        for name in ("shape", "strides", "block_shape"):
+            object.__setattr__(self, name, [_int(s, where, name)
+                                            for s in getattr(self, name)])
         rank = len(self.shape)
         if not 1 <= rank <= 5:
             raise ValueError(f"{where}: 1 to 5 dimensions, got {rank}")
@@ -44,6 +43,9 @@ class TensorDescriptor:
                              f"{self.strides} and block_shape "
                              f"{self.block_shape} differ in rank")
         size = v.itemsize
+        if v.dtype == "i1":
+            raise TypeError(f"{where}: bool elements are not supported (pass "
+                            "uint8 or int8)")
         if self.strides[-1] != 1:
             raise ValueError(f"{where}: the last stride must be 1, got "
                              f"{self.strides[-1]}")
@@ -74,7 +76,14 @@ class TensorDescriptor:
         if self.padding == "nan" and not v.dtype.startswith(("f", "bf")):
             raise ValueError(f"{where}: 'nan' padding needs floating-point "
                              f"elements, got {v.dtype}")
-        self._view = v
+        object.__setattr__(self, "_view", v)
+
+    def __setattr__(self, name, value):
+        # A changed field is checked again (its key and launch values come
+        # from the checked view).
+        object.__setattr__(self, name, value)
+        if name in _FIELDS and "_view" in self.__dict__:
+            self.__post_init__()
 
     @staticmethod
     def from_tensor(tensor: Any, block_shape: List[int], padding="zero"):
@@ -85,6 +94,9 @@ class TensorDescriptor:
                             f"tensor or array, got {_args.describe(tensor)}")
         return TensorDescriptor(tensor, list(v.shape), list(v.strides),
                                 list(block_shape), padding)
+
+
+_FIELDS = ("base", "shape", "strides", "block_shape", "padding")
 
 
 def _int(v, where, what):

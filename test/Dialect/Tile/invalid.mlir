@@ -801,7 +801,7 @@ func.func @warpgroup_wait_operand(%c: tensor<64x64xf32, #blocked>) {
 #mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
 func.func @warpgroup_wait_read_in_flight(%c: tensor<64x64xf32, #mma4>, %s: i32) {
   %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 3 : i32, k = 32 : i64, operand_type = f16, async} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
-  // expected-error @+1 {{with pending 1 its results may still be written: only a terminator, a wait or an async dot's acc may use them, not 'arith.mulf'}}
+  // expected-error @+1 {{with pending 1 its results may still be written: only scf.yield, a wait or an async dot's acc may use them, not 'arith.mulf'}}
   %r = tile.warpgroup_wait %d {pending = 1 : i32} : tensor<64x64xf32, #mma4>
   %e = arith.mulf %r, %r : tensor<64x64xf32, #mma4>
   return

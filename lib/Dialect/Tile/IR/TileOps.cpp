@@ -297,7 +297,10 @@ struct AddIntoDot : public OpRewritePattern<arith::AddFOp> {
     for (unsigned i = 0; i < 2; ++i) {
       auto dot = add->getOperand(i).getDefiningOp<DotOp>();
       Value x = add->getOperand(1 - i);
+      // (In the add's block: the dot is rebuilt at the add, and must not
+      // move into a loop.)
       if (!dot || !dot->hasOneUse() || x.getType() != dot.getType() ||
+          dot->getBlock() != add->getBlock() ||
           !matchPattern(dot.getC(), m_AnyZeroFloat()))
         continue;
       rewriter.replaceOpWithNewOp<DotOp>(add, dot.getType(), dot.getA(),
@@ -662,13 +665,15 @@ LogicalResult WarpgroupWaitOp::verify() {
     for (OpOperand &use : r.getUses()) {
       Operation *user = use.getOwner();
       auto dot = dyn_cast<WarpgroupDotOp>(user);
+      // (scf.yield carries it to the next iteration; other terminators,
+      // a return among them, would hand it on unretired.)
       if (isa<WarpgroupWaitOp>(user) ||
-          user->hasTrait<OpTrait::IsTerminator>() ||
+          user->getName().getStringRef() == "scf.yield" ||
           (dot && dot.getAsync() && use.get() == dot.getC()))
         continue;
       return emitOpError() << "with pending " << pending
-                           << " its results may still be written: only a "
-                              "terminator, a wait or an async dot's acc may "
+                           << " its results may still be written: only "
+                              "scf.yield, a wait or an async dot's acc may "
                               "use them, not '"
                            << user->getName() << "'";
     }

@@ -297,9 +297,12 @@ struct AsyncCopiesPass
     bool anyNvmma =
         llvm::any_of(cands, [](const Candidate &c) { return c.nvmma; });
     // The dots' results stay in flight across iterations when every wgmma
-    // dot only carries its accumulator (iter_arg k in, yield k out).
+    // dot only carries its accumulator (iter_arg k in, yield k out) and
+    // reads an A that no later iteration rewrites while the group runs
+    // (staged, or registers defined before the loop: the waits tie only the
+    // accumulators).
     SmallVector<std::pair<DotOp, unsigned>> asyncDots;
-    if (asyncWgmma && anyNvmma && stages >= 3 && !eagerRefill) {
+    if (asyncWgmma && anyNvmma && stages >= 3) {
       Operation *yield = loop.getBody()->getTerminator();
       for (Candidate c : cands) {
         if (!c.nvmma || c.dot.getB() != c.convert.getResult())
@@ -310,7 +313,12 @@ struct AsyncCopiesPass
             k >= loop.getNumRegionIterArgs() ||
             c.dot->getBlock() != loop.getBody() || !acc.hasOneUse() ||
             !c.dot->hasOneUse() || *c.dot->getUsers().begin() != yield ||
-            yield->getOperand(k) != c.dot.getResult()) {
+            yield->getOperand(k) != c.dot.getResult() ||
+            !(loop.isDefinedOutsideOfLoop(c.dot.getA()) ||
+              llvm::any_of(cands, [&](Candidate a) {
+                return a.nvmma && a.dot == c.dot &&
+                       c.dot.getA() == a.convert.getResult();
+              }))) {
           asyncDots.clear();
           break;
         }
@@ -515,6 +523,7 @@ struct AsyncCopiesPass
     // After the last async dot, a wait retires the previous iteration's
     // groups (this iteration's stay pending) and the loop carries its
     // results; after the loop, a wait retires every group.
+    Operation *afterLoop = newLoop;
     if (!asyncResults.empty()) {
       WarpgroupDotOp last = asyncResults.front().first;
       for (auto [d, k] : asyncResults)
@@ -536,6 +545,7 @@ struct AsyncCopiesPass
           WarpgroupWaitOp::create(b, loc, results, b.getI32IntegerAttr(0));
       for (auto [r, v] : llvm::zip(results, done.getResults()))
         r.replaceAllUsesExcept(v, done);
+      afterLoop = done;
     }
     for (Candidate &c : cands) {
       // Users first: the chain is load [-> trans] [-> ext] in some order.
@@ -548,8 +558,11 @@ struct AsyncCopiesPass
           op->erase();
       c.load.erase();
     }
+    // After the loop (and after the wgmma wait, when there is one: its
+    // barrier then orders every warpgroup's last reads of the stages before
+    // a later loop's copies into them).
     OpBuilder after(newLoop->getContext());
-    after.setInsertionPointAfter(newLoop);
+    after.setInsertionPointAfter(afterLoop);
     AsyncWaitOp::create(after, loc, after.getI32IntegerAttr(0));
   }
 };

@@ -590,7 +590,7 @@ def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [
     are the operands' values, and a group's result may be read only after a
     wait that retired it. With `pending` 0 every group has retired and the
     results are ordinary values; with `pending` N > 0 the newest N groups
-    may still be writing theirs, so those results may only be carried (an
+    may still be writing theirs, so those results may only be carried (by
     `scf.yield`) into the accumulator of a later `async` dot or into
     another wait. The op reads and writes memory: it is where the staged
     operands of the retired groups stop being read, so nothing that writes
