@@ -37,6 +37,10 @@ same ones and the best correct one of each is reported.
              60 decode sequences at 2-8k + 4 prefill chunks of 512; Llama-3-8B
              heads, page 16; best of 4 BLOCK_M/BLOCK_N/warps configs per
              side; KV bandwidth in TB/s
+  persistent 09-persistent-matmul: 4096^3 fp16 through host and
+             in-kernel tensor descriptors at the tutorial's tile (TMA under
+             Triton, cp.async under Quire; Quire with async_wgmma too);
+             TFLOP/s; torch.matmul beside
   launch     host time per call of a cached launch, add_kernel (n = 4096)
              and paged_attention_decode (18 arguments): median of 5 rounds
              of 1000 back-to-back launches after a warm-up
@@ -49,7 +53,7 @@ frontend.png (speed-ups) into the output folder. Exits 1 when a check or a
 workload failed; a swept configuration one side cannot build is listed but
 not a failure.
 
-    bench/run.py frontend [--only add,softmax,matmul,attention,decode,scratch,unified,launch]
+    bench/run.py frontend [--only add,softmax,matmul,persistent,attention,decode,scratch,unified,launch]
                           [--quick] [--out DIR]
 """
 
@@ -69,16 +73,21 @@ FILES = {"add": "01-vector-add.py", "softmax": "02-fused-softmax.py",
          "matmul": "03-matrix-multiplication.py",
          "attention": "06-fused-attention.py", "decode": "paged-attention.py",
          "scratch": "paged-attention-scratch.py",
-         "unified": "unified-attention.py"}
+         "unified": "unified-attention.py",
+         "persistent": "09-persistent-matmul.py"}
 IMPORTS = {"import quire as triton": "import triton",
            "import quire.language as tl": "import triton.language as tl"}
+# Imports a tutorial may have, replaced the same way.
+OPTIONAL_IMPORTS = {
+    "from quire.tools.tensor_descriptor import TensorDescriptor":
+    "from triton.tools.tensor_descriptor import TensorDescriptor"}
 SIDES = ("Quire", "Triton")
 WORKLOADS = ("add", "softmax", "matmul", "attention", "decode", "scratch",
-             "unified", "launch")
+             "unified", "launch", "persistent")
 # Run order: the cheap and the paged kernels before the kernels most likely
 # to take the CUDA context down with them.
 RUN_ORDER = ("launch", "add", "softmax", "decode", "scratch", "unified",
-             "matmul", "attention")
+             "matmul", "persistent", "attention")
 FP32 = {"norm": 1e-5}
 FP16 = {"norm": 5e-3, "max": 1e-2}
 ADD_SIZES = (2**24, 2**26)
@@ -101,17 +110,18 @@ TRACE_LINES = 30
 
 
 def triton_source(text, path):
-    """`text` with its two Quire import lines replaced by Triton's, each
-    found exactly once; nothing else changes."""
+    """`text` with its two Quire import lines (and the optional ones)
+    replaced by Triton's, each found exactly once; nothing else changes."""
     lines = text.splitlines(keepends=True)
     found = set()
     for i, line in enumerate(lines):
         body = line.rstrip("\r\n")
-        if body in IMPORTS:
+        if body in IMPORTS or body in OPTIONAL_IMPORTS:
             if body in found:
                 raise AssertionError(f"{path}: the line {body!r} appears twice")
             found.add(body)
-            lines[i] = IMPORTS[body] + line[len(body):]
+            lines[i] = {**IMPORTS, **OPTIONAL_IMPORTS}[body] + \
+                line[len(body):]
     missing = [line for line in IMPORTS if line not in found]
     if missing:
         raise AssertionError(f"{path}: no line {missing[0]!r}")
@@ -392,6 +402,45 @@ class Bench:
                                          lambda: check(c, ref, FP16))
             self.add_row("matmul", f"matmul {mode}", shape, res,
                          "TFLOP/s", 2 * M * N * K, t_torch)
+
+    def persistent(self):
+        self.guard("persistent matmul", self._persistent)
+
+    def _persistent(self):
+        # Tutorial 09 at its default tile (128x128x64, group 8, 8 warps, 3
+        # stages), host and in-kernel descriptors; under Triton they are
+        # TMA loads, under Quire cp.async staging, with and without
+        # async_wgmma (Quire's launch option; Triton's pipeline is async).
+        torch = self.torch
+        M = N = K = MATMUL_SIZE
+        a = torch.randn(M, K, device="cuda", generator=self.gen,
+                        dtype=torch.float16)
+        b = torch.randn(K, N, device="cuda", generator=self.gen,
+                        dtype=torch.float16)
+        ref = a.double() @ b.double()
+        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
+        c_torch = torch.empty_like(c)
+        shape = f"{M}^3 fp16"
+        t_torch = self.peer(f"persistent matmul {shape}",
+                            lambda: torch.matmul(a, b, out=c_torch))
+        for variant in ("matmul_host_descriptors",
+                        "matmul_device_descriptors"):
+            for extra in ({}, {"async_wgmma": True}):
+                res = {}
+                for side, mod in self.sides("persistent"):
+                    if extra and side != "Quire":
+                        continue
+                    cfg = dict(mod.DEFAULT, **extra)
+                    fn = (lambda m=mod, v=variant, cf=cfg:
+                          getattr(m, v)(a, b, c, config=cf))
+                    res[side] = self.measure(
+                        side, f"persistent {variant} {shape}",
+                        [("128x128x64 g8 w8 s3" + (" async" if extra else ""),
+                          fn)], [c], lambda: check(c, ref, FP16))
+                name = variant.replace("matmul_", "") + \
+                    (" async_wgmma" if extra else "")
+                self.add_row("persistent", f"persistent matmul {name}", shape,
+                             res, "TFLOP/s", 2 * M * N * K, t_torch)
 
     def attention(self):
         for D in list(ATTN_CONFIGS)[:1] if self.quick else ATTN_CONFIGS:
