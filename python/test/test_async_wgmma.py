@@ -150,3 +150,45 @@ def test_matches_float64_on_the_gpu(block, num_warps, num_stages, M, N, K):
             assert _waits(k.asm["ptx"])[0] == "1"
         err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
         assert err < 2e-3, (aw, err)
+
+
+@quire.jit
+def staged_loop(a_ptr, b_ptr, c_ptr, K, STAGES: tl.constexpr):
+    offs = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    a_ptrs = a_ptr + offs[:, None] * K + offs[None, :]
+    b_ptrs = b_ptr + offs[:, None] * 64 + offs[None, :]
+    for k in tl.range(0, K // 64, num_stages=STAGES):
+        acc += tl.dot(tl.load(a_ptrs), tl.load(b_ptrs))
+        a_ptrs += 64
+        b_ptrs += 64 * 64
+    tl.store(c_ptr + offs[:, None] * 64 + offs[None, :], acc)
+
+
+def _staged(stages, **kw):
+    K = 4096
+    args = (FakeCudaArray((64, K), "<f2"), FakeCudaArray((K, 64), "<f2"),
+            FakeCudaArray((64, 64), "<f4"), K)
+    return staged_loop.warmup(*args, grid=(1,), sm=90, STAGES=stages, **kw)
+
+
+def test_loop_num_stages_overrides_the_launchs():
+    # tl.range(..., num_stages=N) is the loop's staging depth whatever the
+    # launch's num_stages: buffers (shared memory) grow with it, 0 and 1
+    # leave the loop unstaged, and async_wgmma follows the loop's depth.
+    one, two, four = (_staged(s, num_stages=2) for s in (1, 2, 4))
+    assert "cp.async" not in one.asm["ptx"]
+    assert "tile.num_stages = 4 : i32" in four.asm["source"]
+    # Two stages more: two more 64x64 f16 tiles of A and of B.
+    assert four.shared - two.shared == 2 * 2 * 64 * 64 * 2
+    k = _staged(3, num_stages=2, async_wgmma=True)
+    assert _waits(k.asm["ptx"]) == ["1", "0"]
+
+
+@pytest.mark.parametrize("stages", [9, -1, 2.5, True])
+def test_loop_num_stages_is_checked(stages):
+    with pytest.raises(quire.CompilationError,
+                       match=r"tl.range: num_stages must be a constexpr int "
+                             r"in \[0, 8\]") as e:
+        _staged(stages)
+    assert "test_async_wgmma.py:" in str(e.value)

@@ -425,7 +425,7 @@ class CodeGenerator(ast.NodeVisitor):
             raise core.CompileTimeError("the loop variable must be a single "
                                         "name")
         it = node.iter
-        kind, args = None, None
+        kind, args, stages = None, None, None
         if isinstance(it, ast.Call):
             fn = self.visit(it.func)
             if fn is builtins.range or fn is tl.range or fn is tl.static_range:
@@ -438,6 +438,13 @@ class CodeGenerator(ast.NodeVisitor):
                     raise core.CompileTimeError(f"bad loop arguments: {e}")
                 args = [core._unwrap(a) for a in obj.args]
                 kind = "static" if fn is tl.static_range else "dynamic"
+                stages = getattr(obj, "num_stages", None)
+                if stages is not None and (
+                        isinstance(stages, bool) or
+                        not isinstance(stages, int) or not 0 <= stages <= 8):
+                    raise core.CompileTimeError(
+                        f"tl.range: num_stages must be a constexpr int in "
+                        f"[0, 8], got {stages!r}")
         if kind is None:
             seq = self.visit(it)
             if isinstance(seq, (tuple, list)):
@@ -458,7 +465,7 @@ class CodeGenerator(ast.NodeVisitor):
                 self.scope[node.target.id] = i
                 self._loop_body(node.body)
             return
-        self._dynamic_for(node, lb, ub, step)
+        self._dynamic_for(node, lb, ub, step, stages)
 
     def _loop_body(self, stmts):
         if _contains_return(ast.Module(body=stmts, type_ignores=[])):
@@ -493,7 +500,7 @@ class CodeGenerator(ast.NodeVisitor):
                 dt = tl.int64
         return dt
 
-    def _dynamic_for(self, node, lb, ub, step):
+    def _dynamic_for(self, node, lb, ub, step, stages=None):
         b = self.builder
         dt = self._iv_type((lb, ub, step))
         neg = isinstance(step, int) and step < 0
@@ -532,10 +539,12 @@ class CodeGenerator(ast.NodeVisitor):
                                     semantic.mul(ivt, -step, b), b)
             return ivt
 
-        self._emit_loop(node, carried, header, bind_iv, target, "for")
+        self._emit_loop(node, carried, header, bind_iv, target, "for",
+                        attrs=None if stages is None else
+                        f" {{tile.num_stages = {stages} : i32}}")
 
     def _emit_loop(self, node, carried, header, bind_iv, target, kind,
-                   cond_node=None):
+                   cond_node=None, attrs=None):
         """Emits scf.for (kind "for") or scf.while (kind "while"), retrying
         when a carried variable that started as a Python number gets
         another type in the body."""
@@ -619,7 +628,8 @@ class CodeGenerator(ast.NodeVisitor):
             raise core.CompileTimeError("loop-carried types do not settle")
         types = [i.type.mlir for i in inits]
         if kind == "for":
-            res = b.op_parts([header(iv, args, inits), body], types)
+            res = b.op_parts([header(iv, args, inits), body] +
+                             ([attrs] if attrs else []), types)
         else:
             cond_block, bargs = self._while_cond(cond_node, carried, inits)
             parts = ["scf.while (" + ", ".join(

@@ -889,13 +889,15 @@ class static_range:
 
 class range:
     """`for i in tl.range(a, b, step, num_stages=...)`: a run-time loop,
-    as Python's range in a kernel; the tuning arguments are accepted and
-    ignored (Quire's pipelining is the compiler's choice)."""
+    as Python's range in a kernel. `num_stages` (a constexpr int in [0, 8])
+    is this loop's cp.async staging depth instead of the launch's; the
+    other tuning arguments are accepted and ignored."""
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None,
                  loop_unroll_factor=None, disallow_acc_multi_buffer=False,
                  flatten=False, warp_specialize=False):
         self.args = (arg1, arg2, step)
+        self.num_stages = _unwrap(num_stages)
 
 
 # Triton names Quire does not implement: a clear error instead of a

@@ -255,6 +255,16 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   if (attr.getName() == getDivisibilityAttrName() ||
       attr.getName() == getContiguityAttrName())
     return verifyHint(op, attr);
+  if (attr.getName() == getNumStagesAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (op->getName().getStringRef() != "scf.for" || !value ||
+        !value.getType().isSignlessInteger(32) || value.getInt() < 0 ||
+        value.getInt() > 8)
+      return op->emitOpError()
+             << "'" << getNumStagesAttrName()
+             << "' must be an i32 in [0, 8] on an scf.for";
+    return success();
+  }
   return op->emitOpError() << "unknown tile dialect attribute '"
                            << attr.getName().getValue() << "'";
 }

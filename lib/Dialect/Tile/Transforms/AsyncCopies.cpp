@@ -239,6 +239,13 @@ struct AsyncCopiesPass
   }
 
   void stage(scf::ForOp loop, const AxisInfoAnalysis &info) {
+    // The loop's own depth (tl.range(..., num_stages=N)) over the pass's.
+    int64_t S = stages;
+    if (auto own = loop->getAttrOfType<IntegerAttr>(
+            TileDialect::getNumStagesAttrName()))
+      S = own.getInt();
+    if (S < 2)
+      return;
     // Copies of later iterations are issued above this iteration's stores:
     // only loads (and the loads their addresses come from) through kernel
     // arguments the loop does not store through (distinct arguments are
@@ -302,7 +309,7 @@ struct AsyncCopiesPass
     // (staged, or registers defined before the loop: the waits tie only the
     // accumulators).
     SmallVector<std::pair<DotOp, unsigned>> asyncDots;
-    if (asyncWgmma && anyNvmma && stages >= 3) {
+    if (asyncWgmma && anyNvmma && S >= 3) {
       Operation *yield = loop.getBody()->getTerminator();
       for (Candidate c : cands) {
         if (!c.nvmma || c.dot.getB() != c.convert.getResult())
@@ -326,7 +333,6 @@ struct AsyncCopiesPass
       }
     }
     SmallVector<Operation *> depOps = loadDeps(loop, slice);
-    int64_t S = stages;
     Location loc = loop.getLoc();
     Value lb = loop.getLowerBound(), ub = loop.getUpperBound(),
           step = loop.getStep();

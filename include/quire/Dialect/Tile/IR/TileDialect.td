@@ -38,6 +38,11 @@ def Tile_Dialect : Dialect {
     %r = arith.addi %x, %y {tile.contiguity = array<i32: 64>,
                             tile.divisibility = array<i32: 16>} : tensor<64xi32>
     ```
+
+    A tuning choice of one loop: `tile.num_stages` on an `scf.for` (an i32
+    in [0, 8], Triton's `tl.range(..., num_stages=N)`) is the depth of that
+    loop's cp.async staging in place of `quire-async-copies`' `stages`; 0
+    or 1 leaves the loop unstaged.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
@@ -72,6 +77,12 @@ def Tile_Dialect : Dialect {
     /// On an op, a hint for its first result: runs of consecutive values.
     static constexpr ::llvm::StringLiteral getContiguityAttrName() {
       return ::llvm::StringLiteral("tile.contiguity");
+    }
+    /// On an scf.for: the cp.async staging depth of this loop (Triton's
+    /// `tl.range(..., num_stages=N)`), instead of quire-async-copies'
+    /// `stages`; an i32 in [0, 8], 0 or 1 leaving the loop unstaged.
+    static constexpr ::llvm::StringLiteral getNumStagesAttrName() {
+      return ::llvm::StringLiteral("tile.num_stages");
     }
   }];
 }
