@@ -425,8 +425,11 @@ class Bench:
                             lambda: torch.matmul(a, b, out=c_torch))
         for variant in ("matmul_host_descriptors",
                         "matmul_device_descriptors"):
+            triton_res = None
             for extra in ({}, {"async_wgmma": True}):
-                res = {}
+                # The async row compares with Triton's run of the plain row
+                # (the same Triton kernel; async_wgmma is Quire's option).
+                res = {} if triton_res is None else {"Triton": triton_res}
                 for side, mod in self.sides("persistent"):
                     if extra and side != "Quire":
                         continue
@@ -437,6 +440,8 @@ class Bench:
                         side, f"persistent {variant} {shape}",
                         [("128x128x64 g8 w8 s3" + (" async" if extra else ""),
                           fn)], [c], lambda: check(c, ref, FP16))
+                    if side == "Triton":
+                        triton_res = res[side]
                 name = variant.replace("matmul_", "") + \
                     (" async_wgmma" if extra else "")
                 self.add_row("persistent", f"persistent matmul {name}", shape,

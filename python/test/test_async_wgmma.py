@@ -192,3 +192,26 @@ def test_loop_num_stages_is_checked(stages):
                              r"in \[0, 8\]") as e:
         _staged(stages)
     assert "test_async_wgmma.py:" in str(e.value)
+
+
+@quire.jit
+def staged_hinted(a_ptr, b_ptr, c_ptr, i_ptr, K):
+    offs = tl.arange(0, 64)
+    acc = tl.zeros((64, 64), dtype=tl.float32)
+    idx = tl.zeros((64,), dtype=tl.int32)
+    for k in tl.range(0, K, 64, num_stages=3):
+        a = tl.load(a_ptr + offs[:, None] * K + (k + offs)[None, :])
+        acc += tl.dot(a, tl.load(b_ptr + (k + offs)[:, None] * 64 +
+                                 offs[None, :]))
+        idx += 16
+    idx = tl.multiple_of(idx, 16)  # a hint on one of the loop's results
+    tl.store(c_ptr + offs[:, None] * 64 + offs[None, :], acc)
+    tl.store(i_ptr + offs, idx)
+
+
+def test_loop_attribute_shares_the_attr_dict_with_hints():
+    args = (FakeCudaArray((64, 4096), "<f2"), FakeCudaArray((4096, 64), "<f2"),
+            FakeCudaArray((64, 64), "<f4"), FakeCudaArray((64,), "<i4"), 4096)
+    k = staged_hinted.warmup(*args, grid=(1,), sm=90)
+    assert "tile.num_stages = 3 : i32" in k.asm["source"]
+    assert k.shared > 3 * 2 * 64 * 64 * 2  # three stages of A and B

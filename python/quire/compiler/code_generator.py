@@ -541,7 +541,7 @@ class CodeGenerator(ast.NodeVisitor):
 
         self._emit_loop(node, carried, header, bind_iv, target, "for",
                         attrs=None if stages is None else
-                        f" {{tile.num_stages = {stages} : i32}}")
+                        {"tile.num_stages": f"{stages} : i32"})
 
     def _emit_loop(self, node, carried, header, bind_iv, target, kind,
                    cond_node=None, attrs=None):
@@ -628,8 +628,11 @@ class CodeGenerator(ast.NodeVisitor):
             raise core.CompileTimeError("loop-carried types do not settle")
         types = [i.type.mlir for i in inits]
         if kind == "for":
-            res = b.op_parts([header(iv, args, inits), body] +
-                             ([attrs] if attrs else []), types)
+            res = b.op_parts([header(iv, args, inits), body], types)
+            if attrs:
+                # In the op's attr-dict, after its region (with any hint a
+                # later tl.multiple_of puts on its result).
+                b.block.ops[-1].attrs.update(attrs)
         else:
             cond_block, bargs = self._while_cond(cond_node, carried, inits)
             parts = ["scf.while (" + ", ".join(
