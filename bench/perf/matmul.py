@@ -38,9 +38,8 @@ VARIANTS = [
     ("async4", dict(num_stages=4, async_wgmma=True)),
     ("async5", dict(num_stages=5, async_wgmma=True)),
 ]
-# A CTA's shared memory on the H200 (227 KiB); a variant that needs more is
-# left out of its row.
-SHARED_LIMIT = 232448
+# A variant that needs more shared memory than a CTA may have (227 KiB on
+# the H200, read from the device) is left out of its row.
 
 
 def main(argv=None):
@@ -57,6 +56,8 @@ def main(argv=None):
     from lib.timing import us
 
     print_header("matmul")
+    shared_limit = quire.runtime.driver.active.utils.get_device_properties()[
+        "max_shared_mem"]
     gen = torch.Generator(device="cuda").manual_seed(7)
     torch_dt = {"f16": torch.half, "bf16": torch.bfloat16}
 
@@ -107,20 +108,23 @@ def main(argv=None):
         for name, opts in VARIANTS:
             kern, ragged = compile_pair(cfg, "f16", opts)
             if (name != "mma.sync" and "wgmma.mma_async" not in kern.ptx) or \
-                    kern.shared_bytes > SHARED_LIMIT:
+                    max(kern.shared_bytes, ragged.shared_bytes) > shared_limit:
                 tflops.append(float("nan"))  # wgmma did not apply, or too big
                 continue
             e = check(cfg, "f16", kern, ragged)
             worst = max(worst, e) if e == e else float("nan")
             t = time_quire(kern, cfg, a, b, c)
             tflops.append(fl / t / 1e6)
-            if best is None or tflops[-1] > best[0]:
+            if e < 2e-3 and (best is None or tflops[-1] > best[0]):
                 best = (tflops[-1], cfg, name, opts)
         table.append((f"{cfg[0]}x{cfg[1]}x{cfg[2]}", cfg[3], tflops))
         errs.append(worst)
         print(f"{table[-1][0]:>12} {cfg[3]:>5} " + " ".join(f"{x:>9.1f}" for x in tflops)
               + f"   {worst:.2e}", flush=True)
     ok = all(e < 2e-3 for e in errs)
+    if best is None:
+        print("no configuration compiled and checked")
+        return 1
     print(f"fastest: {best[2]} {best[1]} at {best[0]:.1f} TFLOP/s "
           f"({best[0] / (fl / t_torch / 1e6):.3f} of torch)")
 
