@@ -895,7 +895,7 @@ class range:
 
     def __init__(self, arg1, arg2=None, step=None, num_stages=None,
                  loop_unroll_factor=None, disallow_acc_multi_buffer=False,
-                 flatten=False, warp_specialize=False):
+                 flatten=False, warp_specialize=False, disable_licm=False):
         self.args = (arg1, arg2, step)
         self.num_stages = _unwrap(num_stages)
 
