@@ -76,6 +76,14 @@ bool isWarpgroupDot(DotOp d) {
                           mma.getWarpsPerCTA()[0]);
 }
 
+/// True if `c` is the B (or A) operand of its dot staged for wgmma.
+bool stagesB(Candidate c) {
+  return c.nvmma && c.dot.getB() == c.convert.getResult();
+}
+bool stagesA(Candidate c) {
+  return c.nvmma && c.dot.getA() == c.convert.getResult();
+}
+
 /// True if the staged tile can take the swizzled wgmma layout.
 bool fitsNvmma(Candidate c) {
   auto shape = c.convert.getType().getShape();
@@ -296,10 +304,8 @@ struct AsyncCopiesPass
       for (Candidate &a : cands)
         if (a.dot && !a.ext && a.dot.getA() == a.convert.getResult() &&
             fitsNvmma(a))
-          a.nvmma = llvm::any_of(cands, [&](Candidate b) {
-            return b.nvmma && b.dot == a.dot &&
-                   b.dot.getB() == b.convert.getResult();
-          });
+          a.nvmma = llvm::any_of(
+              cands, [&](Candidate b) { return stagesB(b) && b.dot == a.dot; });
     }
     bool anyNvmma =
         llvm::any_of(cands, [](const Candidate &c) { return c.nvmma; });
@@ -312,7 +318,7 @@ struct AsyncCopiesPass
     if (asyncWgmma && anyNvmma && S >= 3) {
       Operation *yield = loop.getBody()->getTerminator();
       for (Candidate c : cands) {
-        if (!c.nvmma || c.dot.getB() != c.convert.getResult())
+        if (!stagesB(c))
           continue;
         auto acc = dyn_cast<BlockArgument>(c.dot.getC());
         unsigned k = acc ? acc.getArgNumber() - 1 : 0;
@@ -323,8 +329,7 @@ struct AsyncCopiesPass
             yield->getOperand(k) != c.dot.getResult() ||
             !(loop.isDefinedOutsideOfLoop(c.dot.getA()) ||
               llvm::any_of(cands, [&](Candidate a) {
-                return a.nvmma && a.dot == c.dot &&
-                       c.dot.getA() == a.convert.getResult();
+                return stagesA(a) && a.dot == c.dot;
               }))) {
           asyncDots.clear();
           break;
@@ -499,14 +504,14 @@ struct AsyncCopiesPass
     // Dots whose B is staged for wgmma; A from its buffer too when staged.
     SmallVector<std::pair<WarpgroupDotOp, unsigned>> asyncResults;
     for (auto [bc, bBuffer] : llvm::zip(cands, buffers)) {
-      if (!bc.nvmma || bc.dot.getB() != bc.convert.getResult())
+      if (!stagesB(bc))
         continue;
       DotOp dot = bc.dot;
       OpBuilder b(dot);
       Value a = dot.getA(), aStage;
       IntegerAttr aBuffer, aContig;
       for (auto [ac, buffer] : llvm::zip(cands, buffers))
-        if (ac.nvmma && ac.dot == dot && dot.getA() == ac.convert.getResult()) {
+        if (stagesA(ac) && ac.dot == dot) {
           a = Value();
           aStage = stageArg;
           aBuffer = b.getI32IntegerAttr(buffer);
