@@ -881,6 +881,21 @@ def _check_ptr(ptr, what):
     return ptr
 
 
+def int_scalar(v, dt, what, b, bool_ok=False):
+    """An int or integer scalar tensor `v` (`what` in messages) converted
+    to `dt`; int1 scalars pass only with `bool_ok`."""
+    v = tl._unwrap(v)
+    if isinstance(v, tl.tensor):
+        if v.type.is_block():
+            raise _err(f"{what} must be a scalar")
+        if not v.dtype.is_int() or (v.dtype.is_bool() and not bool_ok):
+            raise _err(f"{what} must be an integer, got {v.type!r}")
+        return cast(v, dt, b)
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise _err(f"{what} must be an integer, got {v!r}")
+    return const(b, v, dt)
+
+
 # ---------------------------------------------------------------------------
 # Tensor descriptors
 # ---------------------------------------------------------------------------
@@ -931,18 +946,10 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding, b):
         raise _err(f"{what}: 'nan' padding needs floating-point elements, "
                    f"got {elt!r}")
 
-    def scalar(v, dt, name):
-        v = tl._unwrap(v)
-        if isinstance(v, tl.tensor):
-            if v.type.is_block() or not v.dtype.is_int() or v.dtype.is_bool():
-                raise _err(f"{what}: {name} must be integer scalars, got "
-                           f"{v.type!r}")
-            return cast(v, dt, b)
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise _err(f"{what}: {name} must be integers, got {v!r}")
-        return const(b, v, dt)
-    sizes = [scalar(v, tl.int32, "shape entries") for v in shape]
-    steps = [scalar(v, tl.int64, "strides") for v in strides]
+    sizes = [int_scalar(v, tl.int32, f"{what}: shape[{i}]", b)
+             for i, v in enumerate(shape)]
+    steps = [int_scalar(v, tl.int64, f"{what}: strides[{i}]", b)
+             for i, v in enumerate(strides)]
     return _descriptor(base, sizes, steps, bshape, padding, b)
 
 
@@ -967,19 +974,8 @@ def _descriptor_offsets(desc, offsets, what, b):
     if offsets is None or len(offsets) != len(desc.block_shape):
         raise _err(f"{what}: offsets must be a list of "
                    f"{len(desc.block_shape)} integers, one per dimension")
-    out = []
-    for o in offsets:
-        o = tl._unwrap(o)
-        if isinstance(o, tl.tensor):
-            if o.type.is_block() or not o.dtype.is_int() or o.dtype.is_bool():
-                raise _err(f"{what}: offsets must be integer scalars, got "
-                           f"{o.type!r}")
-            out.append(cast(o, tl.int32, b))
-        elif isinstance(o, int) and not isinstance(o, bool):
-            out.append(const(b, o, tl.int32))
-        else:
-            raise _err(f"{what}: offsets must be integers, got {o!r}")
-    return out
+    return [int_scalar(o, tl.int32, f"{what}: offsets[{i}]", b)
+            for i, o in enumerate(offsets)]
 
 
 def descriptor_load(desc, offsets, b):
@@ -1172,17 +1168,7 @@ def paged_load(cache, block_table, first_token, head, shape, page_size,
                    "token_stride, head_stride)")
 
     def scalar(v, dt, what):
-        v = tl._unwrap(v)
-        if isinstance(v, tl.tensor):
-            if v.type.is_block():
-                raise _err(f"tl.paged_load: {what} must be a scalar")
-            if not v.dtype.is_int():
-                raise _err(f"tl.paged_load: {what} must be an integer")
-            return cast(v, dt, b)
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise _err(f"tl.paged_load: {what} must be an integer, got "
-                       f"{v!r}")
-        return const(b, v, dt)
+        return int_scalar(v, dt, f"tl.paged_load: {what}", b, bool_ok=True)
 
     ft = scalar(first_token, tl.int32, "first_token")
     hd = scalar(head, tl.int32, "head")
