@@ -373,7 +373,9 @@ class Bench:
     def matmul(self):
         self.guard("matmul", self._matmul)
 
-    def _matmul(self):
+    def _matmul_operands(self, what):
+        """(a, b, c, ref, shape, torch.matmul's us) of the MATMUL_SIZE^3
+        fp16 rows: fresh operands, their float64 product, an output."""
         torch = self.torch
         M = N = K = MATMUL_SIZE
         a = torch.randn(M, K, device="cuda", generator=self.gen,
@@ -384,8 +386,13 @@ class Bench:
         c = torch.empty(M, N, device="cuda", dtype=torch.float16)
         c_torch = torch.empty_like(c)
         shape = f"{M}^3 fp16"
-        t_torch = self.peer(f"matmul {shape}",
+        t_torch = self.peer(f"{what} {shape}",
                             lambda: torch.matmul(a, b, out=c_torch))
+        return a, b, c, ref, shape, t_torch
+
+    def _matmul(self):
+        M = N = K = MATMUL_SIZE
+        a, b, c, ref, shape, t_torch = self._matmul_operands("matmul")
         modes = [] if self.quick else [("autotuned", None)]
         modes.append(("fixed config", MATMUL_FIXED))
         for mode, config in modes:
@@ -411,18 +418,9 @@ class Bench:
         # stages), host and in-kernel descriptors; under Triton they are
         # TMA loads, under Quire cp.async staging, with and without
         # async_wgmma (Quire's launch option; Triton's pipeline is async).
-        torch = self.torch
         M = N = K = MATMUL_SIZE
-        a = torch.randn(M, K, device="cuda", generator=self.gen,
-                        dtype=torch.float16)
-        b = torch.randn(K, N, device="cuda", generator=self.gen,
-                        dtype=torch.float16)
-        ref = a.double() @ b.double()
-        c = torch.empty(M, N, device="cuda", dtype=torch.float16)
-        c_torch = torch.empty_like(c)
-        shape = f"{M}^3 fp16"
-        t_torch = self.peer(f"persistent matmul {shape}",
-                            lambda: torch.matmul(a, b, out=c_torch))
+        a, b, c, ref, shape, t_torch = self._matmul_operands(
+            "persistent matmul")
         for variant in ("matmul_host_descriptors",
                         "matmul_device_descriptors"):
             triton_res = None
