@@ -144,7 +144,7 @@ quireCompileOptionsSetAsyncStages(QuireCompileOptions *options,
  * PTX then targets sm_90a). Zero keeps mma.sync. */
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetWgmma(QuireCompileOptions *options, int32_t wgmma);
-/* Nonzero: with wgmma and 3 or more async stages, a loop that only carries
+/* Nonzero: with wgmma and async staging, a loop that only carries
  * its wgmma accumulators (a matmul's K loop) keeps each iteration's wgmma
  * groups running while the next iteration waits for its copies (quirec
  * --async-wgmma). Zero (the default) waits for every group in its

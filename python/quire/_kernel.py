@@ -330,10 +330,11 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     (quirec --async-stages); 0 or 1 turns the staging off. `wgmma` (sm_90,
     with the staging on) runs the dots whose B operand is staged on Hopper's
     warpgroup tensor cores (quirec --wgmma); False keeps mma.sync.
-    `async_wgmma=True` (with wgmma and num_stages >= 3) keeps the wgmma
-    groups of a loop that only carries their accumulators (a matmul's K
-    loop) running while the next iteration waits for its copies (quirec
-    --async-wgmma; the copies then run num_stages - 2 iterations ahead).
+    `async_wgmma=True` (with wgmma) keeps the wgmma groups of a loop that
+    only carries their accumulators (a matmul's K loop) running while the
+    next iteration waits for its copies (quirec --async-wgmma; each
+    iteration refills the stage the previous one read after its wait and a
+    barrier).
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)

@@ -12,7 +12,9 @@
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --wgmma=false | FileCheck %s --check-prefix=OFF
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 80 | FileCheck %s --check-prefix=OFF
 // --async-wgmma with 3 stages: each iteration's wgmma group stays in flight
-// (wait_group 1 in the loop, wait_group 0 after it), and ptxas takes the
+// (wait_group 1 in the loop, wait_group 0 after it), the next copies are
+// issued after the wait and a barrier (the stage iteration i - 1 read is
+// then free), and ptxas takes the
 // pipeline as it is: it neither serializes the wgmmas (C7515) nor injects
 // waits before an accumulator register is read (C7517).
 // RUN: quirec %S/../Dialect/Tile/Transforms/async-copies-warpgroup.mlir --sm 90 --num-warps 4 --async-stages=3 --async-wgmma -o %t.ptx
@@ -46,13 +48,17 @@
 
 // ASYNC-LABEL: .entry matmul(
 // ASYNC:       $L__BB0_[[LOOP:[0-9]+]]:
-// ASYNC-NEXT:  cp.async.wait_group 0;
+// ASYNC-NEXT:  cp.async.wait_group 2;
 // ASYNC:       wgmma.mma_async.sync.aligned.m64n64k16
 // ASYNC:       wgmma.commit_group.sync.aligned;
 // ASYNC-NEXT:  // end inline asm
 // ASYNC-NEXT:  // begin inline asm
 // ASYNC-NEXT:  wgmma.wait_group.sync.aligned 1;
+// ASYNC-NEXT:  // end inline asm
+// ASYNC-NEXT:  cp.async.wait_group 2;
+// ASYNC-NEXT:  bar.sync 0;
 // ASYNC-NOT:   wgmma
+// ASYNC:       cp.async.cg.shared.global
 // ASYNC:       @%p{{[0-9]+}} bra $L__BB0_[[LOOP]];
 // ASYNC:       wgmma.wait_group.sync.aligned 0;
 // ASYNC:       st.global.v2.b32

@@ -110,11 +110,11 @@ static cl::opt<bool> wgmma(
     cl::cat(category));
 static cl::opt<bool> asyncWgmma(
     "async-wgmma", cl::init(false),
-    cl::desc("with --wgmma and --async-stages=3 or more, keep the wgmma "
-             "groups of a loop that only carries their accumulators (a "
-             "matmul's K loop) in flight while the next iteration waits for "
-             "its copies; the copies then run stages-2 iterations ahead "
-             "(quire-async-copies async-wgmma; default false)"),
+    cl::desc("with --wgmma, keep the wgmma groups of a loop that only "
+             "carries their accumulators (a matmul's K loop) in flight while "
+             "the next iteration waits for its copies; each iteration "
+             "refills the stage the previous one read after its wait and a "
+             "barrier (quire-async-copies async-wgmma; default false)"),
     cl::cat(category));
 static cl::opt<bool> asyncEagerRefill(
     "async-eager-refill", cl::init(false),

@@ -97,7 +97,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       *this, "async-wgmma",
       llvm::cl::desc("keep wgmma groups in flight across the iterations of "
                      "a loop that only carries their accumulators "
-                     "(quire-async-copies async-wgmma; 3+ async stages)"),
+                     "(quire-async-copies async-wgmma)"),
       llvm::cl::init(false)};
 };
 

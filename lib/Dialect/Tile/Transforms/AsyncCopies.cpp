@@ -315,7 +315,7 @@ struct AsyncCopiesPass
     // (staged, or registers defined before the loop: the waits tie only the
     // accumulators).
     SmallVector<std::pair<DotOp, unsigned>> asyncDots;
-    if (asyncWgmma && anyNvmma && S >= 3) {
+    if (asyncWgmma && anyNvmma) {
       Operation *yield = loop.getBody()->getTerminator();
       for (Candidate c : cands) {
         if (!stagesB(c))
@@ -394,12 +394,14 @@ struct AsyncCopiesPass
     // whose async-proxy reads of a stage are not ordered before a
     // generic-proxy refill by a barrier alone.
     //
-    // With async dots, iteration i - 1's dots may still read their stage
-    // while iteration i runs: each iteration's wait retires the dots of the
-    // one before, so at the barrier at the top of iteration i the stage
-    // iteration i - 2 read is free, and it takes iteration i + S - 2.
+    // Late refill, with async dots: iteration i - 1's dots may still read
+    // their stage while iteration i's run, so iteration i refills that
+    // stage (with iteration i + S - 1, as by default) at the end of its
+    // body, after the wait that retires iteration i - 1's dots and a
+    // barrier that makes every warpgroup's wait precede the copies.
     bool eager = eagerRefill && !anyNvmma;
-    int64_t ahead0 = eager ? S : asyncDots.empty() ? S - 1 : S - 2;
+    bool late = !asyncDots.empty();
+    int64_t ahead0 = eager ? S : S - 1;
 
     // Prologue: iterations 0 .. ahead0-1 into stages 0 .. ahead0-1; the
     // slice loads of iteration ahead0 start the carried values.
@@ -431,27 +433,29 @@ struct AsyncCopiesPass
                           anyNvmma ? top.getUnitAttr() : UnitAttr());
       // By default iteration i + S - 1 goes, after the wait, to stage
       // (stage + S - 1) % S, which iteration i - 1 read (the wait's barrier
-      // orders those reads first); with async dots iteration i + S - 2 to
-      // the stage of iteration i - 2. Eagerly, iteration i + S goes to this
-      // iteration's stage at the end of the body, after a barrier (a wait
-      // that completes nothing: the later iterations' copies stay pending).
+      // orders those reads first). Eagerly, iteration i + S goes to this
+      // iteration's stage; late, iteration i + S - 1 to iteration i - 1's:
+      // both at the end of the body, after a barrier (a wait that completes
+      // nothing: the later iterations' copies stay pending).
       OpBuilder issue = top;
       Value issueStage;
-      if (eager) {
+      if (eager || late)
         // Built here, after the wait; moved below the body once the loop
         // holds it (the original body is merged in after this callback).
         refillBegin = AsyncWaitOp::create(
-            issue, loc, issue.getI32IntegerAttr((S - 1) * perIter), UnitAttr());
+            issue, loc, issue.getI32IntegerAttr((ahead0 - 1) * perIter),
+            UnitAttr());
+      if (eager) {
         issueStage = stageArg;
       } else {
         // (stage + ahead0) % S, stage < S.
         int64_t back = S - ahead0;
-        Value wraps = arith::CmpIOp::create(top, loc, arith::CmpIPredicate::slt,
-                                            stageArg, cst(top, back));
+        Value wraps = arith::CmpIOp::create(
+            issue, loc, arith::CmpIPredicate::slt, stageArg, cst(issue, back));
         issueStage = arith::SelectOp::create(
-            top, loc, wraps,
-            arith::AddIOp::create(top, loc, stageArg, cst(top, ahead0)),
-            arith::SubIOp::create(top, loc, stageArg, cst(top, back)));
+            issue, loc, wraps,
+            arith::AddIOp::create(issue, loc, stageArg, cst(issue, ahead0)),
+            arith::SubIOp::create(issue, loc, stageArg, cst(issue, back)));
       }
       auto [j, in] = ahead(issue, iv, ahead0);
       IRMapping map;
@@ -475,8 +479,9 @@ struct AsyncCopiesPass
       return;
     auto newLoop = cast<scf::ForOp>(grown->getOperation());
     if (refillBegin) {
-      // The eager refill (barrier, copies, next slice loads, next stage)
-      // goes after the body's last read of the stage.
+      // The eager or late refill (barrier, copies, next slice loads, next
+      // stage) goes after the body's last read of the stage (and, late,
+      // after the wgmma wait placed below after the last dot).
       Operation *yield = newLoop.getBody()->getTerminator();
       for (Operation *op = refillBegin, *next; op; op = next) {
         next = op == refillEnd ? nullptr : op->getNextNode();

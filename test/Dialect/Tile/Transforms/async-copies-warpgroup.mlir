@@ -6,12 +6,12 @@
 // The pass alone, on laid-out IR (warpgroup layouts for the dots):
 // RUN: quire-opt %s "--quire-assign-layouts=num-warps=4 warpgroup=true" "--quire-async-copies=warpgroup=true" | FileCheck %s
 // RUN: quire-opt %s "--quire-assign-layouts=num-warps=4" --quire-async-copies | FileCheck %s --check-prefix=OFF
-// async-wgmma with 3 stages: the dots of the matmul and of the scores (A in
-// registers) stay in flight; the prefill's (accumulators read in the loop)
-// do not, nor does anything with 2 stages.
+// async-wgmma: the dots of the matmul and of the scores (A in registers)
+// stay in flight, with 2, 3 or 4 stages; the prefill's (accumulators read
+// in the loop) do not.
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=4 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC4
-// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-wgmma=true" | FileCheck %s --check-prefix=SYNC
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC2
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 async-wgmma=true" | FileCheck %s --check-prefix=SYNC
 // On sm_90 a dot whose B operand the cp.async staging holds becomes a
 // tile.warpgroup_dot (wgmma): the accumulator gets a warpgroup layout (all
@@ -62,17 +62,20 @@
 // ASYNC-LABEL: func.func @matmul
 // ASYNC:      tile.async_copy {{.*}} into stage %[[C0:.*]] {buffer = 0 : i32, contig = 1 : i32, nvmma, stages = 3 : i32}
 // ASYNC:      tile.async_copy {{.*}} into stage %[[C0]] {buffer = 1 : i32, contig = 1 : i32, nvmma, stages = 3 : i32}
+// ASYNC:      tile.async_copy {{.*}} into stage %[[C1:.*]] {buffer = 0 : i32, contig = 1 : i32, nvmma, stages = 3 : i32}
+// ASYNC:      tile.async_copy {{.*}} into stage %[[C1]] {buffer = 1 : i32, contig = 1 : i32, nvmma, stages = 3 : i32}
 // ASYNC-NEXT: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[STAGE:.*]] = %{{.*}})
-// ASYNC-NEXT:   tile.async_wait {async_proxy, pending = 0 : i32}
-// ASYNC-NEXT:   %[[WRAP:.*]] = arith.cmpi slt, %[[STAGE]], %c2_i32
-// ASYNC-NEXT:   %[[DOWN:.*]] = arith.subi %[[STAGE]], %c2_i32
-// ASYNC-NEXT:   %[[UP:.*]] = arith.addi %[[STAGE]], %c1_i32
+// ASYNC-NEXT:   tile.async_wait {async_proxy, pending = 2 : i32}
+// ASYNC-NEXT:   %[[D:.*]] = tile.warpgroup_dot a_stage %[[STAGE]] b_stage %[[STAGE]] acc %[[ACC]] {{{.*}}async{{.*}}}
+// ASYNC-NEXT:   %[[W:.*]] = tile.warpgroup_wait %[[D]] {pending = 1 : i32}
+// ASYNC-NEXT:   tile.async_wait {pending = 2 : i32}
+// ASYNC-NEXT:   %[[WRAP:.*]] = arith.cmpi slt, %[[STAGE]], %c1_i32
+// ASYNC-NEXT:   %[[DOWN:.*]] = arith.subi %[[STAGE]], %c1_i32
+// ASYNC-NEXT:   %[[UP:.*]] = arith.addi %[[STAGE]], %c2_i32
 // ASYNC-NEXT:   %[[TO:.*]] = arith.select %[[WRAP]], %[[UP]], %[[DOWN]]
 // ASYNC:        tile.async_copy {{.*}} into stage %[[TO]] {buffer = 0 : i32
 // ASYNC:        tile.async_copy {{.*}} into stage %[[TO]] {buffer = 1 : i32
-// ASYNC:        %[[D:.*]] = tile.warpgroup_dot a_stage %[[STAGE]] b_stage %[[STAGE]] acc %[[ACC]] {{{.*}}async{{.*}}}
-// ASYNC-NEXT:   %[[W:.*]] = tile.warpgroup_wait %[[D]] {pending = 1 : i32}
-// ASYNC-NEXT:   scf.yield %[[W]],
+// ASYNC:        scf.yield %[[W]],
 // ASYNC-NEXT: {{^ *}}}
 // ASYNC-NEXT: %[[R:.*]] = tile.warpgroup_wait %{{.*}}#0 {pending = 0 : i32}
 // ASYNC-NEXT: tile.async_wait {pending = 0 : i32}
@@ -82,14 +85,27 @@
 // ASYNC-NEXT:   tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
 // ASYNC:      tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
 
-// With 4 stages the copies run two iterations ahead: the prologue fills
-// stages 0 and 1, and the wait lets one iteration's two copies run.
+// With 4 stages the copies run three iterations ahead: the prologue fills
+// stages 0 to 2, and the wait lets two iterations' two copies run.
 // ASYNC4-LABEL: func.func @matmul
-// ASYNC4-COUNT-4: tile.async_copy
+// ASYNC4-COUNT-6: tile.async_copy
 // ASYNC4:       scf.for
-// ASYNC4-NEXT:    tile.async_wait {async_proxy, pending = 2 : i32}
-// ASYNC4:         tile.warpgroup_dot {{.*}}async
+// ASYNC4-NEXT:    tile.async_wait {async_proxy, pending = 4 : i32}
+// ASYNC4-NEXT:    tile.warpgroup_dot {{.*}}async
 // ASYNC4-NEXT:    tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
+// ASYNC4-NEXT:    tile.async_wait {pending = 4 : i32}
+// ASYNC4-COUNT-2: tile.async_copy
+
+// With 2 stages the copies run one iteration ahead: nothing is pending at
+// either wait.
+// ASYNC2-LABEL: func.func @matmul
+// ASYNC2-COUNT-2: tile.async_copy
+// ASYNC2:       scf.for
+// ASYNC2-NEXT:    tile.async_wait {async_proxy, pending = 0 : i32}
+// ASYNC2-NEXT:    tile.warpgroup_dot {{.*}}async
+// ASYNC2-NEXT:    tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
+// ASYNC2-NEXT:    tile.async_wait {pending = 0 : i32}
+// ASYNC2-COUNT-2: tile.async_copy
 
 // SYNC-NOT: async,
 // SYNC-NOT: tile.warpgroup_wait

@@ -334,16 +334,18 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     then written in the swizzled `nvmma` layout; its `async_wait` fences
     the copies for the async proxy.
 
-    With `async-wgmma` and 3 or more stages, a loop whose wgmma dots all
-    carry their accumulator from one iteration to the next and nothing else
-    reads it (a matmul's K loop) keeps each iteration's dots running while
-    the next one waits for its copies: the dots become `async`, a
-    `tile.warpgroup_wait {pending = dots per iteration}` after the last one
-    retires the previous iteration's, a wait with pending 0 after the loop
-    retires the rest, and the copies run `stages - 2` iterations ahead
-    instead of `stages - 1`: the stage of iteration i - 1 is still being
-    read while iteration i runs. Loops whose accumulators are read in the
-    loop (attention's softmax) keep the synchronous dots.
+    With `async-wgmma`, a loop whose wgmma dots all carry their accumulator
+    from one iteration to the next and nothing else reads it (a matmul's K
+    loop) keeps each iteration's dots running while the next one waits for
+    its copies: the dots become `async`, a `tile.warpgroup_wait {pending =
+    dots per iteration}` after the last one retires the previous
+    iteration's, and a wait with pending 0 after the loop retires the rest.
+    The stage of iteration i - 1 is read until that wait, so its refill
+    (the copies of iteration i + stages - 1) moves after it and after a
+    barrier (a `tile.async_wait` that completes nothing) at the end of the
+    body: the copies still run `stages - 1` iterations ahead, at the price
+    of a second barrier per iteration. Loops whose accumulators are read in
+    the loop (attention's softmax) keep the synchronous dots.
 
     With `eager-refill`, iteration i refills its own stage with the copies
     of iteration i + stages at the end of its body, after a barrier, and the
@@ -366,7 +368,7 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
            "barrier per iteration; not for wgmma-staged loops)">,
     Option<"asyncWgmma", "async-wgmma", "bool", "false",
            "keep wgmma groups in flight across the iterations of a loop "
-           "that only carries their accumulators (3+ stages)">
+           "that only carries their accumulators">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
