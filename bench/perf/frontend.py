@@ -38,9 +38,10 @@ same ones and the best correct one of each is reported.
              heads, page 16; best of 4 BLOCK_M/BLOCK_N/warps configs per
              side; KV bandwidth in TB/s
   persistent 09-persistent-matmul: 4096^3 fp16 through host and
-             in-kernel tensor descriptors at the tutorial's tile (TMA under
-             Triton, cp.async under Quire; Quire with async_wgmma too);
-             TFLOP/s; torch.matmul beside
+             in-kernel tensor descriptors, best of the same three configs
+             per side (128x128x64 at 3 and 4 stages, 128x256x64 at 3; TMA
+             under Triton, cp.async under Quire; Quire with async_wgmma
+             too); TFLOP/s; torch.matmul beside
   launch     host time per call of a cached launch, add_kernel (n = 4096)
              and paged_attention_decode (18 arguments): median of 5 rounds
              of 1000 back-to-back launches after a warm-up
@@ -105,6 +106,9 @@ LAUNCHES, ROUNDS, WARMUP_LAUNCHES = 1000, 5, 200
 UNITS = {"GB/s": 1e3, "TB/s": 1e6, "TFLOP/s": 1e6}  # amount / us / this
 # Mixed-batch rows (Llama-3-8B heads, page 16): (name, query lens, context
 # lens) built per row; BLOCK_M rows of 4 tokens x 4 heads.
+# Tutorial 09's tiles (BLOCK_M, BLOCK_N, BLOCK_K) and stages, both sides.
+PERSISTENT_CONFIGS = [((128, 128, 64), 3), ((128, 128, 64), 4),
+                      ((128, 256, 64), 3)]
 UNIFIED_CONFIGS = [(16, 32, 4), (16, 64, 4), (16, 64, 8), (32, 64, 4)]
 TRACE_LINES = 30
 
@@ -414,10 +418,11 @@ class Bench:
         self.guard("persistent matmul", self._persistent)
 
     def _persistent(self):
-        # Tutorial 09 at its default tile (128x128x64, group 8, 8 warps, 3
-        # stages), host and in-kernel descriptors; under Triton they are
-        # TMA loads, under Quire cp.async staging, with and without
-        # async_wgmma (Quire's launch option; Triton's pipeline is async).
+        # Tutorial 09 over the same tiles on both sides (its default
+        # 128x128x64 at 3 and 4 stages, and 128x256x64 at 3; group 8, 8
+        # warps), host and in-kernel descriptors; under Triton they are TMA
+        # loads, under Quire cp.async staging, with and without async_wgmma
+        # (Quire's launch option; Triton's pipeline is async).
         M = N = K = MATMUL_SIZE
         a, b, c, ref, shape, t_torch = self._matmul_operands(
             "persistent matmul")
@@ -431,13 +436,20 @@ class Bench:
                 for side, mod in self.sides("persistent"):
                     if extra and side != "Quire":
                         continue
-                    cfg = dict(mod.DEFAULT, **extra)
-                    fn = (lambda m=mod, v=variant, cf=cfg:
-                          getattr(m, v)(a, b, c, config=cf))
+                    candidates = []
+                    for tile, stages in PERSISTENT_CONFIGS:
+                        cfg = dict(mod.DEFAULT, num_stages=stages, **extra)
+                        (cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"],
+                         cfg["BLOCK_SIZE_K"]) = tile
+                        label = ("x".join(map(str, tile)) +
+                                 f" g8 w8 s{stages}" +
+                                 (" async" if extra else ""))
+                        candidates.append((label, (
+                            lambda m=mod, v=variant, cf=cfg:
+                            getattr(m, v)(a, b, c, config=cf))))
                     res[side] = self.measure(
-                        side, f"persistent {variant} {shape}",
-                        [("128x128x64 g8 w8 s3" + (" async" if extra else ""),
-                          fn)], [c], lambda: check(c, ref, FP16))
+                        side, f"persistent {variant} {shape}", candidates,
+                        [c], lambda: check(c, ref, FP16))
                     if side == "Triton":
                         triton_res = res[side]
                 name = variant.replace("matmul_", "") + \
