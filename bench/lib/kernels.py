@@ -62,26 +62,52 @@ def decode_split(split_k, combine_k, q, k_cache, v_cache, block_tables, seq_lens
     return out
 
 
-def matmul_mlir(BM=64, BN=64, BK=32, aligned=False, dtype="f16"):
+def matmul_mlir(BM=64, BN=64, BK=32, aligned=False, dtype="f16",
+                group_m=0):
     """C[M, N] = A[M, K] @ B[K, N] in `dtype` (f16 or bf16) with f32
     accumulation, row-major with leading dimensions lda, ldb, ldc, edges of
     any size masked; launch with grid (ceil(M / BM), ceil(N / BN)).
     `aligned`: N, K and the leading dimensions are multiples of 16 (declared
     with tile.divisibility, as Triton specializes such integers), which lets
-    the masked loads and stores use 16-byte vectors."""
+    the masked loads and stores use 16-byte vectors. `group_m` > 0: the
+    programs walk the output tiles in groups of `group_m` tile rows, column
+    by column (Triton's tutorial 03 order, for L2 reuse of the B tiles);
+    launch with grid (ceil(M / BM) * ceil(N / BN),)."""
     d = " {tile.divisibility = 16 : i32}" if aligned else ""
+    if group_m:
+        tiles = f"""
+  %pid = tile.program_id x
+  %c1 = arith.constant 1 : i32
+  %cG = arith.constant {group_m} : i32
+  %BMm1 = arith.constant {BM - 1} : i32
+  %BNm1 = arith.constant {BN - 1} : i32
+  %Mp = arith.addi %M, %BMm1 : i32
+  %npm = arith.divsi %Mp, %cBM : i32
+  %Np = arith.addi %N, %BNm1 : i32
+  %npn = arith.divsi %Np, %cBN : i32
+  %ping = arith.muli %cG, %npn : i32
+  %gid = arith.divsi %pid, %ping : i32
+  %fpm = arith.muli %gid, %cG : i32
+  %left = arith.subi %npm, %fpm : i32
+  %gsm = arith.minsi %left, %cG : i32
+  %inr = arith.remsi %pid, %ping : i32
+  %pmo = arith.remsi %inr, %gsm : i32
+  %pm = arith.addi %fpm, %pmo : i32
+  %pn = arith.divsi %inr, %gsm : i32"""
+    else:
+        tiles = """
+  %pm = tile.program_id x
+  %pn = tile.program_id y"""
     return (f"""
 func.func @matmul(%a: !tile.ptr<f16> {{tile.divisibility = 16 : i32}},
                   %b: !tile.ptr<f16> {{tile.divisibility = 16 : i32}},
                   %c: !tile.ptr<f16> {{tile.divisibility = 16 : i32}},
                   %M: i32, %N: i32{d}, %K: i32{d},
                   %lda: i32{d}, %ldb: i32{d}, %ldc: i32{d}) attributes {{tile.kernel}} {{
-  %pm = tile.program_id x
-  %pn = tile.program_id y
   %c0 = arith.constant 0 : i32
   %cBM = arith.constant {BM} : i32
   %cBN = arith.constant {BN} : i32
-  %cBK = arith.constant {BK} : i32
+  %cBK = arith.constant {BK} : i32{tiles}
   %m0 = arith.muli %pm, %cBM : i32
   %n0 = arith.muli %pn, %cBN : i32
   %rM = tile.range 0, {BM} : tensor<{BM}xi32>
