@@ -20,8 +20,9 @@ same ones and the best correct one of each is reported.
              8 warps, 3 stages); TFLOP/s; torch.matmul beside
   attention  06-fused-attention forward: Z=4, H=32, N_CTX=4096, head dim
              64 and 128, causal and not, fp16; best of 3 BLOCK_M/BLOCK_N/
-             warps/stages configs per side; TFLOP/s = 4 Z H N^2 D (/2 if
-             causal); torch SDPA beside
+             warps/stages configs per side (and Quire's 3-stage ones
+             with early_dots); TFLOP/s = 4 Z H N^2 D (/2 if causal);
+             torch SDPA beside
   decode     paged-attention: perf/paged_decode's rows (head dim 128, fp16,
              vLLM cache layout); best of BLOCK_N 32/64/128 x 4/8 warps per
              side; KV bandwidth in TB/s
@@ -497,19 +498,33 @@ class Bench:
         configs = ATTN_CONFIGS[D][:1] if self.quick else ATTN_CONFIGS[D]
         shape = f"{Z}x{H}x{N} d{D} fp16"
         what = f"attention{' causal' if causal else ''} {shape}"
-        res = {}
-        for side, mod in self.sides("attention"):
-            cands = [(f"{bm}x{bn} w{nw} s{ns}",
-                      lambda m=mod, bm=bm, bn=bn, nw=nw, ns=ns: m.attention(
-                          q, k, v, causal, scale, o=o, M=lse, BLOCK_M=bm,
-                          BLOCK_N=bn, num_warps=nw, num_stages=ns))
-                     for bm, bn, nw, ns in configs]
-            res[side] = self.measure(side, what, cands, [o, lse], chk)
         t_torch = self.peer(what, lambda: F.scaled_dot_product_attention(
             q, k, v, is_causal=causal, scale=scale))
         flops = 4 * Z * H * N * N * D // (2 if causal else 1)
-        self.add_row("attention", "attention fwd" + (" causal" if causal else ""),
-                     shape, res, "TFLOP/s", flops, t_torch)
+        triton_res = None
+        # The early_dots row compares Quire's kernel with the scores of the
+        # next tile issued during the softmax (its 3-stage configs) with
+        # Triton's run of the plain row.
+        for extra in ({}, {"early_dots": True}):
+            res = {} if triton_res is None else {"Triton": triton_res}
+            for side, mod in self.sides("attention"):
+                if extra and side != "Quire":
+                    continue
+                cands = [(f"{bm}x{bn} w{nw} s{ns}" +
+                          (" early" if extra else ""),
+                          lambda m=mod, bm=bm, bn=bn, nw=nw, ns=ns, x=extra:
+                          m.attention(q, k, v, causal, scale, o=o, M=lse,
+                                      BLOCK_M=bm, BLOCK_N=bn, num_warps=nw,
+                                      num_stages=ns, **x))
+                         for bm, bn, nw, ns in configs
+                         if not extra or ns >= 3]
+                res[side] = self.measure(side, what, cands, [o, lse], chk)
+                if side == "Triton":
+                    triton_res = res[side]
+            self.add_row("attention", "attention fwd" +
+                         (" causal" if causal else "") +
+                         (" early_dots" if extra else ""),
+                         shape, res, "TFLOP/s", flops, t_torch)
 
     def decode(self):
         for row in self.decode_rows():

@@ -152,6 +152,14 @@ quireCompileOptionsSetWgmma(QuireCompileOptions *options, int32_t wgmma);
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetAsyncWgmma(QuireCompileOptions *options,
                                  int32_t asyncWgmma);
+/* Nonzero: with wgmma and 3 or more async stages, a staged loop's first
+ * dot (attention's scores Q K^T: A in registers from before the loop, a
+ * loop-invariant accumulator) is issued one iteration early, so the tensor
+ * cores compute iteration i + 1's scores during iteration i's softmax
+ * (quirec --early-dots). Zero (the default) issues it in its iteration. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
+                                int32_t earlyDots);
 /* Registers per thread ptxas may give each kernel (quirec --max-registers,
  * PTX .maxnreg): 0 (the default) for no cap, else 24..255; other values are
  * a diagnostic of quireCompile. */

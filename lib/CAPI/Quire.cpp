@@ -57,6 +57,7 @@ struct QuireCompileOptions {
   unsigned asyncStages = mlir::quire::kDefaultAsyncStages;
   bool wgmma = true;
   bool asyncWgmma = false;
+  bool earlyDots = false;
   unsigned maxRegisters = 0;
   bool raisePagedLoads = true;
   bool forwardStores = true;
@@ -283,6 +284,12 @@ void quireCompileOptionsSetAsyncWgmma(QuireCompileOptions *options,
     options->asyncWgmma = asyncWgmma != 0;
 }
 
+void quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
+                                     int32_t earlyDots) {
+  if (options)
+    options->earlyDots = earlyDots != 0;
+}
+
 void quireCompileOptionsSetMaxRegisters(QuireCompileOptions *options,
                                         uint32_t maxRegisters) {
   if (options)
@@ -328,6 +335,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.asyncStages = options->asyncStages;
   compileOptions.wgmma = options->wgmma;
   compileOptions.asyncWgmma = options->asyncWgmma;
+  compileOptions.earlyDots = options->earlyDots;
   compileOptions.maxRegisters = options->maxRegisters;
   compileOptions.raisePagedLoads = options->raisePagedLoads;
   compileOptions.forwardStores = options->forwardStores;

@@ -123,6 +123,11 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    if (warpgroup && options.earlyDots) {
+      pm.addPass(tile::createEarlyDots());
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+    }
   }
 }
 
@@ -302,6 +307,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.asyncStages = options.asyncStages;
   popts.wgmma = options.wgmma;
   popts.asyncWgmma = options.asyncWgmma;
+  popts.earlyDots = options.earlyDots;
   popts.asyncEagerRefill = options.asyncEagerRefill;
   popts.stridedIterArgs = options.stridedIterArgs;
   popts.raisePagedLoads = options.raisePagedLoads;

@@ -153,7 +153,7 @@ class Kernel:
     def __init__(self, source, source_name, sm, num_warps, ptx, meta,
                  checked=False, num_stages=2, wgmma=True, max_registers=0,
                  raise_paged_loads=True, forward_stores=True, cubin=None,
-                 async_wgmma=False):
+                 async_wgmma=False, early_dots=False):
         self.source = source
         self.source_name = source_name
         self.sm = sm
@@ -162,6 +162,7 @@ class Kernel:
         self.num_stages = num_stages
         self.wgmma = wgmma
         self.async_wgmma = async_wgmma
+        self.early_dots = early_dots
         self.max_registers = max_registers
         self.raise_paged_loads = raise_paged_loads
         self.forward_stores = forward_stores
@@ -203,7 +204,8 @@ class Kernel:
                            self.num_warps, kind, self.checked, self.num_stages,
                            self.wgmma, self.max_registers,
                            self.raise_paged_loads, self.forward_stores,
-                           async_wgmma=self.async_wgmma)
+                           async_wgmma=self.async_wgmma,
+                           early_dots=self.early_dots)
         if not res.ok:
             raise CompilationError(res.diagnostics, self.source_name)
         out = res.output if kind == "cubin" else res.output.decode(
@@ -316,7 +318,7 @@ _kernels_lock = threading.Lock()
 def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             num_stages=2, wgmma=True, max_registers=0, source_name=None,
             raise_paged_loads=True, forward_stores=True, dump_ir=None,
-            async_wgmma=False):
+            async_wgmma=False, early_dots=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -334,7 +336,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     only carries their accumulators (a matmul's K loop) running while the
     next iteration waits for its copies (quirec --async-wgmma; each
     iteration refills the stage the previous one read after its wait and a
-    barrier).
+    barrier). `early_dots=True` (with wgmma and num_stages >= 3) issues a
+    staged loop's first dot, when it reads registers from before the loop
+    and a loop-invariant accumulator (attention's scores Q K^T), one
+    iteration early, so it runs during the softmax (quirec --early-dots).
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)
@@ -365,7 +370,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                         f"{_args.describe(wgmma)}")
     for option, value in (("raise_paged_loads", raise_paged_loads),
                           ("forward_stores", forward_stores),
-                          ("async_wgmma", async_wgmma)):
+                          ("async_wgmma", async_wgmma),
+                          ("early_dots", early_dots)):
         if not isinstance(value, bool):
             raise TypeError(f"{option} must be True or False, got "
                             f"{_args.describe(value)}")
@@ -387,7 +393,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                      **({"name": name} if checked else {}),
                      **({} if raise_paged_loads else {"raise": False}),
                      **({} if forward_stores else {"forward": False}),
-                     **({"async_wgmma": True} if async_wgmma else {}))
+                     **({"async_wgmma": True} if async_wgmma else {}),
+                     **({"early_dots": True} if early_dots else {}))
     with _kernels_lock:
         cached = None if dump_ir else _kernels.get((key, kernel, name))
     if cached is not None:
@@ -403,7 +410,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         start = time.perf_counter()
         res = _lib.compile(source, name, sm, num_warps, "ptx", checked,
                            num_stages, wgmma, max_registers, raise_paged_loads,
-                           forward_stores, dump_ir, async_wgmma=async_wgmma)
+                           forward_stores, dump_ir, async_wgmma=async_wgmma,
+                           early_dots=early_dots)
         if dump_ir:
             sys.stderr.write(res.ir_dump)
             sys.stderr.flush()
@@ -417,7 +425,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     cubin, meta = _assembled(ptx, meta, name)
     result = Kernel(source, name, sm, num_warps, ptx, meta, checked,
                     num_stages, wgmma, max_registers, raise_paged_loads,
-                    forward_stores, cubin, async_wgmma=async_wgmma)
+                    forward_stores, cubin, async_wgmma=async_wgmma,
+                    early_dots=early_dots)
     with _kernels_lock:
         result = _kernels.setdefault((key, kernel, name), result)
     return result

@@ -203,7 +203,7 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
             checked: bool = False, num_stages: int = 2, wgmma: bool = True,
             max_registers: int = 0, raise_paged_loads: bool = True,
             forward_stores: bool = True, dump_ir: bool = False,
-            async_wgmma: bool = False):
+            async_wgmma: bool = False, early_dots: bool = False):
     L = lib()
     options = L.quireCompileOptionsCreate()
     if not options:
@@ -222,7 +222,9 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
                 ("quireCompileOptionsSetForwardStores", forward_stores,
                  True, "turn quire-forward-stores off"),
                 ("quireCompileOptionsSetAsyncWgmma", async_wgmma, False,
-                 "keep wgmma groups in flight (async_wgmma)")):
+                 "keep wgmma groups in flight (async_wgmma)"),
+                ("quireCompileOptionsSetEarlyDots", early_dots, False,
+                 "issue dots one iteration early (early_dots)")):
             fn = getattr(L, setter, None)
             if fn is not None:
                 fn(options, int(value))

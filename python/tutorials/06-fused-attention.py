@@ -112,10 +112,11 @@ def _strides(t):
 
 
 def attention(q, k, v, causal, sm_scale, o=None, M=None, BLOCK_M=128,
-              BLOCK_N=64, num_warps=8, num_stages=3):
+              BLOCK_N=64, num_warps=8, num_stages=3, **launch_options):
     """softmax(q k^T * sm_scale) v for q, k, v of shape (Z, H, N_CTX,
     HEAD_DIM) (torch fp16 on the GPU, numpy under QUIRE_INTERPRET=1).
-    N_CTX must be a multiple of BLOCK_M (and of BLOCK_N)."""
+    N_CTX must be a multiple of BLOCK_M (and of BLOCK_N). `launch_options`
+    go to the kernel's launch (under Quire, e.g. early_dots=True)."""
     Z, H, N_CTX, HEAD_DIM = q.shape
     assert HEAD_DIM in {16, 32, 64, 128, 256}
     if o is None:
@@ -127,7 +128,8 @@ def attention(q, k, v, causal, sm_scale, o=None, M=None, BLOCK_M=128,
     _attn_fwd[grid](q, k, v, sm_scale, M, o, *_strides(q), *_strides(k),
                     *_strides(v), *_strides(o), Z, H, N_CTX,
                     HEAD_DIM=HEAD_DIM, BLOCK_M=BLOCK_M, BLOCK_N=BLOCK_N,
-                    STAGE=stage, num_warps=num_warps, num_stages=num_stages)
+                    STAGE=stage, num_warps=num_warps, num_stages=num_stages,
+                    **launch_options)
     return o
 
 

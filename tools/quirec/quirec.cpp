@@ -116,6 +116,13 @@ static cl::opt<bool> asyncWgmma(
              "refills the stage the previous one read after its wait and a "
              "barrier (quire-async-copies async-wgmma; default false)"),
     cl::cat(category));
+static cl::opt<bool> earlyDots(
+    "early-dots", cl::init(false),
+    cl::desc("with --wgmma and --async-stages=3 or more, issue the first dot "
+             "of a staged loop (attention's scores Q K^T) one iteration "
+             "early, asynchronously, so it runs while the iteration computes "
+             "its softmax (quire-early-dots; default false)"),
+    cl::cat(category));
 static cl::opt<bool> asyncEagerRefill(
     "async-eager-refill", cl::init(false),
     cl::desc("with --async-stages, refill each stage at the end of the "
@@ -205,6 +212,7 @@ int main(int argc, char **argv) {
   options.asyncStages = asyncStages;
   options.wgmma = wgmma;
   options.asyncWgmma = asyncWgmma;
+  options.earlyDots = earlyDots;
   options.asyncEagerRefill = asyncEagerRefill;
   options.swizzleStaging = swizzleStaging;
   options.maxRegisters = maxRegisters;

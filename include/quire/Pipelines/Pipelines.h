@@ -99,6 +99,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "a loop that only carries their accumulators "
                      "(quire-async-copies async-wgmma)"),
       llvm::cl::init(false)};
+  Option<bool> earlyDots{
+      *this, "early-dots",
+      llvm::cl::desc("issue a wgmma-staged loop's first dot (attention's "
+                     "scores) one iteration early, so it runs during the "
+                     "softmax (quire-early-dots; 3+ async stages)"),
+      llvm::cl::init(false)};
 };
 
 /// Deepest bracket nesting ((, [, {, <) a kernel source may have. The MLIR
@@ -148,6 +154,9 @@ struct CompileOptions {
   /// wgmma groups stay in flight across loop iterations
   /// (quire-async-copies async-wgmma).
   bool asyncWgmma = false;
+  /// A wgmma-staged loop's first dot issued one iteration early
+  /// (quire-early-dots).
+  bool earlyDots = false;
   /// Async staging refills a stage at the end of the iteration that read it
   /// (quire-async-copies eager-refill).
   bool asyncEagerRefill = false;

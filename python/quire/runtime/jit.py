@@ -275,7 +275,8 @@ class _Asm(dict):
 
 _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg",
                    "max_registers", "stream", "enable_fp_fusion", "debug",
-                   "sm", "wgmma", "async_wgmma", "warmup", "grid", "checked",
+                   "sm", "wgmma", "async_wgmma", "early_dots", "warmup", "grid",
+                   "checked",
                    "raise_paged_loads", "forward_stores",
                    "launch_cooperative_grid", "enable_warp_specialization")
 
@@ -518,6 +519,7 @@ class JITFunction:
                                  num_stages=launch["num_stages"],
                                  wgmma=launch["wgmma"],
                                  async_wgmma=launch["async_wgmma"],
+                                 early_dots=launch["early_dots"],
                                  max_registers=launch["max_registers"],
                                  checked=launch["checked"],
                                  raise_paged_loads=launch["raise_paged_loads"],
@@ -547,6 +549,7 @@ class JITFunction:
             "max_registers": max_registers or 0,
             "wgmma": extra.pop("wgmma", True),
             "async_wgmma": extra.pop("async_wgmma", False),
+            "early_dots": extra.pop("early_dots", False),
             "sm": extra.pop("sm", None),
             "checked": extra.pop("checked", False),
             "raise_paged_loads": extra.pop("raise_paged_loads", True),
@@ -585,7 +588,7 @@ class JITFunction:
         options = self._options({"debug": debug}, interpret)
         device = None if interpret else launcher.current_device()
         full_key = (fast_key, launch["wgmma"], launch["async_wgmma"],
-                    launch["sm"],
+                    launch["early_dots"], launch["sm"],
                     launch["checked"], options["debug"], interpret,
                     launch["max_registers"], launch["raise_paged_loads"],
                     launch["forward_stores"])

@@ -53,10 +53,11 @@
 // PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 0 : i32
 // PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 1 : i32
 
-// Stage s of iteration i: the copies run one iteration ahead (stages - 2)
-// into stage (s + 1) % 3, the dot is async and a wait with pending 1 after
-// it retires the previous iteration's group; a wait with pending 0 after
-// the loop retires the last (before the barrier after the loop: a later
+// Stage s of iteration i: the dot is async and a wait with pending 1 after
+// it retires the previous iteration's group; then a barrier (a wait that
+// completes nothing) and the copies of iteration i + 2 into the stage
+// iteration i - 1 read, (s + 2) % 3. A wait with pending 0 after the loop
+// retires the last group (before the barrier after the loop: a later
 // loop's copies into the stages come after every warpgroup's last reads),
 // and the store reads its result.
 // ASYNC-LABEL: func.func @matmul

@@ -375,4 +375,53 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def EarlyDots : Pass<"quire-early-dots", "::mlir::ModuleOp"> {
+  let summary = "issue a staged loop's first wgmma dot one iteration early, "
+                "so it runs while the iteration computes on the one before";
+  let description = [{
+    Expects the IR `quire-async-copies` makes on sm_90 (`warpgroup`), with
+    the default (not eager, not async-wgmma) schedule and 3 or more stages.
+    In a staged loop whose first `tile.warpgroup_dot` reads loop-invariant
+    registers as A, stage `%stage` of its B buffer, and a loop-invariant
+    accumulator (attention's scores `S = Q K^T`, their accumulator zero),
+    and whose result only this iteration uses (the softmax):
+
+    ```mlir
+    scf.for ... iter_args(..., %stage) {
+      tile.async_wait {async_proxy, pending = (S-2) x copies}
+      ...copies of iteration i + S - 1...
+      %s = tile.warpgroup_dot a(%q) b_stage %stage acc %zero
+      ...softmax(%s), the other dots...
+    }
+    ```
+
+    becomes (FlashAttention-3's intra-warpgroup overlap)
+
+    ```mlir
+    tile.async_wait {async_proxy, pending = (S-2) x copies}
+    %s0 = tile.warpgroup_dot a(%q) b_stage 0 acc %zero
+    scf.for ... iter_args(..., %stage, %s = %s0) {
+      tile.async_wait {async_proxy, pending = (S-3) x copies}
+      %n = tile.warpgroup_dot a(%q) b_stage (%stage + 1) % S acc %zero
+          {async}
+      ...copies of iteration i + S - 1...
+      ...softmax(%s), the other dots...
+      %r = tile.warpgroup_wait %n {pending = 0}
+      scf.yield ..., %r
+    }
+    ```
+
+    The dot of iteration i + 1 runs on the tensor cores while iteration i
+    computes its softmax. The loop-top wait now also completes iteration
+    i + 1's copies (one iteration fewer in flight), and the stage the early
+    dot reads is not the one the iteration refills ((i - 1) mod S, S >= 3).
+    In the last iteration the early dot reads a stage whose copies were
+    masked off (zero-filled) and its result is unused. The register cost is
+    a second scores tile.
+  }];
+  let dependentDialects = ["::mlir::quire::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // QUIRE_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,173 @@
+//===- EarlyDots.cpp - Issue a staged loop's first wgmma dot early --------===//
+//
+// In a loop staged by quire-async-copies for wgmma, the first dot (scores
+// S = Q K^T: A loop-invariant registers, B a staged stage, a loop-invariant
+// accumulator) of iteration i + 1 is issued asynchronously at the top of
+// iteration i and retired at its end, so the tensor cores compute it while
+// iteration i runs its softmax on the scores the iteration before issued.
+// The first iteration's scores come from a synchronous copy of the dot
+// before the loop. See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Dialect/Tile/Transforms/Passes.h"
+
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::quire::tile {
+#define GEN_PASS_DEF_EARLYDOTS
+#include "quire/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::quire::tile
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tile;
+
+namespace {
+
+/// The loop's early-issue candidate: its first warpgroup_dot, when the
+/// loop has the shape quire-async-copies gives a wgmma-staged loop with the
+/// default schedule and the dot qualifies; its loop-top wait; the stage
+/// block argument; copies per iteration.
+struct Candidate {
+  WarpgroupDotOp dot;
+  AsyncWaitOp wait;
+  BlockArgument stage;
+  int64_t stages, perIter;
+};
+
+std::optional<Candidate> match(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  auto wait = dyn_cast<AsyncWaitOp>(&body->front());
+  if (!wait || !wait.getAsyncProxy())
+    return std::nullopt;
+  WarpgroupDotOp first;
+  int64_t perIter = 0;
+  for (Operation &op : *body) {
+    if (isa<AsyncCopyOp>(op))
+      ++perIter;
+    // Async dots (async-wgmma) or a second top-level wait: another
+    // schedule than the default one this pass rewrites.
+    if (isa<WarpgroupWaitOp>(op) || (isa<AsyncWaitOp>(op) && &op != wait))
+      return std::nullopt;
+    if (auto d = dyn_cast<WarpgroupDotOp>(op)) {
+      if (d.getAsync())
+        return std::nullopt;
+      if (!first)
+        first = d;
+    }
+  }
+  if (!first || perIter == 0)
+    return std::nullopt;
+  auto stage = dyn_cast<BlockArgument>(first.getBStage());
+  int64_t S = first.getStages();
+  if (!stage || stage.getOwner() != body || stage.getArgNumber() == 0 ||
+      S < 3 || wait.getPending() != (S - 2) * perIter)
+    return std::nullopt;
+  // A from registers defined before the loop, the accumulator too.
+  if (!first.getA() || first.getAStage() ||
+      !loop.isDefinedOutsideOfLoop(first.getA()) ||
+      !loop.isDefinedOutsideOfLoop(first.getC()))
+    return std::nullopt;
+  // The stage argument starts at 0 and steps by one modulo S: the value the
+  // loop yields for it is select(stage == S - 1, 0, stage + 1) (the form
+  // quire-async-copies builds), so iteration i reads stage i mod S.
+  unsigned k = stage.getArgNumber() - 1;
+  Operation *yield = body->getTerminator();
+  auto next = yield->getOperand(k).getDefiningOp<arith::SelectOp>();
+  auto init = loop.getInitArgs()[k].getDefiningOp<arith::ConstantIntOp>();
+  if (!next || !init || init.value() != 0)
+    return std::nullopt;
+  auto isLast = next.getCondition().getDefiningOp<arith::CmpIOp>();
+  auto zero = next.getTrueValue().getDefiningOp<arith::ConstantIntOp>();
+  auto inc = next.getFalseValue().getDefiningOp<arith::AddIOp>();
+  auto last = isLast ? isLast.getRhs().getDefiningOp<arith::ConstantIntOp>()
+                     : arith::ConstantIntOp();
+  auto one = inc ? inc.getRhs().getDefiningOp<arith::ConstantIntOp>()
+                 : arith::ConstantIntOp();
+  if (!isLast || isLast.getPredicate() != arith::CmpIPredicate::eq ||
+      isLast.getLhs() != stage || !last || last.value() != S - 1 || !zero ||
+      zero.value() != 0 || !inc || inc.getLhs() != stage || !one ||
+      one.value() != 1)
+    return std::nullopt;
+  return Candidate{first, wait, stage, S, perIter};
+}
+
+struct EarlyDotsPass
+    : public mlir::quire::tile::impl::EarlyDotsBase<EarlyDotsPass> {
+  void runOnOperation() override {
+    SmallVector<std::pair<scf::ForOp, Candidate>> work;
+    getOperation().walk([&](scf::ForOp loop) {
+      auto func = loop->getParentOfType<func::FuncOp>();
+      if (!func || !isKernel(func))
+        return;
+      if (std::optional<Candidate> c = match(loop))
+        work.push_back({loop, *c});
+    });
+    for (auto [loop, c] : work)
+      rewrite(loop, c);
+  }
+
+  static void rewrite(scf::ForOp loop, Candidate c) {
+    Location loc = c.dot.getLoc();
+    auto cst = [&](OpBuilder &b, int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+    };
+    // Before the loop: iteration 0's copies, then its dot, synchronously.
+    OpBuilder pre(loop);
+    AsyncWaitOp::create(pre, loc, pre.getI32IntegerAttr(c.wait.getPending()),
+                        pre.getUnitAttr());
+    Value stage0 = cst(pre, 0);
+    auto first = cast<WarpgroupDotOp>(pre.clone(*c.dot));
+    first.getBStageMutable().assign(stage0);
+
+    // The new loop has the body's arguments at the same positions, with the
+    // scores appended.
+    unsigned stageArg = c.stage.getArgNumber();
+    IRRewriter rewriter(loop.getContext());
+    Value scores;
+    auto grown = loop.replaceWithAdditionalYields(
+        rewriter, ValueRange{first.getResult()},
+        /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+          scores = args.front();
+          return SmallVector<Value>{c.dot.getResult()};
+        });
+    if (failed(grown))
+      return;
+    auto newLoop = cast<scf::ForOp>(grown->getOperation());
+    Block *body = newLoop.getBody();
+    Operation *yield = body->getTerminator();
+    Value stage = body->getArgument(stageArg);
+    // This iteration reads the scores the one before issued.
+    c.dot.getResult().replaceUsesWithIf(
+        scores, [&](OpOperand &use) { return use.getOwner() != yield; });
+    // The loop-top wait also completes iteration i + 1's copies.
+    c.wait.setPending((c.stages - 3) * c.perIter);
+    // Iteration i + 1's dot, right after the wait: stage (stage + 1) % S.
+    OpBuilder b(c.wait->getContext());
+    b.setInsertionPointAfter(c.wait);
+    Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                         stage, cst(b, c.stages - 1));
+    Value nextStage = arith::SelectOp::create(
+        b, loc, isLast, cst(b, 0),
+        arith::AddIOp::create(b, loc, stage, cst(b, 1)));
+    c.dot->moveAfter(nextStage.getDefiningOp());
+    c.dot.getBStageMutable().assign(nextStage);
+    c.dot.setAsync(true);
+    // Retired at the end of the iteration (after the other dots, whose own
+    // waits already retire it; this wait ties its registers).
+    b.setInsertionPoint(yield);
+    auto done = WarpgroupWaitOp::create(b, loc, ValueRange{c.dot.getResult()},
+                                        b.getI32IntegerAttr(0));
+    yield->getOpOperands().back().set(done.getResult(0));
+  }
+};
+
+} // namespace

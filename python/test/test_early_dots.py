@@ -1,0 +1,149 @@
+"""early_dots: in the fused-attention tutorial's loop (Triton's 06, under
+Quire) the scores dot of iteration i + 1 is issued, async, while iteration
+i computes its softmax (quire-early-dots). The PTX has the shape (an async
+group left in flight over the softmax, retired before the back edge), ptxas
+keeps it without serializing, the option is validated and part of the
+caches' keys, the interpreter accepts it, and on the GPU the kernel agrees
+with float64."""
+
+import importlib.util
+import os
+import re
+import subprocess
+
+import pytest
+
+import quire
+from conftest import FakeCudaArray
+
+np = pytest.importorskip("numpy")
+
+TUTORIAL = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "tutorials", "06-fused-attention.py")
+
+
+def tutorial():
+    spec = importlib.util.spec_from_file_location("early_dots_attention",
+                                                  TUTORIAL)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def _strides(shape):
+    s, out = 1, []
+    for n in reversed(shape):
+        out.append(s)
+        s *= n
+    return tuple(reversed(out))
+
+
+def _warmup(m, early_dots, stage=1, num_stages=3, D=128):
+    Z, H, N = 2, 4, 1024
+    shape = (Z, H, N, D)
+    q, k, v, o = (FakeCudaArray(shape, "<f2") for _ in range(4))
+    lse = FakeCudaArray((Z, H, N), "<f4")
+    st = _strides(shape)
+    return m._attn_fwd.warmup(
+        q, k, v, 0.1, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
+        BLOCK_M=128, BLOCK_N=64, STAGE=stage, num_warps=8,
+        num_stages=num_stages, early_dots=early_dots, grid=(1,), sm=90)
+
+
+def _wgmma_waits(ptx):
+    return re.findall(r"wgmma\.wait_group\.sync\.aligned (\d+);", ptx)
+
+
+@pytest.mark.parametrize("stage", [1, 3])
+def test_the_next_scores_run_over_the_softmax(stage):
+    m = tutorial()
+    on, off = _warmup(m, True, stage), _warmup(m, False, stage)
+    tile = on.asm["tile"]
+    # One early dot per loop (the causal kernel has two loops), and its
+    # wait before each back edge.
+    loops = 2 if stage == 3 else 1
+    assert len(re.findall(r"tile\.warpgroup_dot .*\{async,", tile)) == loops
+    assert "{async," not in off.asm["tile"]
+    # Each loop: the prologue's synchronous dot, the PV dot's wait and the
+    # early dot's wait (pending 0: the PV wait already retired it).
+    assert _wgmma_waits(on.asm["ptx"]) == ["0"] * (3 * loops)
+    assert _wgmma_waits(off.asm["ptx"]) == ["0"] * (2 * loops)
+
+
+def test_ptxas_keeps_the_group_in_flight():
+    found = quire._ptxas.find()
+    if found is None:
+        pytest.skip("no ptxas")
+    ptx = _warmup(tutorial(), True, 3).asm["ptx"]
+    path = os.path.join(os.environ.get("QUIRE_CACHE_DIR", "/tmp"),
+                        "early_dots_attention.ptx")
+    with open(path, "w") as f:
+        f.write(ptx)
+    r = subprocess.run([found[0], "-arch=sm_90a", path, "-o", os.devnull],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    # C7515: wgmmas serialized; C7517: a wait injected before a read.
+    assert "C7515" not in r.stdout + r.stderr
+    assert "C7517" not in r.stdout + r.stderr
+
+
+def test_needs_three_stages():
+    # With 2 stages the next iteration's K is still being copied.
+    k = _warmup(tutorial(), True, num_stages=2)
+    assert "{async," not in k.asm["tile"]
+
+
+def test_option_is_validated_and_keyed():
+    m = tutorial()
+    with pytest.raises(TypeError,
+                       match="early_dots must be True or False, got int"):
+        _warmup(m, 1)
+    assert _warmup(m, True) is not _warmup(m, False)
+    with pytest.raises(TypeError, match="early_dots must be True or False"):
+        quire.compile("func.func @k() attributes {tile.kernel} { return }",
+                      sm=90, early_dots="yes")
+
+
+def test_interpreter_accepts_the_option(monkeypatch):
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+    m = tutorial()
+    rng = np.random.default_rng(11)
+    Z, H, N, D = 1, 2, 128, 64
+    q, k, v = (rng.standard_normal((Z, H, N, D)).astype(np.float16)
+               for _ in range(3))
+    o = np.full_like(q, np.nan)
+    lse = np.full((Z, H, N), np.nan, np.float32)
+    st = _strides((Z, H, N, D))
+    m._attn_fwd[(N // 64, Z * H, 1)](
+        q, k, v, 0.3, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
+        BLOCK_M=64, BLOCK_N=32, STAGE=1, num_warps=4, num_stages=3,
+        early_dots=True)
+    ref = m.reference(np, q, k, v, False, 0.3)
+    np.testing.assert_allclose(o.astype(np.float64), ref, rtol=2e-2,
+                               atol=2e-2)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("D, block_m, block_n, warps", [
+    (64, 128, 64, 8), (128, 128, 64, 8), (128, 64, 64, 4)])
+def test_matches_float64_on_the_gpu(causal, D, block_m, block_n, warps):
+    torch = pytest.importorskip("torch")
+    m = tutorial()
+    gen = torch.Generator(device="cuda").manual_seed(D + block_m + causal)
+    Z, H, N = 2, 3, 1024
+    q, k, v = (torch.randn((Z, H, N, D), device="cuda", generator=gen)
+               .half() for _ in range(3))
+    o = torch.full_like(q, float("nan"))
+    lse = torch.full((Z, H, N), float("nan"), device="cuda")
+    st = _strides((Z, H, N, D))
+    kern = m._attn_fwd[(N // block_m, Z * H, 1)](
+        q, k, v, 0.2, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
+        BLOCK_M=block_m, BLOCK_N=block_n, STAGE=3 if causal else 1,
+        num_warps=warps, num_stages=3, early_dots=True)
+    torch.cuda.synchronize()
+    assert "{async," in kern.asm["tile"]
+    ref = torch.from_numpy(m.reference(
+        np, *(x.cpu().numpy() for x in (q, k, v)), causal, 0.2)).cuda()
+    err = ((o.double() - ref).abs().max() / ref.abs().max()).item()
+    assert err < 1e-2, err

@@ -1,0 +1,50 @@
+// quire-early-dots on the paged prefill example (sm_90, wgmma, 3 stages):
+// in both of its loops (the paged context and the chunk's own K/V) the
+// scores dot S = Q K^T of iteration i + 1 is issued, async, right after
+// iteration i's loop-top wait, which now also completes iteration i + 1's
+// copies (pending 0 instead of 2: two copies per iteration, 3 stages). The
+// first iteration's scores come from a synchronous dot before the loop on
+// stage 0; the loop carries the scores, and a wait with pending 0 before
+// the yield retires the early dot. The softmax reads the carried scores.
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 early-dots=true" | FileCheck %s
+// Off by default; with 2 stages the next iteration's K is still being
+// copied, so nothing changes; the pass alone on IR without wgmma staging
+// changes nothing either.
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3" | FileCheck %s --check-prefix=OFF
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=2 early-dots=true" | FileCheck %s --check-prefix=OFF
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=80 num-warps=4 async-stages=3" --quire-early-dots | FileCheck %s --check-prefix=OFF
+// The matmul's dot carries its accumulator: not an early dot.
+// RUN: quire-opt %S/async-copies-warpgroup.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 early-dots=true" | FileCheck %s --check-prefix=MATMUL
+
+// CHECK-LABEL: func.func @paged_prefill_attention
+// CHECK-COUNT-2: tile.async_copy
+// CHECK:       tile.async_wait {async_proxy, pending = 2 : i32}
+// CHECK-NEXT:  %[[S0:.*]] = tile.warpgroup_dot a(%[[Q:[^ ]*]] : {{.*}}) b_stage %c0{{.*}} acc %[[Z:[^ ]*]] {b_buffer = 0 : i32
+// CHECK-NEXT:  scf.for {{.*}} iter_args({{.*}}, %[[STAGE:[^ ]*]] = %c0_i32, %[[S:[^ ]*]] = %[[S0]])
+// CHECK-NEXT:    tile.async_wait {async_proxy, pending = 0 : i32}
+// CHECK-NEXT:    %[[LAST:.*]] = arith.cmpi eq, %[[STAGE]], %c2_i32
+// CHECK-NEXT:    %[[INC:.*]] = arith.addi %[[STAGE]], %c1_i32
+// CHECK-NEXT:    %[[NEXT:.*]] = arith.select %[[LAST]], %c0_i32, %[[INC]]
+// CHECK-NEXT:    %[[N:.*]] = tile.warpgroup_dot a(%[[Q]] : {{.*}}) b_stage %[[NEXT]] acc %[[Z]] {async, b_buffer = 0 : i32
+// CHECK:         tile.async_copy
+// CHECK:         arith.mulf %[[S]],
+// CHECK:         tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE]] acc %{{.*}} {b_buffer = 1 : i32
+// CHECK-NEXT:    %[[R:.*]] = tile.warpgroup_wait %[[N]] {pending = 0 : i32}
+// CHECK-NEXT:    scf.yield {{.*}}, %[[R]] :
+// CHECK:       tile.async_wait {pending = 0 : i32}
+// The chunk's loop likewise.
+// CHECK:       tile.async_wait {async_proxy, pending = 2 : i32}
+// CHECK-NEXT:  tile.warpgroup_dot a({{.*}}) b_stage %c0
+// CHECK-NEXT:  scf.for
+// CHECK-NEXT:    tile.async_wait {async_proxy, pending = 0 : i32}
+// CHECK:         tile.warpgroup_dot {{.*}} {async,
+// CHECK:         tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
+// CHECK-NEXT:    scf.yield
+
+// OFF-LABEL: func.func @paged_prefill_attention
+// OFF-NOT:   async,
+// OFF-NOT:   tile.warpgroup_wait
+
+// MATMUL-LABEL: func.func @matmul
+// MATMUL-NOT:   async,
+// MATMUL-NOT:   tile.warpgroup_wait
