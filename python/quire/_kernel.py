@@ -334,9 +334,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     warpgroup tensor cores (quirec --wgmma); False keeps mma.sync.
     `async_wgmma=True` (with wgmma) keeps the wgmma groups of a loop that
     only carries their accumulators (a matmul's K loop) running while the
-    next iteration waits for its copies (quirec --async-wgmma; each
-    iteration refills the stage the previous one read after its wait and a
-    barrier). `early_dots=True` (with wgmma and num_stages >= 3) issues a
+    next iteration waits for its copies (quirec --async-wgmma; copies run
+    num_stages - 2 iterations ahead, or with fewer than 4 stages num_stages
+    - 1, each iteration refilling the stage the previous one read after its
+    wait and a barrier). `early_dots=True` (with wgmma and num_stages >= 3) issues a
     staged loop's first dot, when it reads registers from before the loop
     and a loop-invariant accumulator (attention's scores Q K^T), one
     iteration early, so it runs during the softmax (quirec --early-dots).

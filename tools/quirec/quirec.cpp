@@ -112,9 +112,10 @@ static cl::opt<bool> asyncWgmma(
     "async-wgmma", cl::init(false),
     cl::desc("with --wgmma, keep the wgmma groups of a loop that only "
              "carries their accumulators (a matmul's K loop) in flight while "
-             "the next iteration waits for its copies; each iteration "
-             "refills the stage the previous one read after its wait and a "
-             "barrier (quire-async-copies async-wgmma; default false)"),
+             "the next iteration waits for its copies; with fewer than 4 "
+             "stages each iteration refills the stage the previous one read "
+             "after its wait and a barrier (quire-async-copies async-wgmma; "
+             "default false)"),
     cl::cat(category));
 static cl::opt<bool> earlyDots(
     "early-dots", cl::init(false),

@@ -394,14 +394,19 @@ struct AsyncCopiesPass
     // whose async-proxy reads of a stage are not ordered before a
     // generic-proxy refill by a barrier alone.
     //
-    // Late refill, with async dots: iteration i - 1's dots may still read
-    // their stage while iteration i's run, so iteration i refills that
-    // stage (with iteration i + S - 1, as by default) at the end of its
-    // body, after the wait that retires iteration i - 1's dots and a
-    // barrier that makes every warpgroup's wait precede the copies.
+    // With async dots, iteration i - 1's dots may still read their stage
+    // while iteration i's run. With 4 or more stages, iteration i refills at
+    // its top the stage iteration i - 2 read (the top barrier comes after
+    // every warpgroup's wait in iteration i - 1): S - 2 iterations ahead,
+    // one barrier. With fewer, that would leave one iteration or none in
+    // flight, so iteration i refills iteration i - 1's stage (with
+    // iteration i + S - 1, as by default) at the end of its body, after the
+    // wait that retires iteration i - 1's dots and a barrier that makes
+    // every warpgroup's wait precede the copies (late refill): S - 1 ahead,
+    // two barriers. docs/performance.md has the measurements.
     bool eager = eagerRefill && !anyNvmma;
-    bool late = !asyncDots.empty();
-    int64_t ahead0 = eager ? S : S - 1;
+    bool late = !asyncDots.empty() && S < 4;
+    int64_t ahead0 = eager ? S : asyncDots.empty() || late ? S - 1 : S - 2;
 
     // Prologue: iterations 0 .. ahead0-1 into stages 0 .. ahead0-1; the
     // slice loads of iteration ahead0 start the carried values.

@@ -7,8 +7,8 @@
 // RUN: quire-opt %s "--quire-assign-layouts=num-warps=4 warpgroup=true" "--quire-async-copies=warpgroup=true" | FileCheck %s
 // RUN: quire-opt %s "--quire-assign-layouts=num-warps=4" --quire-async-copies | FileCheck %s --check-prefix=OFF
 // async-wgmma: the dots of the matmul and of the scores (A in registers)
-// stay in flight, with 2, 3 or 4 stages; the prefill's (accumulators read
-// in the loop) do not.
+// stay in flight, with 2, 3 or 4 stages (late refill below 4); the
+// prefill's (accumulators read in the loop) do not.
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=4 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC4
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC2
@@ -86,16 +86,17 @@
 // ASYNC-NEXT:   tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
 // ASYNC:      tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
 
-// With 4 stages the copies run three iterations ahead: the prologue fills
-// stages 0 to 2, and the wait lets two iterations' two copies run.
+// With 4 stages the copies run two iterations ahead, issued at the top into
+// the stage iteration i - 2 read (one barrier): the prologue fills stages 0
+// and 1, and the wait lets one iteration's two copies run.
 // ASYNC4-LABEL: func.func @matmul
-// ASYNC4-COUNT-6: tile.async_copy
+// ASYNC4-COUNT-4: tile.async_copy
 // ASYNC4:       scf.for
-// ASYNC4-NEXT:    tile.async_wait {async_proxy, pending = 4 : i32}
-// ASYNC4-NEXT:    tile.warpgroup_dot {{.*}}async
-// ASYNC4-NEXT:    tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
-// ASYNC4-NEXT:    tile.async_wait {pending = 4 : i32}
+// ASYNC4-NEXT:    tile.async_wait {async_proxy, pending = 2 : i32}
 // ASYNC4-COUNT-2: tile.async_copy
+// ASYNC4:         tile.warpgroup_dot {{.*}}async
+// ASYNC4-NEXT:    tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
+// ASYNC4-NEXT:    scf.yield
 
 // With 2 stages the copies run one iteration ahead: nothing is pending at
 // either wait.

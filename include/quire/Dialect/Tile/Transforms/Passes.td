@@ -340,11 +340,14 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     its copies: the dots become `async`, a `tile.warpgroup_wait {pending =
     dots per iteration}` after the last one retires the previous
     iteration's, and a wait with pending 0 after the loop retires the rest.
-    The stage of iteration i - 1 is read until that wait, so its refill
-    (the copies of iteration i + stages - 1) moves after it and after a
-    barrier (a `tile.async_wait` that completes nothing) at the end of the
-    body: the copies still run `stages - 1` iterations ahead, at the price
-    of a second barrier per iteration. Loops whose accumulators are read in
+    The stage of iteration i - 1 is read until that wait. With 4 or more
+    stages the copies run `stages - 2` iterations ahead: iteration i refills
+    at its top the stage iteration i - 2 read. With 2 or 3, where that would
+    leave one iteration in flight or none, the refill of iteration i - 1's
+    stage (the copies of iteration i + stages - 1) moves after the wait and
+    a barrier (a `tile.async_wait` that completes nothing) at the end of the
+    body: `stages - 1` ahead, at the price of a second barrier per
+    iteration. Loops whose accumulators are read in
     the loop (attention's softmax) keep the synchronous dots.
 
     With `eager-refill`, iteration i refills its own stage with the copies
