@@ -469,11 +469,7 @@ struct AsyncCopiesPass
         map.map(l->getResult(0), carried);
       emitCopies(issue, map, in, issueStage);
       SmallVector<Value> yields = emitSliceLoads(issue, iv, ahead0 + 1);
-      Value isLast = arith::CmpIOp::create(issue, loc, arith::CmpIPredicate::eq,
-                                           stageArg, cst(issue, S - 1));
-      auto next = arith::SelectOp::create(
-          issue, loc, isLast, cst(issue, 0),
-          arith::AddIOp::create(issue, loc, stageArg, cst(issue, 1)));
+      auto next = nextStage(issue, loc, stageArg, S);
       refillEnd = next;
       yields.push_back(next);
       return yields;

@@ -12,12 +12,15 @@
 
 #include "quire/Dialect/Tile/Transforms/Passes.h"
 
+#include "LoopSlices.h"
+
 #include "quire/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::quire::tile {
@@ -75,26 +78,13 @@ std::optional<Candidate> match(scf::ForOp loop) {
       !loop.isDefinedOutsideOfLoop(first.getA()) ||
       !loop.isDefinedOutsideOfLoop(first.getC()))
     return std::nullopt;
-  // The stage argument starts at 0 and steps by one modulo S: the value the
-  // loop yields for it is select(stage == S - 1, 0, stage + 1) (the form
-  // quire-async-copies builds), so iteration i reads stage i mod S.
+  // The stage argument starts at 0 and steps by one modulo S (the loop
+  // yields nextStage of it, as quire-async-copies builds it), so iteration i
+  // reads stage i mod S.
   unsigned k = stage.getArgNumber() - 1;
   Operation *yield = body->getTerminator();
-  auto next = yield->getOperand(k).getDefiningOp<arith::SelectOp>();
-  auto init = loop.getInitArgs()[k].getDefiningOp<arith::ConstantIntOp>();
-  if (!next || !init || init.value() != 0)
-    return std::nullopt;
-  auto isLast = next.getCondition().getDefiningOp<arith::CmpIOp>();
-  auto zero = next.getTrueValue().getDefiningOp<arith::ConstantIntOp>();
-  auto inc = next.getFalseValue().getDefiningOp<arith::AddIOp>();
-  auto last = isLast ? isLast.getRhs().getDefiningOp<arith::ConstantIntOp>()
-                     : arith::ConstantIntOp();
-  auto one = inc ? inc.getRhs().getDefiningOp<arith::ConstantIntOp>()
-                 : arith::ConstantIntOp();
-  if (!isLast || isLast.getPredicate() != arith::CmpIPredicate::eq ||
-      isLast.getLhs() != stage || !last || last.value() != S - 1 || !zero ||
-      zero.value() != 0 || !inc || inc.getLhs() != stage || !one ||
-      one.value() != 1)
+  if (!matchPattern(loop.getInitArgs()[k], m_Zero()) ||
+      !isNextStage(yield->getOperand(k), stage, S))
     return std::nullopt;
   return Candidate{first, wait, stage, S, perIter};
 }
@@ -153,13 +143,9 @@ struct EarlyDotsPass
     // Iteration i + 1's dot, right after the wait: stage (stage + 1) % S.
     OpBuilder b(c.wait->getContext());
     b.setInsertionPointAfter(c.wait);
-    Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                         stage, cst(b, c.stages - 1));
-    Value nextStage = arith::SelectOp::create(
-        b, loc, isLast, cst(b, 0),
-        arith::AddIOp::create(b, loc, stage, cst(b, 1)));
-    c.dot->moveAfter(nextStage.getDefiningOp());
-    c.dot.getBStageMutable().assign(nextStage);
+    arith::SelectOp next = nextStage(b, loc, stage, c.stages);
+    c.dot->moveAfter(next);
+    c.dot.getBStageMutable().assign(next.getResult());
     c.dot.setAsync(true);
     // Retired at the end of the iteration (after the other dots, whose own
     // waits already retire it; this wait ties its registers).

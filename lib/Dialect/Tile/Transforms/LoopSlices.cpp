@@ -3,6 +3,7 @@
 #include "LoopSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -88,4 +89,29 @@ Value tile::emitGuardedLoad(OpBuilder &b, LoadOp load, IRMapping &map,
   copy->setDiscardableAttrs(load->getDiscardableAttrDictionary());
   map.map(load.getResult(), copy.getResult());
   return copy.getResult();
+}
+
+arith::SelectOp tile::nextStage(OpBuilder &b, Location loc, Value stage,
+                                int64_t stages) {
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  Value isLast = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, stage,
+                                       cst(stages - 1));
+  return arith::SelectOp::create(b, loc, isLast, cst(0),
+                                 arith::AddIOp::create(b, loc, stage, cst(1)));
+}
+
+bool tile::isNextStage(Value v, Value stage, int64_t stages) {
+  auto select = v.getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return false;
+  auto isLast = select.getCondition().getDefiningOp<arith::CmpIOp>();
+  auto inc = select.getFalseValue().getDefiningOp<arith::AddIOp>();
+  APInt last;
+  return isLast && isLast.getPredicate() == arith::CmpIPredicate::eq &&
+         isLast.getLhs() == stage &&
+         matchPattern(isLast.getRhs(), m_ConstantInt(&last)) &&
+         last == stages - 1 && matchPattern(select.getTrueValue(), m_Zero()) &&
+         inc && inc.getLhs() == stage && matchPattern(inc.getRhs(), m_One());
 }

@@ -15,6 +15,7 @@
 
 #include "quire/Dialect/Tile/IR/Tile.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -41,6 +42,15 @@ Value guardMask(OpBuilder &b, Location loc, Value ptrs, Value mask, Value cond);
 /// `load` re-issued at `b` through `map`, its mask and-ed with `cond`; maps
 /// the old result to the new one and returns it.
 Value emitGuardedLoad(OpBuilder &b, LoadOp load, IRMapping &map, Value cond);
+
+/// The stage after `stage` in a ring of `stages` (i32, 0 <= stage <
+/// stages), as the staged loops step their stage argument:
+/// select(stage == stages - 1, 0, stage + 1).
+arith::SelectOp nextStage(OpBuilder &b, Location loc, Value stage,
+                          int64_t stages);
+
+/// True if `v` is nextStage(stage, stages).
+bool isNextStage(Value v, Value stage, int64_t stages);
 
 } // namespace mlir::quire::tile
 
