@@ -9,12 +9,11 @@ with float64."""
 import importlib.util
 import os
 import re
-import subprocess
 
 import pytest
 
 import quire
-from conftest import FakeCudaArray
+from conftest import FakeCudaArray, ptxas_sm90a
 
 np = pytest.importorskip("numpy")
 
@@ -71,20 +70,11 @@ def test_the_next_scores_run_over_the_softmax(stage):
 
 
 def test_ptxas_keeps_the_group_in_flight():
-    found = quire._ptxas.find()
-    if found is None:
-        pytest.skip("no ptxas")
-    ptx = _warmup(tutorial(), True, 3).asm["ptx"]
-    path = os.path.join(os.environ.get("QUIRE_CACHE_DIR", "/tmp"),
-                        "early_dots_attention.ptx")
-    with open(path, "w") as f:
-        f.write(ptx)
-    r = subprocess.run([found[0], "-arch=sm_90a", path, "-o", os.devnull],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    report = ptxas_sm90a(_warmup(tutorial(), True, 3).asm["ptx"],
+                         "early_dots_attention")
     # C7515: wgmmas serialized; C7517: a wait injected before a read.
-    assert "C7515" not in r.stdout + r.stderr
-    assert "C7517" not in r.stdout + r.stderr
+    assert "C7515" not in report
+    assert "C7517" not in report
 
 
 def test_needs_three_stages():
