@@ -415,6 +415,25 @@ class Bench:
             self.add_row("matmul", f"matmul {mode}", shape, res,
                          "TFLOP/s", 2 * M * N * K, t_torch)
 
+    def option_rows(self, workload, what, option, candidates, outputs, chk,
+                    row, shape, flops, peer_us):
+        """Two TFLOP/s rows of `workload`: both sides over
+        candidates(mod, {}), then Quire alone over candidates(mod, {option:
+        True}) (a Quire launch option) beside Triton's result of the first
+        row (the same Triton kernel)."""
+        triton_res = None
+        for extra in ({}, {option: True}):
+            res = {} if triton_res is None else {"Triton": triton_res}
+            for side, mod in self.sides(workload):
+                if extra and side != "Quire":
+                    continue
+                res[side] = self.measure(side, what, candidates(mod, extra),
+                                         outputs, chk)
+                if side == "Triton":
+                    triton_res = res[side]
+            self.add_row(workload, row + (f" {option}" if extra else ""),
+                         shape, res, "TFLOP/s", flops, peer_us)
+
     def persistent(self):
         self.guard("persistent matmul", self._persistent)
 
@@ -429,34 +448,22 @@ class Bench:
             "persistent matmul")
         for variant in ("matmul_host_descriptors",
                         "matmul_device_descriptors"):
-            triton_res = None
-            for extra in ({}, {"async_wgmma": True}):
-                # The async row compares with Triton's run of the plain row
-                # (the same Triton kernel; async_wgmma is Quire's option).
-                res = {} if triton_res is None else {"Triton": triton_res}
-                for side, mod in self.sides("persistent"):
-                    if extra and side != "Quire":
-                        continue
-                    candidates = []
-                    for tile, stages in PERSISTENT_CONFIGS:
-                        cfg = dict(mod.DEFAULT, num_stages=stages, **extra)
-                        (cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"],
-                         cfg["BLOCK_SIZE_K"]) = tile
-                        label = ("x".join(map(str, tile)) +
-                                 f" g8 w8 s{stages}" +
-                                 (" async" if extra else ""))
-                        candidates.append((label, (
-                            lambda m=mod, v=variant, cf=cfg:
-                            getattr(m, v)(a, b, c, config=cf))))
-                    res[side] = self.measure(
-                        side, f"persistent {variant} {shape}", candidates,
-                        [c], lambda: check(c, ref, FP16))
-                    if side == "Triton":
-                        triton_res = res[side]
-                name = variant.replace("matmul_", "") + \
-                    (" async_wgmma" if extra else "")
-                self.add_row("persistent", f"persistent matmul {name}", shape,
-                             res, "TFLOP/s", 2 * M * N * K, t_torch)
+            def candidates(mod, extra, variant=variant):
+                out = []
+                for tile, stages in PERSISTENT_CONFIGS:
+                    cfg = dict(mod.DEFAULT, num_stages=stages, **extra)
+                    (cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"],
+                     cfg["BLOCK_SIZE_K"]) = tile
+                    label = ("x".join(map(str, tile)) + f" g8 w8 s{stages}" +
+                             (" async" if extra else ""))
+                    out.append((label, lambda m=mod, cf=cfg: getattr(
+                        m, variant)(a, b, c, config=cf)))
+                return out
+            self.option_rows(
+                "persistent", f"persistent {variant} {shape}", "async_wgmma",
+                candidates, [c], lambda: check(c, ref, FP16),
+                "persistent matmul " + variant.replace("matmul_", ""), shape,
+                2 * M * N * K, t_torch)
 
     def attention(self):
         for D in list(ATTN_CONFIGS)[:1] if self.quick else ATTN_CONFIGS:
@@ -501,30 +508,19 @@ class Bench:
         t_torch = self.peer(what, lambda: F.scaled_dot_product_attention(
             q, k, v, is_causal=causal, scale=scale))
         flops = 4 * Z * H * N * N * D // (2 if causal else 1)
-        triton_res = None
-        # The early_dots row compares Quire's kernel with the scores of the
-        # next tile issued during the softmax (its 3-stage configs) with
-        # Triton's run of the plain row.
-        for extra in ({}, {"early_dots": True}):
-            res = {} if triton_res is None else {"Triton": triton_res}
-            for side, mod in self.sides("attention"):
-                if extra and side != "Quire":
-                    continue
-                cands = [(f"{bm}x{bn} w{nw} s{ns}" +
-                          (" early" if extra else ""),
-                          lambda m=mod, bm=bm, bn=bn, nw=nw, ns=ns, x=extra:
-                          m.attention(q, k, v, causal, scale, o=o, M=lse,
-                                      BLOCK_M=bm, BLOCK_N=bn, num_warps=nw,
-                                      num_stages=ns, **x))
-                         for bm, bn, nw, ns in configs
-                         if not extra or ns >= 3]
-                res[side] = self.measure(side, what, cands, [o, lse], chk)
-                if side == "Triton":
-                    triton_res = res[side]
-            self.add_row("attention", "attention fwd" +
-                         (" causal" if causal else "") +
-                         (" early_dots" if extra else ""),
-                         shape, res, "TFLOP/s", flops, t_torch)
+
+        def candidates(mod, extra):
+            # early_dots needs 3 stages or more.
+            return [(f"{bm}x{bn} w{nw} s{ns}" + (" early" if extra else ""),
+                     lambda m=mod, bm=bm, bn=bn, nw=nw, ns=ns, x=extra:
+                     m.attention(q, k, v, causal, scale, o=o, M=lse,
+                                 BLOCK_M=bm, BLOCK_N=bn, num_warps=nw,
+                                 num_stages=ns, **x))
+                    for bm, bn, nw, ns in configs if not extra or ns >= 3]
+        self.option_rows("attention", what, "early_dots", candidates,
+                         [o, lse], chk,
+                         "attention fwd" + (" causal" if causal else ""),
+                         shape, flops, t_torch)
 
     def decode(self):
         for row in self.decode_rows():
