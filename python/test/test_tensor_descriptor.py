@@ -158,9 +158,14 @@ def test_descriptor_matmul_compiles_like_the_pointer_one():
                            BK=64)
     ptx = k.asm["ptx"]
     # Both operands staged with 16-byte cp.async (128x64 and 64x128 f16
-    # tiles over 256 threads: 4 each), read by wgmma, kept in flight.
-    assert len(re.findall(r"cp\.async\.cg\.shared\.global \[%rd\d+\], "
-                          r"\[%rd\d+\], 16", ptx)) == 8
+    # tiles over 256 threads: 4 each, one commit group per operand), read
+    # by wgmma, kept in flight.
+    groups = ptx.split("cp.async.commit_group;")[:-1]
+    assert len(groups) >= 2
+    for group in groups:
+        assert len(re.findall(r"cp\.async\.cg\.shared\.global "
+                              r"\[%r\d+(\+\d+)?\], \[%rd\d+(\+\d+)?\], 16",
+                              group)) == 4
     assert "wgmma.mma_async.sync.aligned.m64n128k16" in ptx
     assert "wgmma.wait_group.sync.aligned 1;" in ptx
     assert "ld.global" not in ptx  # every load goes through cp.async

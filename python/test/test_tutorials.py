@@ -187,8 +187,8 @@ def test_persistent_matmul_compiles_to_staged_wgmma(monkeypatch):
         **m.DEFAULT)
     ptx = k.asm["ptx"]
     assert "ld.global" not in ptx
-    assert re.search(r"cp\.async\.cg\.shared\.global \[%rd\d+\], "
-                     r"\[%rd\d+\], 16", ptx)
+    assert re.search(r"cp\.async\.cg\.shared\.global \[%r\d+(\+\d+)?\], "
+                     r"\[%rd\d+(\+\d+)?\], 16", ptx)
     assert "wgmma.mma_async.sync.aligned.m64n128k16" in ptx
     assert "wgmma.wait_group.sync.aligned 1;" in ptx
 

@@ -16,7 +16,9 @@
 // the row (bits 7-9 of the offset into bits 4-6), so the two rows of 256
 // bytes one cp.async of the warp writes land on the banks without conflict
 // and without a pad; --swizzle-staging=false pads each row by 16 bytes
-// (a warp's next two rows 544 bytes on).
+// (a warp's next two rows 544 bytes on: a constant step from one base, as
+// the copies of a thread are addressed when their offsets differ by the
+// same constant in every thread).
 
 // CHECK-LABEL: .entry paged_decode_split
 // CHECK:       cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16, %r{{[0-9]+}};
@@ -50,4 +52,5 @@
 
 // PAD-LABEL: .entry paged_decode_split
 // PAD-NOT:   xor.b32
-// PAD:       cp.async.cg.shared.global [{{.*}}+544]
+// PAD:       cp.async.cg.shared.global [%r[[BASE:[0-9]+]]+[[#START:]]]
+// PAD:       cp.async.cg.shared.global [%r[[BASE]]+[[#START+544]]]

@@ -82,12 +82,44 @@ struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
     int64_t size = vec * bytes;
     auto modifier = size == 16 ? NVVM::LoadCacheModifierKind::CG
                                : NVVM::LoadCacheModifierKind::CA;
-    for (unsigned r = 0; r < ptrs.size(); r += vec) {
+    // A run whose staged offset is register 0's plus the same constant in
+    // every thread is addressed from register 0's: one swizzled offset per
+    // copy op, an immediate per cp.async.
+    auto stagedOffset = [&](unsigned reg, unsigned lane, unsigned warp) {
+      tile::Coord c = layout->coord(reg, lane, warp);
+      if (op.getTransposed())
+        std::swap(c[0], c[1]);
+      return st.offsetOf(c);
+    };
+    auto constantDelta = [&](unsigned r) -> std::optional<int64_t> {
+      int64_t delta = stagedOffset(r, 0, 0) - stagedOffset(0, 0, 0);
+      for (unsigned w = 0; w < layout->getNumWarps(); ++w)
+        for (unsigned l = 0; l < tile::kWarpSize; ++l)
+          if (stagedOffset(r, l, w) - stagedOffset(0, l, w) != delta)
+            return std::nullopt;
+      return delta;
+    };
+    auto offsetAt = [&](unsigned r) {
       SmallVector<Value> c = regCoordValues(rewriter, loc, *layout, thread, r);
       if (op.getTransposed())
         std::swap(c[0], c[1]);
-      Value off =
-          LLVM::AddOp::create(rewriter, loc, st.at(rewriter, loc, c), stageOff);
+      return LLVM::AddOp::create(rewriter, loc, st.at(rewriter, loc, c),
+                                 stageOff)
+          .getResult();
+    };
+    Value base0;
+    for (unsigned r = 0; r < ptrs.size(); r += vec) {
+      Value off;
+      if (std::optional<int64_t> delta = constantDelta(r)) {
+        if (!base0)
+          base0 = offsetAt(0);
+        off = *delta ? LLVM::AddOp::create(rewriter, loc, base0,
+                                           i32Const(rewriter, loc, *delta))
+                           .getResult()
+                     : base0;
+      } else {
+        off = offsetAt(r);
+      }
       Value dst = asyncSharedPtr(rewriter, loc, op, off, op.getBuffer());
       Value srcSize;
       if (!masks.empty())

@@ -70,6 +70,10 @@ struct SharedTile {
     return SharedTile{contig, shape[contig] + pad, shape[1 - contig], bytes};
   }
   int64_t sizeBytes() const { return rows * stride * bytes; }
+  /// Byte offset of coordinate (c0, c1), known at compile time.
+  int64_t offsetOf(ArrayRef<int64_t> c) const {
+    return (c[1 - contig] * stride + c[contig]) * bytes;
+  }
   /// Byte offset of coordinate (c0, c1).
   Value offset(OpBuilder &b, Location loc, ArrayRef<Value> c) const {
     Value row = c[1 - contig], col = c[contig];
@@ -101,6 +105,13 @@ struct NvmmaTile {
   /// Unswizzled byte offset of row 0, contiguous-dimension index `col`.
   int64_t columnOffset(int64_t col) const {
     return (col / lineElems()) * rows * swizzle + (col % lineElems()) * bytes;
+  }
+  /// Byte offset of coordinate (c0, c1) of the staged tile, known at
+  /// compile time (what `offset` computes at run time).
+  int64_t offsetOf(ArrayRef<int64_t> c) const {
+    int64_t row = c[1 - contig], col = c[contig];
+    int64_t off = columnOffset(col) + row * swizzle;
+    return off ^ (((off >> 7) & (swizzle / 16 - 1)) << 4);
   }
   /// Byte offset of coordinate (c0, c1) of the staged tile.
   Value offset(OpBuilder &b, Location loc, ArrayRef<Value> c) const {
@@ -139,6 +150,9 @@ struct Staging {
   int64_t stageBytes;
   Value at(OpBuilder &b, Location loc, ArrayRef<Value> c) const {
     return nvmma ? nvmma->offset(b, loc, c) : tile.offset(b, loc, c);
+  }
+  int64_t offsetOf(ArrayRef<int64_t> c) const {
+    return nvmma ? nvmma->offsetOf(c) : tile.offsetOf(c);
   }
 };
 

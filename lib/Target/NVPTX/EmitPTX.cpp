@@ -42,6 +42,13 @@ static void initializeNVPTX() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // Shared, local and constant memory are addressed with 32-bit
+    // pointers (as nvcc and Triton do): a staged copy's shared address is
+    // one 32-bit register, not a 64-bit add. The target machine reads the
+    // option when it is built, so it is set once before any is.
+    if (auto *opt = static_cast<llvm::cl::opt<bool> *>(
+            llvm::cl::getRegisteredOptions().lookup("nvptx-short-ptr")))
+      opt->setValue(true);
   });
 }
 

@@ -10,28 +10,28 @@ func.func @softmax_rows_hoisted(%out: !tile.ptr<f32> {tile.divisibility = 16 : i
                                 %rows: i32, %cols: i32) attributes {tile.kernel} {
   %pid = tile.program_id x
   %step = tile.num_programs x
-  %r = tile.range 0, 1024 : tensor<1024xi32>
-  %n = tile.splat %cols : i32 -> tensor<1024xi32>
-  %mask = arith.cmpi slt, %r, %n : tensor<1024xi32>
-  %ninf = arith.constant dense<0xFF800000> : tensor<1024xf32>
+  %r = tile.range 0, 512 : tensor<512xi32>
+  %n = tile.splat %cols : i32 -> tensor<512xi32>
+  %mask = arith.cmpi slt, %r, %n : tensor<512xi32>
+  %ninf = arith.constant dense<0xFF800000> : tensor<512xf32>
   scf.for %row = %pid to %rows step %step : i32 {
     %o = arith.muli %row, %in_stride : i32
     %p = tile.addptr %in, %o : !tile.ptr<f32>, i32
-    %ps = tile.splat %p : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
-    %pr = tile.addptr %ps, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
-    %x = tile.load %pr, %mask, %ninf : tensor<1024x!tile.ptr<f32>>
-    %m = tile.reduce max %x {axis = 0 : i32} : tensor<1024xf32> -> f32
-    %ms = tile.splat %m : f32 -> tensor<1024xf32>
-    %d = arith.subf %x, %ms : tensor<1024xf32>
-    %e = math.exp %d : tensor<1024xf32>
-    %s = tile.reduce sum %e {axis = 0 : i32} : tensor<1024xf32> -> f32
-    %ss = tile.splat %s : f32 -> tensor<1024xf32>
-    %y = arith.divf %e, %ss fastmath<arcp> : tensor<1024xf32>
+    %ps = tile.splat %p : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+    %pr = tile.addptr %ps, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+    %x = tile.load %pr, %mask, %ninf : tensor<512x!tile.ptr<f32>>
+    %m = tile.reduce max %x {axis = 0 : i32} : tensor<512xf32> -> f32
+    %ms = tile.splat %m : f32 -> tensor<512xf32>
+    %d = arith.subf %x, %ms : tensor<512xf32>
+    %e = math.exp %d : tensor<512xf32>
+    %s = tile.reduce sum %e {axis = 0 : i32} : tensor<512xf32> -> f32
+    %ss = tile.splat %s : f32 -> tensor<512xf32>
+    %y = arith.divf %e, %ss fastmath<arcp> : tensor<512xf32>
     %oo = arith.muli %row, %out_stride : i32
     %q = tile.addptr %out, %oo : !tile.ptr<f32>, i32
-    %qs = tile.splat %q : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>>
-    %qr = tile.addptr %qs, %r : tensor<1024x!tile.ptr<f32>>, tensor<1024xi32>
-    tile.store %qr, %y, %mask : tensor<1024x!tile.ptr<f32>>
+    %qs = tile.splat %q : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>>
+    %qr = tile.addptr %qs, %r : tensor<512x!tile.ptr<f32>>, tensor<512xi32>
+    tile.store %qr, %y, %mask : tensor<512x!tile.ptr<f32>>
   }
   return
 }

@@ -52,22 +52,25 @@ struct WarpgroupDotOpLowering
   WarpgroupDotOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
       : ConvertOpToLLVMPattern(c), state(s) {}
 
-  /// The 64-bit descriptor of a staged operand `t` at byte `start` (i32),
-  /// read K-major (its lines run along K: the leading offset is unused) or
-  /// M/N-major (the leading offset steps to the next column of lines); the
-  /// stride offset steps 8 lines either way.
+  /// The 64-bit descriptor of a staged operand `t` at byte `start` (i32)
+  /// plus `offset` (a multiple of 16), read K-major (its lines run along K:
+  /// the leading offset is unused) or M/N-major (the leading offset steps to
+  /// the next column of lines); the stride offset steps 8 lines either way.
+  /// A shared address is below 2^18, so its 14-bit field is `start >> 4`
+  /// with nothing to mask, and the descriptors of one stage differ by
+  /// constants in their low word.
   static Value descriptor(OpBuilder &b, Location loc, Value start,
-                          const NvmmaTile &t, bool kMajor) {
+                          int64_t offset, const NvmmaTile &t, bool kMajor) {
+    assert(offset % 16 == 0 && "descriptor offsets are 16-byte units");
     int64_t swizzle = t.swizzle, sbo = 8 * swizzle;
     int64_t lbo = kMajor ? 16 : t.rows * swizzle;
     uint64_t mode = swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
     uint64_t fixed = (uint64_t(lbo >> 4) & 0x3FFF) << 16 |
                      (uint64_t(sbo >> 4) & 0x3FFF) << 32 | mode << 62;
-    Type i64 = b.getI64Type();
-    Value addr = LLVM::ZExtOp::create(b, loc, i64, start);
-    addr = LLVM::AndOp::create(
-        b, loc, LLVM::LShrOp::create(b, loc, addr, i64Const(b, loc, 4)),
-        i64Const(b, loc, 0x3FFF));
+    Value field = LLVM::LShrOp::create(b, loc, start, i32Const(b, loc, 4));
+    if (offset)
+      field = LLVM::AddOp::create(b, loc, field, i32Const(b, loc, offset >> 4));
+    Value addr = LLVM::ZExtOp::create(b, loc, b.getI64Type(), field);
     return LLVM::OrOp::create(b, loc, addr, i64Const(b, loc, int64_t(fixed)));
   }
 
@@ -132,9 +135,8 @@ struct WarpgroupDotOpLowering
     bool transB = op.getBContig() == 1; // N contiguous: MN-major
     auto descB = [&](int64_t k) {
       if (!transB) // K-major: rows are N, lines along K
-        return descriptor(rewriter, loc, add(baseB, tb.columnOffset(k)), tb,
-                          true);
-      return descriptor(rewriter, loc, add(baseB, k * tb.swizzle), tb, false);
+        return descriptor(rewriter, loc, baseB, tb.columnOffset(k), tb, true);
+      return descriptor(rewriter, loc, baseB, k * tb.swizzle, tb, false);
     };
 
     // A: registers, or K-major / MN-major staged.
@@ -179,8 +181,7 @@ struct WarpgroupDotOpLowering
             rewriter, loc, baseA,
             LLVM::MulOp::create(rewriter, loc, rowBase,
                                 i32Const(rewriter, loc, t.swizzle)));
-        return descriptor(rewriter, loc, add(start, t.columnOffset(k)), t,
-                          true);
+        return descriptor(rewriter, loc, start, t.columnOffset(k), t, true);
       }
       // MN-major: rows are K, lines along M (64-row blocks start a line).
       Value column = LLVM::MulOp::create(
@@ -189,7 +190,7 @@ struct WarpgroupDotOpLowering
                                i32Const(rewriter, loc, t.lineElems())),
           i32Const(rewriter, loc, t.rows * t.swizzle));
       Value start = LLVM::AddOp::create(rewriter, loc, baseA, column);
-      return descriptor(rewriter, loc, add(start, k * t.swizzle), t, false);
+      return descriptor(rewriter, loc, start, k * t.swizzle, t, false);
     };
 
     std::string ty = elt.isF16() ? "f16" : "bf16";
