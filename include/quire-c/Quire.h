@@ -160,6 +160,11 @@ quireCompileOptionsSetAsyncWgmma(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
                                 int32_t earlyDots);
+/* Nonzero (the default): floating-point multiplies and adds may contract
+ * into fma, as nvcc's --fmad=true and Triton's enable_fp_fusion do (quirec
+ * --fp-fusion). Zero rounds each multiply and add on its own. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetFpFusion(QuireCompileOptions *options, int32_t fpFusion);
 /* Registers per thread ptxas may give each kernel (quirec --max-registers,
  * PTX .maxnreg): 0 (the default) for no cap, else 24..255; other values are
  * a diagnostic of quireCompile. */

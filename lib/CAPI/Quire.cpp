@@ -58,6 +58,7 @@ struct QuireCompileOptions {
   bool wgmma = true;
   bool asyncWgmma = false;
   bool earlyDots = false;
+  bool fpFusion = true;
   unsigned maxRegisters = 0;
   bool raisePagedLoads = true;
   bool forwardStores = true;
@@ -290,6 +291,12 @@ void quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
     options->earlyDots = earlyDots != 0;
 }
 
+void quireCompileOptionsSetFpFusion(QuireCompileOptions *options,
+                                    int32_t fpFusion) {
+  if (options)
+    options->fpFusion = fpFusion != 0;
+}
+
 void quireCompileOptionsSetMaxRegisters(QuireCompileOptions *options,
                                         uint32_t maxRegisters) {
   if (options)
@@ -336,6 +343,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.wgmma = options->wgmma;
   compileOptions.asyncWgmma = options->asyncWgmma;
   compileOptions.earlyDots = options->earlyDots;
+  compileOptions.fpFusion = options->fpFusion;
   compileOptions.maxRegisters = options->maxRegisters;
   compileOptions.raisePagedLoads = options->raisePagedLoads;
   compileOptions.forwardStores = options->forwardStores;

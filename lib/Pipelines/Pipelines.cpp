@@ -339,6 +339,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   PTXOptions ptxOptions;
   ptxOptions.sm = options.sm;
   ptxOptions.lsr = options.loopStrengthReduction;
+  ptxOptions.fpFusion = options.fpFusion;
   ptxOptions.llvmIR = &llvmIR;
   FailureOr<std::string> ptx;
   {

@@ -93,6 +93,14 @@ def _check_num_warps(num_warps):
     return n
 
 
+def check_bool(option, value):
+    """`value` of the compile option `option`, which must be a bool."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{option} must be True or False, got "
+                        f"{_args.describe(value)}")
+    return value
+
+
 def _check_kernel_name(kernel):
     if kernel is None:
         return None
@@ -153,7 +161,7 @@ class Kernel:
     def __init__(self, source, source_name, sm, num_warps, ptx, meta,
                  checked=False, num_stages=2, wgmma=True, max_registers=0,
                  raise_paged_loads=True, forward_stores=True, cubin=None,
-                 async_wgmma=False, early_dots=False):
+                 async_wgmma=False, early_dots=False, enable_fp_fusion=True):
         self.source = source
         self.source_name = source_name
         self.sm = sm
@@ -163,6 +171,7 @@ class Kernel:
         self.wgmma = wgmma
         self.async_wgmma = async_wgmma
         self.early_dots = early_dots
+        self.enable_fp_fusion = enable_fp_fusion
         self.max_registers = max_registers
         self.raise_paged_loads = raise_paged_loads
         self.forward_stores = forward_stores
@@ -205,7 +214,8 @@ class Kernel:
                            self.wgmma, self.max_registers,
                            self.raise_paged_loads, self.forward_stores,
                            async_wgmma=self.async_wgmma,
-                           early_dots=self.early_dots)
+                           early_dots=self.early_dots,
+                           enable_fp_fusion=self.enable_fp_fusion)
         if not res.ok:
             raise CompilationError(res.diagnostics, self.source_name)
         out = res.output if kind == "cubin" else res.output.decode(
@@ -318,7 +328,7 @@ _kernels_lock = threading.Lock()
 def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             num_stages=2, wgmma=True, max_registers=0, source_name=None,
             raise_paged_loads=True, forward_stores=True, dump_ir=None,
-            async_wgmma=False, early_dots=False):
+            async_wgmma=False, early_dots=False, enable_fp_fusion=True):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -341,6 +351,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     staged loop's first dot, when it reads registers from before the loop
     and a loop-invariant accumulator (attention's scores Q K^T), one
     iteration early, so it runs during the softmax (quirec --early-dots).
+    `enable_fp_fusion` (Triton's name, default True; quirec --fp-fusion)
+    lets multiplies and adds contract into fma; False rounds each.
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)
@@ -372,10 +384,9 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     for option, value in (("raise_paged_loads", raise_paged_loads),
                           ("forward_stores", forward_stores),
                           ("async_wgmma", async_wgmma),
-                          ("early_dots", early_dots)):
-        if not isinstance(value, bool):
-            raise TypeError(f"{option} must be True or False, got "
-                            f"{_args.describe(value)}")
+                          ("early_dots", early_dots),
+                          ("enable_fp_fusion", enable_fp_fusion)):
+        check_bool(option, value)
     if (isinstance(num_stages, bool) or not isinstance(num_stages, int) or
             not 0 <= num_stages <= 8):
         raise ValueError(f"num_stages must be an int in [0, 8], got "
@@ -395,7 +406,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                      **({} if raise_paged_loads else {"raise": False}),
                      **({} if forward_stores else {"forward": False}),
                      **({"async_wgmma": True} if async_wgmma else {}),
-                     **({"early_dots": True} if early_dots else {}))
+                     **({"early_dots": True} if early_dots else {}),
+                     **({} if enable_fp_fusion else {"fp_fusion": False}))
     with _kernels_lock:
         cached = None if dump_ir else _kernels.get((key, kernel, name))
     if cached is not None:
@@ -412,7 +424,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         res = _lib.compile(source, name, sm, num_warps, "ptx", checked,
                            num_stages, wgmma, max_registers, raise_paged_loads,
                            forward_stores, dump_ir, async_wgmma=async_wgmma,
-                           early_dots=early_dots)
+                           early_dots=early_dots,
+                           enable_fp_fusion=enable_fp_fusion)
         if dump_ir:
             sys.stderr.write(res.ir_dump)
             sys.stderr.flush()
@@ -427,7 +440,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     result = Kernel(source, name, sm, num_warps, ptx, meta, checked,
                     num_stages, wgmma, max_registers, raise_paged_loads,
                     forward_stores, cubin, async_wgmma=async_wgmma,
-                    early_dots=early_dots)
+                    early_dots=early_dots, enable_fp_fusion=enable_fp_fusion)
     with _kernels_lock:
         result = _kernels.setdefault((key, kernel, name), result)
     return result

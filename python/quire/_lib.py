@@ -113,6 +113,10 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetAsyncWgmma":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetEarlyDots":
+                (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetFpFusion":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireResultGetIRDump":
                 (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)])}
     for name, (restype, argtypes) in list(sigs.items()) + list(optional.items()):
@@ -203,7 +207,8 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
             checked: bool = False, num_stages: int = 2, wgmma: bool = True,
             max_registers: int = 0, raise_paged_loads: bool = True,
             forward_stores: bool = True, dump_ir: bool = False,
-            async_wgmma: bool = False, early_dots: bool = False):
+            async_wgmma: bool = False, early_dots: bool = False,
+            enable_fp_fusion: bool = True):
     L = lib()
     options = L.quireCompileOptionsCreate()
     if not options:
@@ -224,7 +229,9 @@ def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
                 ("quireCompileOptionsSetAsyncWgmma", async_wgmma, False,
                  "keep wgmma groups in flight (async_wgmma)"),
                 ("quireCompileOptionsSetEarlyDots", early_dots, False,
-                 "issue dots one iteration early (early_dots)")):
+                 "issue dots one iteration early (early_dots)"),
+                ("quireCompileOptionsSetFpFusion", enable_fp_fusion, True,
+                 "keep multiplies and adds unfused (enable_fp_fusion)")):
             fn = getattr(L, setter, None)
             if fn is not None:
                 fn(options, int(value))

@@ -124,6 +124,12 @@ static cl::opt<bool> earlyDots(
              "early, asynchronously, so it runs while the iteration computes "
              "its softmax (quire-early-dots; default false)"),
     cl::cat(category));
+static cl::opt<bool> fpFusion(
+    "fp-fusion", cl::init(true),
+    cl::desc("let floating-point multiplies and adds contract into fma, as "
+             "nvcc --fmad=true and Triton's enable_fp_fusion do; false rounds "
+             "each on its own (default true)"),
+    cl::cat(category));
 static cl::opt<bool> asyncEagerRefill(
     "async-eager-refill", cl::init(false),
     cl::desc("with --async-stages, refill each stage at the end of the "
@@ -214,6 +220,7 @@ int main(int argc, char **argv) {
   options.wgmma = wgmma;
   options.asyncWgmma = asyncWgmma;
   options.earlyDots = earlyDots;
+  options.fpFusion = fpFusion;
   options.asyncEagerRefill = asyncEagerRefill;
   options.swizzleStaging = swizzleStaging;
   options.maxRegisters = maxRegisters;

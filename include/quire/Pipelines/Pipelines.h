@@ -177,6 +177,8 @@ struct CompileOptions {
   /// LLVM's loop strength reduction in the NVPTX code generator (Auto: left
   /// out where that gives a kernel more resident CTAs, EmitPTX.h).
   LoopStrengthReduction loopStrengthReduction = LoopStrengthReduction::Auto;
+  /// Multiplies and adds contract into fma (PTXOptions::fpFusion).
+  bool fpFusion = true;
 };
 
 struct KernelArgInfo {

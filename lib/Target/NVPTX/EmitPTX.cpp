@@ -248,8 +248,11 @@ FailureOr<std::string> mlir::quire::translateToPTX(ModuleOp module,
   bool archSpecific = options.sm == 90 && issues(*llvmModule, {"wgmma."});
   std::string cpu =
       "sm_" + std::to_string(options.sm) + (archSpecific ? "a" : "");
+  llvm::TargetOptions targetOptions;
+  targetOptions.AllowFPOpFusion =
+      options.fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Strict;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, cpu, archSpecific ? "+ptx80" : "+ptx78", llvm::TargetOptions(),
+      triple, cpu, archSpecific ? "+ptx80" : "+ptx78", targetOptions,
       std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
   llvmModule->setTargetTriple(triple);
   llvmModule->setDataLayout(machine->createDataLayout());

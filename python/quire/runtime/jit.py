@@ -24,7 +24,6 @@ import json
 import os
 import re
 import struct
-import sys
 import textwrap
 import threading
 import types
@@ -281,6 +280,12 @@ _LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg",
                    "launch_cooperative_grid", "enable_warp_specialization")
 
 
+# The compile options that are flags, with their defaults.
+_BOOL_OPTIONS = (("wgmma", True), ("async_wgmma", False), ("early_dots", False),
+                 ("enable_fp_fusion", True), ("checked", False),
+                 ("raise_paged_loads", True), ("forward_stores", True))
+
+
 class JITFunction:
     """A @quire.jit function. `fn[grid](*args, **constexprs_and_options)`
     launches it; `fn.warmup(*args, grid=..., ...)` compiles without
@@ -520,6 +525,7 @@ class JITFunction:
                                  wgmma=launch["wgmma"],
                                  async_wgmma=launch["async_wgmma"],
                                  early_dots=launch["early_dots"],
+                                 enable_fp_fusion=launch["enable_fp_fusion"],
                                  max_registers=launch["max_registers"],
                                  checked=launch["checked"],
                                  raise_paged_loads=launch["raise_paged_loads"],
@@ -538,22 +544,18 @@ class JITFunction:
         max_registers = extra.pop("max_registers", None)
         if maxnreg is not None and max_registers is None:
             max_registers = maxnreg
-        for k in ("enable_fp_fusion", "launch_cooperative_grid",
-                  "enable_warp_specialization"):
+        for k in ("launch_cooperative_grid", "enable_warp_specialization"):
             extra.pop(k, None)
         if num_warps is not None:
             _kernel._check_num_warps(num_warps)
+        flags = {option: _kernel.check_bool(option, extra.pop(option, default))
+                 for option, default in _BOOL_OPTIONS}
         return {
             "num_warps": 4 if num_warps is None else num_warps,
             "num_stages": 2 if num_stages is None else num_stages,
             "max_registers": max_registers or 0,
-            "wgmma": extra.pop("wgmma", True),
-            "async_wgmma": extra.pop("async_wgmma", False),
-            "early_dots": extra.pop("early_dots", False),
+            **flags,
             "sm": extra.pop("sm", None),
-            "checked": extra.pop("checked", False),
-            "raise_paged_loads": extra.pop("raise_paged_loads", True),
-            "forward_stores": extra.pop("forward_stores", True),
             "stream": stream,
             "interpret": bool(self.interpret) if self.interpret is not None
             else _env_flag("QUIRE_INTERPRET"),
@@ -591,7 +593,7 @@ class JITFunction:
                     launch["early_dots"], launch["sm"],
                     launch["checked"], options["debug"], interpret,
                     launch["max_registers"], launch["raise_paged_loads"],
-                    launch["forward_stores"])
+                    launch["forward_stores"], launch["enable_fp_fusion"])
         if self._used_globals:
             # Before any compile: nothing generated from changed globals.
             self._check_globals()

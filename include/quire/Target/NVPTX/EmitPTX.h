@@ -28,6 +28,9 @@ enum class LoopStrengthReduction { Auto, On, Off };
 struct PTXOptions {
   unsigned sm = 90;
   LoopStrengthReduction lsr = LoopStrengthReduction::Auto;
+  /// Floating-point multiplies and adds may contract into fma (nvcc's
+  /// --fmad=true, Triton's enable_fp_fusion); false keeps each rounded.
+  bool fpFusion = true;
   /// Also return the optimized LLVM IR.
   std::string *llvmIR = nullptr;
 };
