@@ -101,6 +101,26 @@ def check_bool(option, value):
     return value
 
 
+def _check_max_registers(option, value):
+    if (isinstance(value, bool) or not isinstance(value, int)
+            or not (value == 0 or 24 <= value <= 255)):
+        raise ValueError(f"{option} must be 0 or an int in [24, 255], "
+                         f"got {value!r}")
+
+
+def _check_num_stages(option, value):
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{option} must be an int in [0, 8], got "
+                         f"{_args.describe(value)}")
+    if not 0 <= value <= 8:
+        raise ValueError(f"{option} must be an int in [0, 8], got {value}")
+
+
+# Options that are not flags (check_bool checks those).
+_OPTION_CHECKS = {"max_registers": _check_max_registers,
+                  "num_stages": _check_num_stages}
+
+
 def _check_kernel_name(kernel):
     if kernel is None:
         return None
@@ -152,29 +172,23 @@ class Kernel:
 
     Attributes: `name`, `args` (the signature: kind, type, bits,
     divisibility per argument), `threads`, `shared_bytes`, `sm`, `num_warps`,
-    `checked`, `ptx`, `cubin` (the PTX assembled by ptxas at compile time,
+    `options` (the compile options, quire._lib.OPTIONS, each also an
+    attribute: `checked`, `num_stages`, ...), `ptx`, `cubin` (the PTX assembled by ptxas at compile time,
     what launches load; None without a ptxas: the driver JITs the PTX),
     `metadata` (this kernel's entry of the metadata JSON, with `registers`,
     `spill_stores` and `spill_loads` when ptxas ran), `source`.
     """
 
     def __init__(self, source, source_name, sm, num_warps, ptx, meta,
-                 checked=False, num_stages=2, wgmma=True, max_registers=0,
-                 raise_paged_loads=True, forward_stores=True, cubin=None,
-                 async_wgmma=False, early_dots=False, enable_fp_fusion=True):
+                 cubin=None, options=None):
         self.source = source
         self.source_name = source_name
         self.sm = sm
         self.num_warps = num_warps
-        self.checked = checked
-        self.num_stages = num_stages
-        self.wgmma = wgmma
-        self.async_wgmma = async_wgmma
-        self.early_dots = early_dots
-        self.enable_fp_fusion = enable_fp_fusion
-        self.max_registers = max_registers
-        self.raise_paged_loads = raise_paged_loads
-        self.forward_stores = forward_stores
+        # The compile options (_lib.OPTIONS), also as attributes.
+        self.options = {**_lib.OPTION_DEFAULTS, **(options or {})}
+        for option, value in self.options.items():
+            setattr(self, option, value)
         self.ptx = ptx
         self.cubin = cubin
         self.metadata = meta
@@ -210,12 +224,7 @@ class Kernel:
         if cached is not None:
             return cached
         res = _lib.compile(self.source, self.source_name, self.sm,
-                           self.num_warps, kind, self.checked, self.num_stages,
-                           self.wgmma, self.max_registers,
-                           self.raise_paged_loads, self.forward_stores,
-                           async_wgmma=self.async_wgmma,
-                           early_dots=self.early_dots,
-                           enable_fp_fusion=self.enable_fp_fusion)
+                           self.num_warps, kind, **self.options)
         if not res.ok:
             raise CompilationError(res.diagnostics, self.source_name)
         out = res.output if kind == "cubin" else res.output.decode(
@@ -371,26 +380,13 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         name = str(source_name)
     num_warps = _check_num_warps(num_warps)
     kernel = _check_kernel_name(kernel)
-    if not isinstance(checked, bool):
-        raise TypeError(f"checked must be True or False, got "
-                        f"{_args.describe(checked)}")
-    if (isinstance(max_registers, bool) or not isinstance(max_registers, int)
-            or not (max_registers == 0 or 24 <= max_registers <= 255)):
-        raise ValueError(f"max_registers must be 0 or an int in [24, 255], "
-                         f"got {max_registers!r}")
-    if not isinstance(wgmma, bool):
-        raise TypeError(f"wgmma must be True or False, got "
-                        f"{_args.describe(wgmma)}")
-    for option, value in (("raise_paged_loads", raise_paged_loads),
-                          ("forward_stores", forward_stores),
-                          ("async_wgmma", async_wgmma),
-                          ("early_dots", early_dots),
-                          ("enable_fp_fusion", enable_fp_fusion)):
-        check_bool(option, value)
-    if (isinstance(num_stages, bool) or not isinstance(num_stages, int) or
-            not 0 <= num_stages <= 8):
-        raise ValueError(f"num_stages must be an int in [0, 8], got "
-                         f"{_args.describe(num_stages) if not isinstance(num_stages, int) else num_stages}")
+    options = {"checked": checked, "num_stages": num_stages, "wgmma": wgmma,
+               "max_registers": max_registers,
+               "raise_paged_loads": raise_paged_loads,
+               "forward_stores": forward_stores, "async_wgmma": async_wgmma,
+               "early_dots": early_dots, "enable_fp_fusion": enable_fp_fusion}
+    for option, value in options.items():
+        _OPTION_CHECKS.get(option, check_bool)(option, value)
     sm = resolve_sm(sm)
     if dump_ir is None:
         dump_ir = os.environ.get("QUIRE_DUMP_IR", "") not in ("", "0")
@@ -398,16 +394,11 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         raise TypeError(f"dump_ir must be True, False or None, got "
                         f"{_args.describe(dump_ir)}")
     # A checked kernel's reports print the source name: it is part of the
-    # output, so of the key.
+    # output, so of the key. Options at their defaults are left out of it.
     key = _cache.key(source, sm=sm, num_warps=num_warps, emit="ptx",
-                     checked=checked, num_stages=num_stages, wgmma=wgmma,
-                     max_registers=max_registers,
                      **({"name": name} if checked else {}),
-                     **({} if raise_paged_loads else {"raise": False}),
-                     **({} if forward_stores else {"forward": False}),
-                     **({"async_wgmma": True} if async_wgmma else {}),
-                     **({"early_dots": True} if early_dots else {}),
-                     **({} if enable_fp_fusion else {"fp_fusion": False}))
+                     **{option: value for option, value in options.items()
+                        if value != _lib.OPTION_DEFAULTS[option]})
     with _kernels_lock:
         cached = None if dump_ir else _kernels.get((key, kernel, name))
     if cached is not None:
@@ -421,11 +412,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         _cache.count("disk_misses")
         _cache.count("compiles")
         start = time.perf_counter()
-        res = _lib.compile(source, name, sm, num_warps, "ptx", checked,
-                           num_stages, wgmma, max_registers, raise_paged_loads,
-                           forward_stores, dump_ir, async_wgmma=async_wgmma,
-                           early_dots=early_dots,
-                           enable_fp_fusion=enable_fp_fusion)
+        res = _lib.compile(source, name, sm, num_warps, "ptx", dump_ir,
+                           **options)
         if dump_ir:
             sys.stderr.write(res.ir_dump)
             sys.stderr.flush()
@@ -437,10 +425,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
         _cache.store(key, res.output, "", metadata, res.diagnostics)
     meta = _pick(metadata["kernels"], kernel)
     cubin, meta = _assembled(ptx, meta, name)
-    result = Kernel(source, name, sm, num_warps, ptx, meta, checked,
-                    num_stages, wgmma, max_registers, raise_paged_loads,
-                    forward_stores, cubin, async_wgmma=async_wgmma,
-                    early_dots=early_dots, enable_fp_fusion=enable_fp_fusion)
+    result = Kernel(source, name, sm, num_warps, ptx, meta, cubin, options)
     with _kernels_lock:
         result = _kernels.setdefault((key, kernel, name), result)
     return result

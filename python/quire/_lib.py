@@ -20,6 +20,7 @@ import ctypes
 import json
 import os
 import threading
+from typing import NamedTuple
 
 API_VERSION = 1
 
@@ -203,51 +204,71 @@ def _name_bytes(name):
     return os.fsencode(name).replace(b"\0", b"\\0")
 
 
+class Option(NamedTuple):
+    """A compile option: its Python name (quire.compile's, the jit's launch
+    option), default, C API setter, and what a library without the setter
+    (one built before the option) cannot do."""
+    name: str
+    default: object
+    setter: str
+    what: str = ""
+
+
+# Every compile option beyond sm, num_warps and emit, in one place: the
+# C API call, quire.compile's validation and cache key, Kernel.asm and the
+# jit's launch options and keys all come from this table.
+OPTIONS = (
+    Option("checked", False, "quireCompileOptionsSetPagedChecked"),
+    Option("num_stages", 2, "quireCompileOptionsSetAsyncStages"),
+    Option("wgmma", True, "quireCompileOptionsSetWgmma"),
+    Option("max_registers", 0, "quireCompileOptionsSetMaxRegisters"),
+    Option("raise_paged_loads", True, "quireCompileOptionsSetRaisePagedLoads",
+           "turn quire-raise-paged-loads off"),
+    Option("forward_stores", True, "quireCompileOptionsSetForwardStores",
+           "turn quire-forward-stores off"),
+    Option("async_wgmma", False, "quireCompileOptionsSetAsyncWgmma",
+           "keep wgmma groups in flight (async_wgmma)"),
+    Option("early_dots", False, "quireCompileOptionsSetEarlyDots",
+           "issue dots one iteration early (early_dots)"),
+    Option("enable_fp_fusion", True, "quireCompileOptionsSetFpFusion",
+           "keep multiplies and adds unfused (enable_fp_fusion)"),
+)
+OPTION_DEFAULTS = {o.name: o.default for o in OPTIONS}
+
+
 def compile(source: bytes, name: str, sm: int, num_warps: int, emit: str,
-            checked: bool = False, num_stages: int = 2, wgmma: bool = True,
-            max_registers: int = 0, raise_paged_loads: bool = True,
-            forward_stores: bool = True, dump_ir: bool = False,
-            async_wgmma: bool = False, early_dots: bool = False,
-            enable_fp_fusion: bool = True):
+            dump_ir: bool = False, **options):
+    """Compiles `source` through the C API with `options` (names of
+    OPTIONS; the others keep their defaults)."""
+    unknown = set(options) - set(OPTION_DEFAULTS)
+    if unknown:
+        raise TypeError(f"unknown compile option {sorted(unknown)[0]!r}")
     L = lib()
-    options = L.quireCompileOptionsCreate()
-    if not options:
+    handle = L.quireCompileOptionsCreate()
+    if not handle:
         raise MemoryError("quireCompileOptionsCreate failed")
     try:
-        L.quireCompileOptionsSetSM(options, sm)
-        L.quireCompileOptionsSetNumWarps(options, num_warps)
-        L.quireCompileOptionsSetEmit(options, EMIT_KINDS[emit])
-        L.quireCompileOptionsSetPagedChecked(options, int(checked))
-        L.quireCompileOptionsSetAsyncStages(options, num_stages)
-        L.quireCompileOptionsSetWgmma(options, int(wgmma))
-        L.quireCompileOptionsSetMaxRegisters(options, max_registers)
-        for setter, value, default, what in (
-                ("quireCompileOptionsSetRaisePagedLoads", raise_paged_loads,
-                 True, "turn quire-raise-paged-loads off"),
-                ("quireCompileOptionsSetForwardStores", forward_stores,
-                 True, "turn quire-forward-stores off"),
-                ("quireCompileOptionsSetAsyncWgmma", async_wgmma, False,
-                 "keep wgmma groups in flight (async_wgmma)"),
-                ("quireCompileOptionsSetEarlyDots", early_dots, False,
-                 "issue dots one iteration early (early_dots)"),
-                ("quireCompileOptionsSetFpFusion", enable_fp_fusion, True,
-                 "keep multiplies and adds unfused (enable_fp_fusion)")):
-            fn = getattr(L, setter, None)
+        L.quireCompileOptionsSetSM(handle, sm)
+        L.quireCompileOptionsSetNumWarps(handle, num_warps)
+        L.quireCompileOptionsSetEmit(handle, EMIT_KINDS[emit])
+        for option in OPTIONS:
+            value = options.get(option.name, option.default)
+            fn = getattr(L, option.setter, None)
             if fn is not None:
-                fn(options, int(value))
-            elif value != default:
-                raise LibraryError(f"{L._name} cannot {what}; "
+                fn(handle, int(value))
+            elif value != option.default:
+                raise LibraryError(f"{L._name} cannot {option.what}; "
                                    "rebuild Quire")
         if dump_ir:
             fn = getattr(L, "quireCompileOptionsSetDumpIR", None)
             if fn is None:
                 raise LibraryError(f"{L._name} cannot dump the IR; rebuild "
                                    "Quire")
-            fn(options, 1)
+            fn(handle, 1)
         return _take(L.quireCompile(source, len(source), _name_bytes(name),
-                                    options))
+                                    handle))
     finally:
-        L.quireCompileOptionsDestroy(options)
+        L.quireCompileOptionsDestroy(handle)
 
 
 def kernel_info(source: bytes, name: str):

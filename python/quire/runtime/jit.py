@@ -28,7 +28,7 @@ import textwrap
 import threading
 import types
 
-from .. import _args, _cache, _cuda, _kernel
+from .. import _args, _cache, _cuda, _kernel, _lib
 from ..language import core
 from ..compiler import code_generator
 from . import launcher
@@ -272,18 +272,9 @@ class _Asm(dict):
             return default
 
 
-_LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg",
-                   "max_registers", "stream", "enable_fp_fusion", "debug",
-                   "sm", "wgmma", "async_wgmma", "early_dots", "warmup", "grid",
-                   "checked",
-                   "raise_paged_loads", "forward_stores",
-                   "launch_cooperative_grid", "enable_warp_specialization")
-
-
-# The compile options that are flags, with their defaults.
-_BOOL_OPTIONS = (("wgmma", True), ("async_wgmma", False), ("early_dots", False),
-                 ("enable_fp_fusion", True), ("checked", False),
-                 ("raise_paged_loads", True), ("forward_stores", True))
+# The compile options that are flags (launch options), with their defaults.
+_FLAG_OPTIONS = tuple((o.name, o.default) for o in _lib.OPTIONS
+                      if isinstance(o.default, bool))
 
 
 class JITFunction:
@@ -522,15 +513,10 @@ class JITFunction:
         kernel = _kernel.compile(source.encode(), sm=sm,
                                  num_warps=launch["num_warps"],
                                  num_stages=launch["num_stages"],
-                                 wgmma=launch["wgmma"],
-                                 async_wgmma=launch["async_wgmma"],
-                                 early_dots=launch["early_dots"],
-                                 enable_fp_fusion=launch["enable_fp_fusion"],
                                  max_registers=launch["max_registers"],
-                                 checked=launch["checked"],
-                                 raise_paged_loads=launch["raise_paged_loads"],
-                                 forward_stores=launch["forward_stores"],
-                                 source_name=self._mlir_name())
+                                 source_name=self._mlir_name(),
+                                 **{option: launch[option]
+                                    for option, _ in _FLAG_OPTIONS})
         return CompiledKernel(self.__name__, source, kernel, signature,
                               constants, options, self.params, key)
 
@@ -549,7 +535,7 @@ class JITFunction:
         if num_warps is not None:
             _kernel._check_num_warps(num_warps)
         flags = {option: _kernel.check_bool(option, extra.pop(option, default))
-                 for option, default in _BOOL_OPTIONS}
+                 for option, default in _FLAG_OPTIONS}
         return {
             "num_warps": 4 if num_warps is None else num_warps,
             "num_stages": 2 if num_stages is None else num_stages,
@@ -589,11 +575,9 @@ class JITFunction:
         norm = self._norm_key(values)
         options = self._options({"debug": debug}, interpret)
         device = None if interpret else launcher.current_device()
-        full_key = (fast_key, launch["wgmma"], launch["async_wgmma"],
-                    launch["early_dots"], launch["sm"],
-                    launch["checked"], options["debug"], interpret,
-                    launch["max_registers"], launch["raise_paged_loads"],
-                    launch["forward_stores"], launch["enable_fp_fusion"])
+        full_key = (fast_key, launch["sm"], options["debug"], interpret,
+                    launch["max_registers"],
+                    *(launch[option] for option, _ in _FLAG_OPTIONS))
         if self._used_globals:
             # Before any compile: nothing generated from changed globals.
             self._check_globals()
