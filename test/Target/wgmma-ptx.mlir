@@ -9,6 +9,14 @@
 // commit, wait. --wgmma=false (and sm_80) keep mma.sync.
 // RUN: quirec %S/../Dialect/Tile/Transforms/async-copies-warpgroup.mlir --sm 90 --num-warps 4 | FileCheck %s
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 | FileCheck %s --check-prefix=PREFILL
+// The scores' accumulator is the zero constant: the first wgmma of each block
+// takes no accumulator registers in (outputs only, scale-d 0), the next ones
+// take the previous result. P, the register A of the P V dot, is packed
+// before the wgmma fence (the fence takes it), so ptxas injects no
+// warpgroup.arrive between the wgmmas (C7519).
+// RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --emit=llvm | FileCheck %s --check-prefix=ZERO
+// RUN: %if ptxas %{ quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 -o %t.prefill.ptx %}
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.prefill.ptx -o %t.prefill.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --wgmma=false | FileCheck %s --check-prefix=OFF
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 80 | FileCheck %s --check-prefix=OFF
 // --async-wgmma with 3 stages: each iteration's wgmma group stays in flight
@@ -40,6 +48,12 @@
 // PREFILL:     wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;
 // PREFILL:     wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p, 1, 1, 1;
 // PREFILL-NOT: mma.sync.aligned.m16n8k16
+
+// ZERO-LABEL: define {{.*}} @paged_prefill_attention(
+// ZERO:       asm sideeffect "wgmma.fence.sync.aligned;", "r,r,r,r,{{.*}}"
+// ZERO:       asm sideeffect "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16{{.*}}", "{{(=f,)+}}r,r,r,r,l,r"({{.*}}, i32 0)
+// ZERO-NEXT:  extractvalue
+// ZERO:       asm sideeffect "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16{{.*}}", "{{(=f,)+}}0,1,{{.*}}r,r,r,r,l,r"({{.*}}, i32 1)
 
 // OFF-NOT:     sm_90a
 // OFF-LABEL:   .entry paged_prefill_attention(

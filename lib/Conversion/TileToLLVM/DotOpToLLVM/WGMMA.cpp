@@ -15,6 +15,7 @@
 #include "quire/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace mlir::quire;
@@ -198,26 +199,40 @@ struct WarpgroupDotOpLowering
     std::string regs;
     for (int64_t i = 0; i < n2; ++i)
       regs += (i ? ", $" : "$") + std::to_string(i);
-    std::string aOperand = staged ? "$" + std::to_string(2 * n2)
-                                  : "{$" + std::to_string(2 * n2) + ", $" +
-                                        std::to_string(2 * n2 + 1) + ", $" +
-                                        std::to_string(2 * n2 + 2) + ", $" +
-                                        std::to_string(2 * n2 + 3) + "}";
-    int64_t next = 2 * n2 + (staged ? 1 : 4);
-    std::string asmStr =
-        "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(next + 1) +
-        ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(N) +
-        "k16.f32." + ty + "." + ty + " {" + regs + "}, " + aOperand + ", $" +
-        std::to_string(next) + ", p, 1, 1, " +
-        (staged ? std::string(transA ? "1, " : "0, ") : std::string()) +
-        (transB ? "1" : "0") + ";\n}";
-    std::string cons;
-    for (int64_t i = 0; i < n2; ++i)
-      cons += "=f,";
-    for (int64_t i = 0; i < n2; ++i)
-      cons += std::to_string(i) + ",";
-    cons += staged ? "l," : "r,r,r,r,";
-    cons += "l,r";
+    // The wgmma's inline PTX and constraints: the accumulator registers as
+    // outputs, then (`tied`) as inputs, A, B's descriptor and the scale-d
+    // flag (0: D = A B, the accumulator's input ignored).
+    auto wgmmaAsm = [&](bool tied) {
+      int64_t first = tied ? 2 * n2 : n2;
+      std::string aOperand = staged ? "$" + std::to_string(first)
+                                    : "{$" + std::to_string(first) + ", $" +
+                                          std::to_string(first + 1) + ", $" +
+                                          std::to_string(first + 2) + ", $" +
+                                          std::to_string(first + 3) + "}";
+      int64_t next = first + (staged ? 1 : 4);
+      std::string asmStr =
+          "{\n.reg .pred p;\nsetp.ne.b32 p, $" + std::to_string(next + 1) +
+          ", 0;\nwgmma.mma_async.sync.aligned.m64n" + std::to_string(N) +
+          "k16.f32." + ty + "." + ty + " {" + regs + "}, " + aOperand + ", $" +
+          std::to_string(next) + ", p, 1, 1, " +
+          (staged ? std::string(transA ? "1, " : "0, ") : std::string()) +
+          (transB ? "1" : "0") + ";\n}";
+      std::string cons;
+      for (int64_t i = 0; i < n2; ++i)
+        cons += "=f,";
+      if (tied)
+        for (int64_t i = 0; i < n2; ++i)
+          cons += std::to_string(i) + ",";
+      cons += staged ? "l," : "r,r,r,r,";
+      cons += "l,r";
+      return std::pair(asmStr, cons);
+    };
+    auto [asmStr, cons] = wgmmaAsm(true);
+    // A zero accumulator (tl.zeros, attention's scores) is not read: the
+    // first K step of each block scales it by 0 and takes no registers in,
+    // so nothing materializes the zeros (Triton's accumulator-init rewrite).
+    bool zeroAcc = matchPattern(op.getC(), m_AnyZeroFloat());
+    auto [firstAsm, firstCons] = wgmmaAsm(!zeroAcc);
 
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
     SmallVector<Type> f32s(n2, f32);
@@ -232,25 +247,44 @@ struct WarpgroupDotOpLowering
       }
       return it->second;
     };
-    inlinePtx(rewriter, loc, {}, {}, "wgmma.fence.sync.aligned;", "",
+    // A register A operand is packed before the fence and passed to it, so
+    // no conversion writing A lands between the wgmmas (ptxas would then
+    // insert a warpgroup.arrive of its own before each, C7519).
+    SmallVector<Value> aRegs;
+    if (!staged) {
+      for (int64_t j = 0; j < blocks; ++j)
+        for (int64_t k = 0; k < K; k += 16) {
+          int64_t m = j * 16 * wm;
+          aRegs.append({aPair(m, k), aPair(m + 8, k), aPair(m, k + 8),
+                        aPair(m + 8, k + 8)});
+        }
+    }
+    std::string fenceCons;
+    for (size_t i = 0; i < aRegs.size(); ++i)
+      fenceCons += i ? ",r" : "r";
+    inlinePtx(rewriter, loc, {}, aRegs, "wgmma.fence.sync.aligned;", fenceCons,
               /*sideEffects=*/true);
     Value one = i32Const(rewriter, loc, 1);
+    Value zero = i32Const(rewriter, loc, 0);
     for (int64_t j = 0; j < blocks; ++j) {
       SmallVector<Value> d;
       for (int64_t q = 0; q < n2; ++q)
         d.push_back(acc[cIndex(j, q)]);
       for (int64_t k = 0; k < K; k += 16) {
-        SmallVector<Value> operands(d);
+        bool skipAcc = zeroAcc && k == 0;
+        SmallVector<Value> operands;
+        if (!skipAcc)
+          operands.append(d);
         if (staged) {
           operands.push_back(descA(j, k));
         } else {
-          int64_t m = j * 16 * wm;
-          operands.append({aPair(m, k), aPair(m + 8, k), aPair(m, k + 8),
-                           aPair(m + 8, k + 8)});
+          size_t at = 4 * (j * (K / 16) + k / 16);
+          operands.append(aRegs.begin() + at, aRegs.begin() + at + 4);
         }
         operands.push_back(descB(k));
-        operands.push_back(one);
-        d = inlinePtx(rewriter, loc, f32s, operands, asmStr, cons,
+        operands.push_back(skipAcc ? zero : one);
+        d = inlinePtx(rewriter, loc, f32s, operands, k == 0 ? firstAsm : asmStr,
+                      k == 0 ? firstCons : cons,
                       /*sideEffects=*/true);
       }
       for (int64_t q = 0; q < n2; ++q)
