@@ -43,6 +43,9 @@ struct Candidate {
   AsyncWaitOp wait;
   BlockArgument stage;
   int64_t stages, perIter;
+  /// Copies (commit groups) of an iteration issued after the one of the
+  /// dot's B: they may stay in flight when the dot's B has landed.
+  int64_t after;
 };
 
 std::optional<Candidate> match(scf::ForOp loop) {
@@ -68,6 +71,14 @@ std::optional<Candidate> match(scf::ForOp loop) {
   }
   if (!first || perIter == 0)
     return std::nullopt;
+  int64_t index = 0, bIndex = -1;
+  for (auto copy : body->getOps<AsyncCopyOp>()) {
+    if (copy.getBuffer() == first.getBBuffer())
+      bIndex = index;
+    ++index;
+  }
+  if (bIndex < 0)
+    return std::nullopt;
   auto stage = dyn_cast<BlockArgument>(first.getBStage());
   int64_t S = first.getStages();
   if (!stage || stage.getOwner() != body || stage.getArgNumber() == 0 ||
@@ -86,7 +97,7 @@ std::optional<Candidate> match(scf::ForOp loop) {
   if (!matchPattern(loop.getInitArgs()[k], m_Zero()) ||
       !isNextStage(yield->getOperand(k), stage, S))
     return std::nullopt;
-  return Candidate{first, wait, stage, S, perIter};
+  return Candidate{first, wait, stage, S, perIter, perIter - 1 - bIndex};
 }
 
 struct EarlyDotsPass
@@ -138,8 +149,9 @@ struct EarlyDotsPass
     // This iteration reads the scores the one before issued.
     c.dot.getResult().replaceUsesWithIf(
         scores, [&](OpOperand &use) { return use.getOwner() != yield; });
-    // The loop-top wait also completes iteration i + 1's copies.
-    c.wait.setPending((c.stages - 3) * c.perIter);
+    // The loop-top wait also completes iteration i + 1's copies up to the
+    // dot's B; those issued after it (V, for attention) stay in flight.
+    c.wait.setPending((c.stages - 3) * c.perIter + c.after);
     // Iteration i + 1's dot, right after the wait: stage (stage + 1) % S.
     OpBuilder b(c.wait->getContext());
     b.setInsertionPointAfter(c.wait);

@@ -2,11 +2,14 @@
 // in both of its loops (the paged context and the chunk's own K/V) the
 // scores dot S = Q K^T of iteration i + 1 is issued, async, right after
 // iteration i's loop-top wait, which now also completes iteration i + 1's
-// copies (pending 0 instead of 2: two copies per iteration, 3 stages). The
+// copy of K (two copies per iteration, K's first, 3 stages: pending 1
+// instead of 2, V's copy of iteration i + 1 stays in flight; 4 stages:
+// pending 3 instead of 4). The
 // first iteration's scores come from a synchronous dot before the loop on
 // stage 0; the loop carries the scores, and a wait with pending 0 before
 // the yield retires the early dot. The softmax reads the carried scores.
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 early-dots=true" | FileCheck %s
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=4 early-dots=true" | FileCheck %s --check-prefix=S4
 // Off by default; with 2 stages the next iteration's K is still being
 // copied, so nothing changes; the pass alone on IR without wgmma staging
 // changes nothing either.
@@ -21,7 +24,7 @@
 // CHECK:       tile.async_wait {async_proxy, pending = 2 : i32}
 // CHECK-NEXT:  %[[S0:.*]] = tile.warpgroup_dot a(%[[Q:[^ ]*]] : {{.*}}) b_stage %c0{{.*}} acc %[[Z:[^ ]*]] {b_buffer = 0 : i32
 // CHECK-NEXT:  scf.for {{.*}} iter_args({{.*}}, %[[STAGE:[^ ]*]] = %c0_i32, %[[S:[^ ]*]] = %[[S0]])
-// CHECK-NEXT:    tile.async_wait {async_proxy, pending = 0 : i32}
+// CHECK-NEXT:    tile.async_wait {async_proxy, pending = 1 : i32}
 // CHECK-NEXT:    %[[LAST:.*]] = arith.cmpi eq, %[[STAGE]], %c2_i32
 // CHECK-NEXT:    %[[INC:.*]] = arith.addi %[[STAGE]], %c1_i32
 // CHECK-NEXT:    %[[NEXT:.*]] = arith.select %[[LAST]], %c0_i32, %[[INC]]
@@ -36,10 +39,17 @@
 // CHECK:       tile.async_wait {async_proxy, pending = 2 : i32}
 // CHECK-NEXT:  tile.warpgroup_dot a({{.*}}) b_stage %c0
 // CHECK-NEXT:  scf.for
-// CHECK-NEXT:    tile.async_wait {async_proxy, pending = 0 : i32}
+// CHECK-NEXT:    tile.async_wait {async_proxy, pending = 1 : i32}
 // CHECK:         tile.warpgroup_dot {{.*}} {async,
 // CHECK:         tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
 // CHECK-NEXT:    scf.yield
+
+// S4-LABEL: func.func @paged_prefill_attention
+// S4:       tile.async_wait {async_proxy, pending = 4 : i32}
+// S4-NEXT:  tile.warpgroup_dot a({{.*}}) b_stage %c0
+// S4-NEXT:  scf.for
+// S4-NEXT:    tile.async_wait {async_proxy, pending = 3 : i32}
+// S4:         tile.warpgroup_dot {{.*}} {async,
 
 // OFF-LABEL: func.func @paged_prefill_attention
 // OFF-NOT:   async,
