@@ -38,11 +38,14 @@ def check(torch, gen):
         scale = 1.0 / math.sqrt(d)
         ref = prefill.reference(inp, scale)
         worst = 0.0
-        cfgs = [prefill.DEFAULT] + (prefill.CONFIGS if d == prefill.D else [])
-        for cfg in cfgs:
+        cfgs = [(prefill.DEFAULT, {})] + (
+            [(c, {}) for c in prefill.CONFIGS] +
+            [(prefill.DEFAULT, o) for _, o in prefill.ABLATION]
+            if d == prefill.D else [])
+        for cfg, options in cfgs:
             for separate in (True, False):
                 out = torch.full_like(inp["q"], float("nan"))
-                prefill.run_quire(inp, scale, out, cfg, separate)
+                prefill.run_quire(inp, scale, out, cfg, separate, **options)
                 torch.cuda.synchronize()
                 e = rel_err(out, ref)
                 worst = max(worst, e) if e == e else float("nan")

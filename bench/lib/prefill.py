@@ -12,6 +12,12 @@ D, HQ, HKV = 128, 32, 8  # Llama-3-8B heads
 CONFIGS = [(64, 64, 4, True), (64, 64, 4, False), (64, 32, 4, True),
            (128, 32, 8, True), (128, 64, 8, True), (128, 64, 8, False)]
 DEFAULT = (None, None, None, True)
+# The ablation of the Hopper steps on the default tiles (the op's
+# _paged_prefill hooks): the staging one stage deeper, then the scores dot
+# issued one iteration early (quire-early-dots) at 3 and 4 stages.
+ABLATION = [("s3", dict(num_stages=3)),
+            ("s3 early", dict(num_stages=3, early_dots=True)),
+            ("s4 early", dict(num_stages=4, early_dots=True))]
 
 
 def make_inputs(ctx_lens, q_lens, page, gen, hq=HQ, hkv=HKV, dtype=torch.half,
@@ -78,13 +84,14 @@ def flops(ctx, ql, d=D, hq=HQ):
     return sum(4 * d * hq * (n * c + n * (n + 1) / 2) for c, n in zip(ctx, ql))
 
 
-def run_quire(inp, scale, out, cfg=DEFAULT, separate=True):
-    """The op with tile configuration `cfg`; the chunk's K/V from k_new/v_new
+def run_quire(inp, scale, out, cfg=DEFAULT, separate=True, **options):
+    """The op with tile configuration `cfg` (and `options`, the op's
+    num_stages / early_dots hooks); the chunk's K/V from k_new/v_new
     (`separate`) or from the cache."""
     kv = (inp["k_new"], inp["v_new"]) if separate else (None, None)
     ops._paged_prefill(inp["q"], inp["k_cache"], inp["v_cache"],
                        inp["block_tables"], inp["query_start"], inp["seq_lens"],
-                       scale, out, *kv, inp["max_q"], *cfg)
+                       scale, out, *kv, inp["max_q"], *cfg, **options)
 
 
 def run_triton(inp, scale, out, **kw):

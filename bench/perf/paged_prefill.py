@@ -5,7 +5,9 @@ prefix_prefill is (best of 12 configurations per row) and torch SDPA
 (flash, lower-right causal) on the same K/V stored contiguously, for
 Llama-3-8B heads (32 q / 8 kv, head dim 128, f16). Runs prefill_check
 first. Prints median time and TFLOP/s (causal-adjusted: the chunk's part
-counts half) per row, writes paged_prefill.png into the output folder.
+counts half) per row, then Quire's TFLOP/s with each step of the ablation
+of lib/prefill.ABLATION (a deeper staging, the scores dot issued early),
+writes paged_prefill.png into the output folder.
 
     bench/run.py paged_prefill [--tune] [--out DIR]
 """
@@ -64,7 +66,8 @@ def main(argv=None):
     ok = check(torch, gen)
     scale = 1.0 / math.sqrt(prefill.D)
     hdr = (f"{'case':>30} {'quire us':>9} {'TFLOP/s':>8} {'triton us':>9} {'TFLOP/s':>8} "
-           f"{'x triton':>8} {'sdpa us':>8} {'TFLOP/s':>8}")
+           f"{'x triton':>8} {'sdpa us':>8} {'TFLOP/s':>8}"
+           + "".join(f" {name:>9}" for name, _ in prefill.ABLATION))
     if args.tune:
         hdr += "".join(f" {'%dx%dx%dw%s' % (*c[:3], '' if c[3] else '-mma'):>12}"
                        for c in prefill.CONFIGS)
@@ -78,6 +81,8 @@ def main(argv=None):
         inp = prefill.make_inputs(ctx, ql, page, gen)
         out = torch.empty_like(inp["q"])
         tq = us(lambda: prefill.run_quire(inp, scale, out))
+        ablation = [us(lambda o=o: prefill.run_quire(inp, scale, out, **o))
+                    for _, o in prefill.ABLATION]
         tunes = [us(lambda: prefill.run_quire(inp, scale, out, c))
                  for c in prefill.CONFIGS] if args.tune else []
         best = None
@@ -97,6 +102,7 @@ def main(argv=None):
         table.append((label, tf(tq), tf(best[0]), tf(ts)))
         print(f"{label:>30} {tq:>9.0f} {tf(tq):>8.1f} {best[0]:>9.0f} {tf(best[0]):>8.1f} "
               f"{best[0] / tq:>8.2f} {ts:>8.0f} {tf(ts):>8.1f}"
+              + "".join(f" {tf(t):>9.1f}" for t in ablation)
               + "".join(f" {tf(t):>12.1f}" for t in tunes)
               + f"  (triton BN,warps,stages={best[1:]})", flush=True)
     bars("paged_prefill.png",

@@ -233,3 +233,33 @@ def test_wgmma_option_is_validated_and_keyed():
     off = quire.compile(EXAMPLE, sm=90, wgmma=False)
     assert on is not off and on.wgmma and not off.wgmma
     assert "wgmma" in on.asm("ptx") and "wgmma" not in off.asm("ptx")
+
+
+def test_staging_depth_and_early_dots_hooks():
+    # The benchmark hooks of _paged_prefill: num_stages specializes the
+    # kernel's staging depth, early_dots compiles its scores dot one
+    # iteration early on sm_90 (quire-early-dots needs 3 stages); the
+    # interpreter runs the same kernel and matches float64.
+    rng = np.random.default_rng(9)
+    a, kn, vn = _case(rng, [50, 0, 200], [140, 9, 33], 16, 4, 2, 64)
+    ref = reference(a, kn, vn, 0.2)
+    for stages, early in ((3, False), (3, True), (4, True)):
+        out = np.full(a["query"].shape, np.nan, np.float16)
+        quire.ops._paged_prefill(*a.values(), 0.2, out, kn, vn, None, 64, 64,
+                                 4, num_stages=stages, early_dots=early)
+        assert _rel(out, ref) < 2e-3
+    with pytest.raises(ValueError, match="num_stages must be None or an int "
+                                         r"in \[2, 8\], got 1"):
+        quire.ops._paged_prefill(*a.values(), 0.2, None, kn, vn, None,
+                                 num_stages=1)
+    with pytest.raises(TypeError, match="early_dots: expected True or False"):
+        quire.ops._paged_prefill(*a.values(), 0.2, None, kn, vn, None,
+                                 early_dots=1)
+    src = quire.ops.paged_prefill_source("f16", 4, 128, 16, 64, 64)
+    for stages in (3, 4):
+        plain = quire.compile(src, sm=90, num_stages=stages)
+        early = quire.compile(src, sm=90, num_stages=stages, early_dots=True)
+        waits = re.findall(r"cp\.async\.wait_group\s+(\d+);", early.ptx)
+        assert "wgmma.wait_group.sync.aligned 0;" in early.ptx
+        assert waits != re.findall(r"cp\.async\.wait_group\s+(\d+);",
+                                   plain.ptx)

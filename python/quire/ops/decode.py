@@ -375,7 +375,8 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     run(what, launches, tensors, host, q.device, checked)
 
 
-def run(what, launches, tensors, host, device, checked=False, wgmma=True):
+def run(what, launches, tensors, host, device, checked=False, wgmma=True,
+        early_dots=False):
     """Runs [(spec, grid, values, num_warps)] in order: in the interpreter
     on the host, else compiled for `device` and launched on its current
     stream."""
@@ -394,7 +395,8 @@ def run(what, launches, tensors, host, device, checked=False, wgmma=True):
     kernels = []
     for spec, _, _, warps in launches:
         try:
-            kernels.append(launch.compiled(spec, sm, warps, wgmma, checked))
+            kernels.append(launch.compiled(spec, sm, warps, wgmma, checked,
+                                           early_dots))
         except launch._kernel.CompilationError as e:
             raise NotImplementedError(
                 f"{what}: the GPU backend cannot compile {spec.name}:\n{e}"

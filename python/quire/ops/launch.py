@@ -79,13 +79,15 @@ def specialize(fn, name, consts, args, num_stages=2):
     return spec
 
 
-def compiled(spec, sm, num_warps, wgmma=True, checked=False):
+def compiled(spec, sm, num_warps, wgmma=True, checked=False,
+             early_dots=False):
     """`spec` compiled for `sm`, once per process per option set."""
-    key = (spec, sm, num_warps, wgmma, checked)
+    key = (spec, sm, num_warps, wgmma, checked, early_dots)
     kernel = _kernels.get(key)
     if kernel is None:
         kernel = _kernel.compile(spec.source, sm=sm, num_warps=num_warps,
                                  wgmma=wgmma, checked=checked,
+                                 early_dots=early_dots,
                                  num_stages=spec.num_stages,
                                  source_name=f"<MLIR of {spec.name}>")
         with _lock:

@@ -16,7 +16,7 @@ _plans = {}
 
 def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           aligned_pointers, aligned_strides, separate, checked, causal,
-          skip_decode, feats, kv_dtype=None):
+          skip_decode, feats, kv_dtype=None, num_stages=2):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -48,7 +48,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         consts["num_blocks"] = None
     feats.spec(consts, args)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
-                             consts, args)
+                             consts, args, num_stages)
 
 
 def paged_prefill_source(dtype="f16", group=4, head_dim=128, page_size=16,
@@ -154,9 +154,11 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    num_warps=None, wgmma=True, checked=False, causal=True,
                    window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
                    sinks=None, return_lse=False, q_descale=None,
-                   k_descale=None, v_descale=None):
-    """paged_prefill_attention with the tile shape (and wgmma, on sm_90)
-    open for benchmarks."""
+                   k_descale=None, v_descale=None, num_stages=None,
+                   early_dots=False):
+    """paged_prefill_attention with the tile shape, the staging depth and
+    the tensor-core options (wgmma, early_dots; sm_90) open for
+    benchmarks."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -194,12 +196,18 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     if host:
         val.check_chunks(v["query_start_loc"], v["seq_lens"], num_tokens,
                          max_q, bt.shape[1] * page_size, key is not None)
+    if num_stages is not None and (
+            isinstance(num_stages, bool) or not isinstance(num_stages, int)
+            or not 2 <= num_stages <= 8):
+        raise ValueError(f"num_stages must be None or an int in [2, 8], got "
+                         f"{num_stages!r}")
+    val.check_bool(early_dots, "early_dots")
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
-    cfg = (block_m, block_n, num_warps)
+    cfg = (block_m, block_n, num_warps, num_stages)
     launches, tensors = prefill_launch(
         WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,
         cfg, "query_start_loc", "seq_lens")
-    run(WHAT, launches, tensors, host, q.device, checked, wgmma)
+    run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
 
@@ -216,6 +224,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     group = num_heads // num_kv_heads if num_heads else 1
     dflt = configs.prefill_config(head_dim)
     block_m, block_n, num_warps = (c or d for c, d in zip(cfg, dflt))
+    num_stages = (cfg[3] if len(cfg) > 3 else None) or 2
     if not 1 <= head_dim <= 256:
         val.unsupported(what, f"head_dim {head_dim} (needs 1..256)")
     if num_seqs > val.I32_MAX:
@@ -261,13 +270,13 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
-           skip_decode, feats.key)
+           skip_decode, feats.key, num_stages)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
             dtype, group, head_dim, page_size, block_m, block_n,
             aligned_pointers, aligned_strides, separate, checked, causal,
-            skip_decode, feats, kv_dtype))
+            skip_decode, feats, kv_dtype, num_stages))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,
