@@ -60,6 +60,13 @@ def test_null_results_are_safe(lib):
     lib.quireCompileOptionsSetSM(None, 90)
 
 
+def test_every_compile_option_has_a_null_safe_setter(lib):
+    # The table quire.compile and the jit use (quire._lib.OPTIONS): each
+    # option's setter is exported and ignores a NULL options handle.
+    for option in _lib.OPTIONS:
+        getattr(lib, option.setter)(None, int(option.default))
+
+
 def _diagnostics(lib, handle):
     try:
         assert lib.quireResultSucceeded(handle) == 0
