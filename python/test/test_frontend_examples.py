@@ -78,7 +78,9 @@ def _stats(ptx):
     return {k: len(re.findall(p, ptx)) for k, p in (
         ("v4 loads", r"ld\.global(\.nc)?\.v4"), ("mma", r"mma\.sync"),
         ("wgmma", r"wgmma\.mma_async"), ("cp.async", r"cp\.async\.cg"),
-        ("local", r"\.local"), ("bar", r"bar\.sync"))}
+        ("local", r"\.local"), ("bar", r"bar\.sync"),
+        # Contracted multiply-adds: the twins round alike (parity bench).
+        ("fma", r"fma\.rn\.f32"))}
 
 
 ARGS = {
