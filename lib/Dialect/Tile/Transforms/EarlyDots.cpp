@@ -54,10 +54,10 @@ std::optional<Candidate> match(scf::ForOp loop) {
   if (!wait || !wait.getAsyncProxy())
     return std::nullopt;
   WarpgroupDotOp first;
-  int64_t perIter = 0;
+  SmallVector<AsyncCopyOp> copies;
   for (Operation &op : *body) {
-    if (isa<AsyncCopyOp>(op))
-      ++perIter;
+    if (auto copy = dyn_cast<AsyncCopyOp>(op))
+      copies.push_back(copy);
     // Async dots (async-wgmma) or a second top-level wait: another
     // schedule than the default one this pass rewrites.
     if (isa<WarpgroupWaitOp>(op) || (isa<AsyncWaitOp>(op) && &op != wait))
@@ -69,16 +69,17 @@ std::optional<Candidate> match(scf::ForOp loop) {
         first = d;
     }
   }
-  if (!first || perIter == 0)
+  if (!first)
     return std::nullopt;
-  int64_t index = 0, bIndex = -1;
-  for (auto copy : body->getOps<AsyncCopyOp>()) {
-    if (copy.getBuffer() == first.getBBuffer())
-      bIndex = index;
-    ++index;
-  }
-  if (bIndex < 0)
+  int64_t perIter = copies.size();
+  // The last copy into the dot's B buffer: the copies after it may stay in
+  // flight.
+  auto bCopy = llvm::find_if(llvm::reverse(copies), [&](AsyncCopyOp copy) {
+    return copy.getBuffer() == first.getBBuffer();
+  });
+  if (bCopy == copies.rend())
     return std::nullopt;
+  int64_t after = bCopy - copies.rbegin();
   auto stage = dyn_cast<BlockArgument>(first.getBStage());
   int64_t S = first.getStages();
   if (!stage || stage.getOwner() != body || stage.getArgNumber() == 0 ||
@@ -97,7 +98,7 @@ std::optional<Candidate> match(scf::ForOp loop) {
   if (!matchPattern(loop.getInitArgs()[k], m_Zero()) ||
       !isNextStage(yield->getOperand(k), stage, S))
     return std::nullopt;
-  return Candidate{first, wait, stage, S, perIter, perIter - 1 - bIndex};
+  return Candidate{first, wait, stage, S, perIter, after};
 }
 
 struct EarlyDotsPass
