@@ -215,7 +215,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    causal, skip_decode, cfg, qs_name, lens_name):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
-    writing `o` (and `lse`); none for an empty batch."""
+    writing `o` (and `lse`); none for an empty batch. `cfg` is (block_m,
+    block_n, num_warps, num_stages), None for each default."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
     num_tokens, num_heads, head_dim = q.shape
@@ -224,7 +225,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     group = num_heads // num_kv_heads if num_heads else 1
     dflt = configs.prefill_config(head_dim)
     block_m, block_n, num_warps = (c or d for c, d in zip(cfg, dflt))
-    num_stages = (cfg[3] if len(cfg) > 3 else None) or 2
+    num_stages = cfg[3] or 2
     if not 1 <= head_dim <= 256:
         val.unsupported(what, f"head_dim {head_dim} (needs 1..256)")
     if num_seqs > val.I32_MAX:

@@ -185,7 +185,7 @@ def _unified(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
                    seq_lens=vw["seqused_k"])
         launches, tensors = prefill_launch(
             WHAT, pre, o, dtype, scale, feats, checked, max_q, lse, causal,
-            plan == "mixed", (None, None, None), "query_start_loc",
+            plan == "mixed", (None, None, None, None), "query_start_loc",
             "seq_lens")
         run(WHAT, launches, tensors, host, qv.device, checked)
     return (out, lse) if return_lse else out
