@@ -1,10 +1,11 @@
 """The decode split kernel's configurations on the decode benchmark's rows:
 tokens per tile (BLOCK_N), warps, split count and
 form, each checked against float64 and timed from a CUDA graph, as a
-fraction of the read ceiling of the same process (fp16). What configs.py's
+fraction of the read ceiling of the same process (fp16 queries; the cache
+fp16, or fp8 with --kv-dtype, where both forms are tried). What configs.py's
 defaults should be per shape comes from this table.
 
-    bench/run.py decode_tune [--rows NAME,...]
+    bench/run.py decode_tune [--rows NAME,...] [--kv-dtype e4m3fn|e5m2]
 """
 
 import math
@@ -27,6 +28,9 @@ SPLITS = (1, 2, 4, 8, 16, 32)
 def main(argv=None):
     p = parser("decode_tune", __doc__)
     p.add_argument("--rows", help="comma-separated row names (default all)")
+    p.add_argument("--kv-dtype", default="float16",
+                   choices=("float16", "e4m3fn", "e5m2"),
+                   help="the caches' element type (default float16)")
     args = p.parse_args(argv)
     torch = require_torch()
     import quire
@@ -47,27 +51,36 @@ def main(argv=None):
     for name, S, Hq, Hkv, lens, page, D in rows:
         L = decode_lengths(S, lens, gen)
         kc, vc, bt = make_paged_kv(S, Hkv, D, page, L, torch.half, gen)
+        fp8 = args.kv_dtype != "float16"
+        if fp8:
+            # The reference reads the fp8 values (exact in fp16).
+            f8 = getattr(torch, "float8_" + args.kv_dtype)
+            kc, vc = kc.to(f8), vc.to(f8)
         q = torch.randn(S, Hq, D, device="cuda", generator=gen).half()
         sl = torch.tensor(L, dtype=torch.int32, device="cuda")
         scale = 1 / math.sqrt(D)
         sample = list(range(min(S, 4)))
-        ref = paged_attention_ref(q[sample], kc, vc, bt[sample], sl[sample], scale)
-        tbs = lambda t: 2 * sum(L) * Hkv * D * 2 / (t * 1e-6) / 1e12
+        ref = paged_attention_ref(q[sample], kc.half(), vc.half(), bt[sample],
+                                  sl[sample], scale)
+        size = kc.element_size()
+        tbs = lambda t: 2 * sum(L) * Hkv * D * size / (t * 1e-6) / 1e12
         group = Hq // Hkv
-        dn, dw = configs.decode_config(D, group)
+        dn, dw = configs.decode_config(D, group, fp8=fp8)
         dt = configs.decode_transposed(D, group)
-        ds = configs.num_splits_for(S, Hkv, max(L), dn, sms, num_warps=dw)
+        ds = configs.num_splits_for(S, Hkv, max(L), dn, sms, fp8=fp8,
+                                    num_warps=dw)
         print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "
               f"transposed {dt}")
         print("| block_n | warps | splits | transposed | us | TB/s | % of read | rel err |")
         print("|---|---|---|---|---|---|---|---|")
         out = torch.empty_like(q)
         results = []
-        configs_ = [(bn, nw, sp) for bn, nw in TILES for sp in SPLITS]
-        if (dn, dw, ds) not in configs_:
-            configs_.append((dn, dw, ds))
-        for bn, nw, splits in configs_:
-            tr = dt
+        forms = (dt, not dt) if fp8 else (dt,)
+        configs_ = [(bn, nw, sp, tr) for bn, nw in TILES for sp in SPLITS
+                    for tr in forms]
+        if (dn, dw, ds, dt) not in configs_:
+            configs_.append((dn, dw, ds, dt))
+        for bn, nw, splits, tr in configs_:
             fn = (lambda bn=bn, nw=nw, tr=tr, sp=splits: _paged_decode(
                 q, kc, vc, bt, sl, scale, out, max(L), sp, block_n=bn,
                 num_warps=nw, transposed=tr))

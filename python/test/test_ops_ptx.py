@@ -85,6 +85,33 @@ def test_checked_configurations_keep_their_shape(key):
     assert shape(compiled(key, checked=True)) == EXPECTED_CHECKED[key]
 
 
+# fp8 caches, the split kernel in its default configuration: dtype, cache
+# dtype, group, head dim -> (16- and 8-byte ld.shared, 1- and 2-byte
+# ld.shared, prmt, mma.sync, .local). The staged K and V bytes are read 16
+# at a time (#tile.mma kWidth, nWidth, mWidth: docs/passes.md); the 2-byte
+# loads are Q's one conversion before the loop in the transposed form.
+EXPECTED_FP8 = {
+    (F16, "f8E4M3FN", 4, 128): (8, 32, 16, 16, 0),     # transposed
+    (BF16, "f8E4M3FN", 8, 128): (8, 32, 16, 16, 0),    # transposed
+    (F16, "f8E4M3FN", 4, 64): (6, 16, 8, 8, 0),        # transposed
+    (F16, "f8E5M2", 1, 128): (16, 0, 16, 32, 0),       # row form
+    (F16, "f8E4M3FN", 4, 256): (28, 0, 16, 32, 0),     # row form, 4 warps
+}
+
+
+@pytest.mark.parametrize("key", sorted(EXPECTED_FP8, key=str), ids=str)
+def test_fp8_operands_are_read_wide(key):
+    dt, kv, group, d = key
+    block_n, warps = configs.decode_config(d, group, fp8=True)
+    spec = decode._split_spec(dt, group, d, 16, block_n, True, True, True,
+                              configs.decode_transposed(d, group), False,
+                              False, NONE, kv_dtype=kv)
+    ptx = launch.compiled(spec, 90, warps).ptx
+    assert tuple(len(re.findall(p, ptx)) for p in (
+        r"ld\.shared\.v[24]", r"ld\.shared\.[bu](8|16)\b", r"prmt",
+        r"mma\.sync", r"\.local")) == EXPECTED_FP8[key]
+
+
 def test_pointer_types_follow_the_dtype():
     spec = decode._split_spec(BF16, 8, 128, 16, 16, True, True, True, True,
                               False, False, NONE)

@@ -162,8 +162,10 @@ tilellvm::loadStagedTile(OpBuilder &b, Location loc, RankedTensorType type,
     elt = b.getI8Type();
   SmallVector<Value> results(dst.getNumRegs());
   auto dotOp = dyn_cast<tile::DotOperandEncodingAttr>(type.getEncoding());
-  if (dotOp && bytes == 2 && type.getDimSize(0) >= 8 &&
-      type.getDimSize(1) >= 8 &&
+  if (dotOp && bytes == 2 &&
+      cast<tile::MmaEncodingAttr>(dotOp.getParent())
+          .isPlainOperand(dotOp.getOpIdx()) &&
+      type.getDimSize(0) >= 8 && type.getDimSize(1) >= 8 &&
       succeeded(
           loadMatrices(b, loc, elt, dst, dotOp, contig, ids, ptrAt, results)))
     return results;

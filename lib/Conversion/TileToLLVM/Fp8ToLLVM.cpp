@@ -95,16 +95,73 @@ std::pair<Value, Value> unpackBytes(OpBuilder &b, Location loc, Value half) {
   return {lo, hi};
 }
 
-/// Two fp8 bytes to two f16 (cvt.rn.f16x2.<fmt>x2).
-std::pair<Value, Value> fp8x2ToF16(OpBuilder &b, Location loc, StringRef fmt,
-                                   Value lo, Value hi) {
+/// Where a byte was extracted from: a vector of bytes and a constant index.
+std::optional<std::pair<Value, int32_t>> byteSource(Value v) {
+  auto ext = v.getDefiningOp<LLVM::ExtractElementOp>();
+  IntegerAttr index;
+  if (!ext || !matchPattern(ext.getPosition(), m_Constant(&index)))
+    return std::nullopt;
+  return std::pair(ext.getVector(), int32_t(index.getInt()));
+}
+
+/// Four bytes as one i32, `bytes[0]` the lowest. Bytes extracted from at
+/// most two vectors of one type (a thread's wide shared-memory loads) are
+/// gathered by one shufflevector, which NVPTX selects as a `prmt`.
+Value packWord(OpBuilder &b, Location loc, ArrayRef<Value> bytes) {
+  SmallVector<Value, 2> vectors;
+  SmallVector<int32_t, 4> mask;
+  for (Value byte : bytes) {
+    std::optional<std::pair<Value, int32_t>> src = byteSource(byte);
+    if (!src)
+      break;
+    auto it = llvm::find(vectors, src->first);
+    if (it == vectors.end()) {
+      if (vectors.size() == 2 ||
+          (!vectors.empty() && vectors[0].getType() != src->first.getType()))
+        break;
+      vectors.push_back(src->first);
+      it = vectors.end() - 1;
+    }
+    int32_t width = cast<VectorType>(src->first.getType()).getNumElements();
+    mask.push_back(int32_t(it - vectors.begin()) * width + src->second);
+  }
+  Type i32 = b.getI32Type();
+  if (mask.size() == bytes.size()) {
+    Value v0 = vectors[0], v1 = vectors.size() > 1 ? vectors[1] : vectors[0];
+    Value quad = LLVM::ShuffleVectorOp::create(b, loc, v0, v1, mask);
+    return LLVM::BitcastOp::create(b, loc, i32, quad);
+  }
+  Value word =
+      LLVM::ZExtOp::create(b, loc, i32, packBytes(b, loc, bytes[0], bytes[1]));
+  Value high =
+      LLVM::ZExtOp::create(b, loc, i32, packBytes(b, loc, bytes[2], bytes[3]));
+  high = LLVM::ShlOp::create(b, loc, high, i32Const(b, loc, 16));
+  return LLVM::OrOp::create(b, loc, word, high);
+}
+
+/// Four fp8 bytes to four f16: the two pairs (bytes 0, 1 and 2, 3) of one
+/// word, each by cvt.rn.f16x2.<fmt>x2.
+SmallVector<Value, 4> fp8x4ToF16(OpBuilder &b, Location loc, StringRef fmt,
+                                 ArrayRef<Value> bytes) {
+  Value word = packWord(b, loc, bytes);
+  Type i16 = b.getI16Type();
+  Value halves[2] = {
+      LLVM::TruncOp::create(b, loc, i16, word),
+      LLVM::TruncOp::create(
+          b, loc, i16,
+          LLVM::LShrOp::create(b, loc, word, i32Const(b, loc, 16)))};
   std::string asmStr = ("cvt.rn.f16x2." + fmt + "x2 $0, $1;").str();
-  Value word = inlinePtx(b, loc, b.getI32Type(), packBytes(b, loc, lo, hi),
-                         asmStr, "=r,h", /*sideEffects=*/false)[0];
   auto v2 = VectorType::get({2}, b.getF16Type());
-  Value vec = LLVM::BitcastOp::create(b, loc, v2, word);
-  return {LLVM::ExtractElementOp::create(b, loc, vec, i32Const(b, loc, 0)),
-          LLVM::ExtractElementOp::create(b, loc, vec, i32Const(b, loc, 1))};
+  SmallVector<Value, 4> out;
+  for (Value half : halves) {
+    Value pair = inlinePtx(b, loc, b.getI32Type(), half, asmStr, "=r,h",
+                           /*sideEffects=*/false)[0];
+    Value vec = LLVM::BitcastOp::create(b, loc, v2, pair);
+    for (int i = 0; i < 2; ++i)
+      out.push_back(
+          LLVM::ExtractElementOp::create(b, loc, vec, i32Const(b, loc, i)));
+  }
+  return out;
 }
 
 /// Two f32 to two fp8 bytes (cvt.rn.satfinite.<fmt>x2.f32: the first
@@ -129,6 +186,35 @@ std::pair<Value, Value> f16x2ToFp8(OpBuilder &b, Location loc, StringRef fmt,
   Value half = inlinePtx(b, loc, b.getI16Type(), word, asmStr, "=h,r",
                          /*sideEffects=*/false)[0];
   return unpackBytes(b, loc, half);
+}
+
+/// The register pairs a conversion of `n` registers converts together:
+/// (0, 1), (2, 3), ..., except that a tensor in a #tile.dot_op layout pairs
+/// the registers of consecutive K elements, which are the halves of the
+/// 32-bit registers mma.sync takes (an operand whose registers run along N
+/// first, #tile.mma nWidth, would otherwise pair across columns and need
+/// its halves regrouped).
+static SmallVector<std::pair<unsigned, unsigned>> conversionPairs(Operation *op,
+                                                                  unsigned n) {
+  unsigned bit = 0;
+  auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (auto enc = dyn_cast_or_null<tile::DotOperandEncodingAttr>(
+          type ? type.getEncoding() : Attribute())) {
+    FailureOr<tile::LinearLayout> layout = tile::LinearLayout::get(type);
+    if (succeeded(layout) && layout->getNumRegs() == n) {
+      tile::Coord kUnit(2, 0);
+      kUnit[enc.getOpIdx() == 0 ? 1 : 0] = 1;
+      auto bases = layout->getRegBases();
+      auto it = llvm::find(bases, kUnit);
+      if (it != bases.end())
+        bit = it - bases.begin();
+    }
+  }
+  SmallVector<std::pair<unsigned, unsigned>> pairs;
+  for (unsigned r = 0; r < n; ++r)
+    if (!(r & (1u << bit)))
+      pairs.push_back({r, r | (1u << bit)});
+  return pairs;
 }
 
 /// arith.extf / arith.truncf with an fp8 side, on a tensor (per register
@@ -159,23 +245,43 @@ struct Fp8ConversionLowering : public ConversionPattern {
                     .getResult()
               : LLVM::UndefOp::create(rewriter, loc, in.front().getType())
                     .getResult());
-    SmallVector<Value> out;
+    SmallVector<Value> out(in.size());
     Type f32 = rewriter.getF32Type();
-    for (unsigned r = 0; r < in.size(); r += 2) {
-      Value a = in[r], b = in[r + 1];
-      std::pair<Value, Value> y;
-      if (isFp8(src)) {
-        y = fp8x2ToF16(rewriter, loc, fp8Name(src), a, b);
-        if (!dst.isF16()) {
-          auto widen = [&](Value h) -> Value {
-            Value w = LLVM::FPExtOp::create(rewriter, loc, f32, h);
-            return dst.isF32() ? w
-                               : LLVM::FPTruncOp::create(rewriter, loc, dst, w)
-                                     .getResult();
-          };
-          y = {widen(y.first), widen(y.second)};
+    auto widen = [&](Value h) -> Value {
+      if (dst.isF16())
+        return h;
+      Value w = LLVM::FPExtOp::create(rewriter, loc, f32, h);
+      return dst.isF32()
+                 ? w
+                 : LLVM::FPTruncOp::create(rewriter, loc, dst, w).getResult();
+    };
+    SmallVector<std::pair<unsigned, unsigned>> pairs =
+        conversionPairs(op, in.size());
+    if (isFp8(src)) {
+      // Two pairs per word: the bytes of one 32-bit register, or gathered
+      // from two by one prmt.
+      for (unsigned p = 0; p < pairs.size(); p += 2) {
+        unsigned regs[4] = {pairs[p].first, pairs[p].second, 0, 0};
+        SmallVector<Value, 4> bytes{in[regs[0]], in[regs[1]]};
+        bool two = p + 1 < pairs.size();
+        if (two) {
+          regs[2] = pairs[p + 1].first;
+          regs[3] = pairs[p + 1].second;
+          bytes.append({in[regs[2]], in[regs[3]]});
+        } else {
+          bytes.append({bytes[0], bytes[1]});
         }
-      } else if (src.isF16()) {
+        SmallVector<Value, 4> y =
+            fp8x4ToF16(rewriter, loc, fp8Name(src), bytes);
+        for (unsigned i = 0; i < (two ? 4u : 2u); ++i)
+          out[regs[i]] = widen(y[i]);
+      }
+    }
+    for (auto [r, r1] : isFp8(src) ? ArrayRef<std::pair<unsigned, unsigned>>()
+                                   : ArrayRef(pairs)) {
+      Value a = in[r], b = in[r1];
+      std::pair<Value, Value> y;
+      if (src.isF16()) {
         y = f16x2ToFp8(rewriter, loc, fp8Name(dst), a, b);
       } else {
         if (!src.isF32()) { // bf16: exact in f32
@@ -184,8 +290,8 @@ struct Fp8ConversionLowering : public ConversionPattern {
         }
         y = f32x2ToFp8(rewriter, loc, fp8Name(dst), a, b);
       }
-      out.push_back(y.first);
-      out.push_back(y.second);
+      out[r] = y.first;
+      out[r1] = y.second;
     }
     out.resize(operands[0].size());
     if (isa<RankedTensorType>(op->getResult(0).getType()))

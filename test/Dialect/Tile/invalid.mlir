@@ -717,7 +717,7 @@ func.func @warpgroup_dot_result(%a: tensor<64x32xf16, #a4>, %c: tensor<64x64xf32
 
 #mma22 = #tile.mma<{warpsPerCTA = [2, 2]}>
 func.func @warpgroup_dot_layout(%c: tensor<64x64xf32, #mma22>, %s: i32) {
-  // expected-error @+1 {{accumulator layout must be #tile.mma with warpsPerCTA [4k, 1], got #tile.mma<{warpsPerCTA = [2, 2]}>}}
+  // expected-error @+1 {{accumulator layout must be #tile.mma with warpsPerCTA [4k, 1] (no kWidth or nWidth), got #tile.mma<{warpsPerCTA = [2, 2]}>}}
   %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma22> -> tensor<64x64xf32, #mma22>
   return
 }

@@ -26,7 +26,9 @@ namespace {
 /// step, one
 ///   mma.sync.aligned.m16n8k16.row.col.f32.{f16|bf16}.{f16|bf16}.f32
 /// over the operand registers, which hold the instruction's fragments by
-/// construction of the layouts (consecutive-K pairs packed into b32). Dots
+/// construction of the layouts (consecutive-K pairs packed into b32; a
+/// layout's mWidth, nWidth and kWidth say which elements each fragment
+/// position holds). Dots
 /// it does not take (other types, smaller shapes, operands in other
 /// layouts) fall back to the FMA dot (FMA.cpp), which reads any layout.
 struct MmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
@@ -110,21 +112,55 @@ struct MmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
     StringRef cons = "=f,=f,=f,=f,r,r,r,r,r,r,0,1,2,3";
     Type f32 = rewriter.getF32Type();
     SmallVector<Value> acc(adaptor.getC().begin(), adaptor.getC().end());
-    // Fragment bases (row, column of c0) in register order.
+    // Fragment bases (row and column positions of c0) in register order;
+    // the elements a position stands for come from the layout's
+    // renumbering (mWidth, nWidth, kWidth: TileAttrs.td).
     llvm::SetVector<Key> tiles;
     for (unsigned r = 0; r < lc->getNumRegs(); ++r) {
       tile::Coord c = lc->regCoord(r);
-      tiles.insert({c[0] & ~int64_t(8), c[1] & ~int64_t(1)});
+      tiles.insert({cEnc.mPosition(c[0]) & ~int64_t(8),
+                    cEnc.nPosition(c[1]) & ~int64_t(1)});
     }
-    for (auto [m, n] : tiles) {
-      unsigned c[4] = {reg(cReg, m, n, M, N), reg(cReg, m, n + 1, M, N),
-                       reg(cReg, m + 8, n, M, N),
-                       reg(cReg, m + 8, n + 1, M, N)};
+    // Every lane must hold what the instruction reads from it: lane
+    // l = 4g + t holds A rows g, g+8 at K positions 2t, +1, +8, +9, B
+    // column position g at those K positions, C rows g, g+8 at column
+    // positions 2t, +1 (PTX ISA, mma.m16n8k16 fragments). Checked for warp
+    // 0's lanes against the layouts, which the registers are chosen from.
+    bool mismatch = false;
+    auto expect = [&](const tile::LinearLayout &l, unsigned r, unsigned lane,
+                      int64_t row, int64_t col) {
+      ArrayRef<int64_t> shape = l.getShape();
+      tile::Coord c = l.coord(r, lane, 0);
+      if (c[0] != (row & (shape[0] - 1)) || c[1] != (col & (shape[1] - 1)))
+        mismatch = true;
+    };
+    for (auto [mp, np] : tiles) {
+      int64_t m = cEnc.mElement(mp), m8 = cEnc.mElement(mp + 8);
+      int64_t n = cEnc.nElement(np), n1 = cEnc.nElement(np + 1);
+      unsigned c[4] = {reg(cReg, m, n, M, N), reg(cReg, m, n1, M, N),
+                       reg(cReg, m8, n, M, N), reg(cReg, m8, n1, M, N)};
+      for (unsigned lane = 0; lane < tile::kWarpSize && !missing; ++lane) {
+        int64_t g = lane / 4, t = lane % 4;
+        for (unsigned i = 0; i < 4; ++i)
+          expect(*lc, c[i], lane, cEnc.mElement(mp + 8 * (i / 2) + g),
+                 cEnc.nElement(np + 2 * t + i % 2));
+        for (int64_t kp = 0; kp < K; kp += 16)
+          for (int64_t h : {0, 8})
+            for (int64_t e : {0, 1}) {
+              int64_t k = cEnc.kElement(kp + h) + e,
+                      kl = cEnc.kElement(kp + h + 2 * t + e);
+              for (int64_t hm : {0, 8})
+                expect(*la, reg(aReg, cEnc.mElement(mp + hm), k, M, K), lane,
+                       cEnc.mElement(mp + hm + g), kl);
+              expect(*lb, reg(bReg, k, n, K, N), lane, kl,
+                     cEnc.nElement(np + g));
+            }
+      }
       SmallVector<Value> d{acc[c[0]], acc[c[1]], acc[c[2]], acc[c[3]]};
-      for (int64_t k = 0; k < K; k += 16) {
-        SmallVector<Value> operands{aPair(m, k),     aPair(m + 8, k),
-                                    aPair(m, k + 8), aPair(m + 8, k + 8),
-                                    bPair(k, n),     bPair(k + 8, n)};
+      for (int64_t kp = 0; kp < K; kp += 16) {
+        int64_t k = cEnc.kElement(kp), k8 = cEnc.kElement(kp + 8);
+        SmallVector<Value> operands{aPair(m, k),   aPair(m8, k), aPair(m, k8),
+                                    aPair(m8, k8), bPair(k, n),  bPair(k8, n)};
         operands.append(d);
         d = inlinePtx(rewriter, loc, {f32, f32, f32, f32}, operands, asmStr,
                       cons, /*sideEffects=*/false);
@@ -135,6 +171,10 @@ struct MmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
     if (missing)
       return op.emitOpError()
              << "internal error: mma fragments not found in the layouts";
+    if (mismatch)
+      return op.emitOpError() << "internal error: the layouts do not hold "
+                                 "the mma fragments in the lanes the "
+                                 "instruction reads them from";
     rewriter.replaceOpWithMultiple(op, {acc});
     return success();
   }

@@ -52,7 +52,8 @@ static void buildBlocked(BlockedEncodingAttr enc, ArrayRef<int64_t> shape,
 }
 
 /// The layouts of mma.sync m16n8k16 fragments (see TileAttrs.td): the
-/// accumulator (`opIdx` < 0) or operand A (0) / B (1) of a #tile.mma parent.
+/// accumulator (`opIdx` < 0) or operand A (0) / B (1) of a #tile.mma parent,
+/// with its M, N and K renumbering (mWidth, nWidth, kWidth).
 static void buildMma(MmaEncodingAttr mma, int opIdx, ArrayRef<int64_t> shape,
                      SmallVector<Coord> &regs, SmallVector<Coord> &lanes,
                      SmallVector<Coord> &warps) {
@@ -61,35 +62,88 @@ static void buildMma(MmaEncodingAttr mma, int opIdx, ArrayRef<int64_t> shape,
     return Coord{r < shape[0] ? r : 0, c < shape[1] ? c : 0};
   };
   unsigned wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
-  // Warp w: w % wm along M, w / wm along N; A ignores the N warps and B the
-  // M warps (they replicate the operand).
+  int64_t I = mma.getMWidth(), J = mma.getNWidth(), w = mma.getKWidth();
+  int64_t mBlock = mma.mBlock(), nBlock = mma.nBlock();
+  // A lane's j-th element (j a power of two) along each dimension, as an
+  // offset from its first: within a renumbering block the elements are
+  // consecutive, past it they step by blocks (TileAttrs.td).
+  auto mStep = [&](int64_t j) { return j < I ? j : 8 * j; };
+  auto nStep = [&](int64_t j) { return j < J ? j : 8 * j; };
+  auto kStep = [&](int64_t j) { return j < w ? j : 4 * j; };
+  // Warp w: w % wm along M, w / wm along N, by whole blocks; A ignores
+  // the N warps and B the M warps (they replicate the operand).
   for (unsigned b = 1; b < wm; b <<= 1)
-    warps.push_back(opIdx == 1 ? at(0, 0) : at(16 * b, 0));
+    warps.push_back(opIdx == 1 ? at(0, 0) : at(mBlock * b, 0));
   for (unsigned b = 1; b < wn; b <<= 1)
-    warps.push_back(opIdx == 0 ? at(0, 0) : at(0, 8 * b));
-  if (opIdx == 1) {
-    // B (K x N): lane l holds K rows 2*(l%4), +1, +8, +9 of column l/4.
-    regs.append({at(1, 0), at(8, 0)});
-    lanes.append({at(2, 0), at(4, 0), at(0, 1), at(0, 2), at(0, 4)});
-    for (int64_t b = 16; b < shape[0]; b <<= 1)
+    warps.push_back(opIdx == 0 ? at(0, 0) : at(0, nBlock * b));
+  // A thread's elements along M (A, C) or N (B, C) within a warp's block,
+  // then along K (A, B), then the blocks of further warp tiles.
+  auto mRegs = [&]() {
+    for (int64_t j = 1; mStep(j) < mBlock; j <<= 1)
+      regs.push_back(at(mStep(j), 0));
+  };
+  auto nRegs = [&]() {
+    for (int64_t j = 1; j < J; j <<= 1)
+      regs.push_back(at(0, nStep(j)));
+  };
+  auto kRegs = [&](unsigned dim, int64_t first) {
+    // Lane-local K index j of K/4 (4 lanes split K).
+    for (int64_t j = first; j < shape[dim] / 4; j <<= 1)
+      regs.push_back(dim == 0 ? at(kStep(j), 0) : at(0, kStep(j)));
+  };
+  auto mBlocks = [&]() {
+    for (int64_t b = mBlock * wm; b < shape[0]; b <<= 1)
       regs.push_back(at(b, 0));
-    for (int64_t b = 8 * wn; b < shape[1]; b <<= 1)
+  };
+  auto nBlocks = [&]() {
+    for (int64_t b = nBlock * wn; b < shape[1]; b <<= 1)
       regs.push_back(at(0, b));
+  };
+  if (opIdx == 0) {
+    // A (M x K): lane l = 4g + t holds row positions g, +8 of K positions
+    // 2t, +1, +8, +9, ... The registers run along the renumbered
+    // dimension first, so they load as vectors.
+    lanes.append(
+        {at(0, w), at(0, 2 * w), at(I, 0), at(2 * I, 0), at(4 * I, 0)});
+    if (I > 1) {
+      mRegs();
+      kRegs(1, 1);
+    } else if (w > 2) {
+      kRegs(1, 1);
+      mRegs();
+    } else {
+      regs.push_back(at(0, 1));
+      mRegs();
+      kRegs(1, 2);
+    }
+    mBlocks();
     return;
   }
-  // The accumulator and A (M x K) share the lane map: row l/4, column 2*(l%4).
-  lanes.append({at(0, 2), at(0, 4), at(1, 0), at(2, 0), at(4, 0)});
-  if (opIdx == 0) {
-    regs.append({at(0, 1), at(8, 0), at(0, 8)});
-    for (int64_t b = 16; b < shape[1]; b <<= 1)
-      regs.push_back(at(0, b));
-  } else {
-    regs.append({at(0, 1), at(8, 0)});
-    for (int64_t b = 8 * wn; b < shape[1]; b <<= 1)
-      regs.push_back(at(0, b));
+  if (opIdx == 1) {
+    // B (K x N): lane l holds K positions 2t, +1, +8, +9 of column
+    // position g.
+    lanes.append(
+        {at(w, 0), at(2 * w, 0), at(0, J), at(0, 2 * J), at(0, 4 * J)});
+    nRegs();
+    kRegs(0, 1);
+    nBlocks();
+    return;
   }
-  for (int64_t b = 16 * wm; b < shape[0]; b <<= 1)
-    regs.push_back(at(b, 0));
+  // The accumulator: lane l holds row positions g, +8 of column positions
+  // 2t, +1 of each fragment.
+  lanes.append(
+      {at(0, 2 * J), at(0, 4 * J), at(I, 0), at(2 * I, 0), at(4 * I, 0)});
+  if (I > 1) {
+    mRegs();
+    nRegs();
+    regs.push_back(at(0, J));
+  } else {
+    nRegs();
+    regs.push_back(at(0, J));
+    mRegs();
+  }
+  nBlocks();
+  mBlocks();
 }
 
 static LogicalResult build(Attribute enc, ArrayRef<int64_t> shape,
@@ -110,13 +164,31 @@ static LogicalResult build(Attribute enc, ArrayRef<int64_t> shape,
         *why = "not supported: mma layouts need a rank-2 tensor";
       return failure();
     }
-    if (auto mma = dyn_cast<MmaEncodingAttr>(enc)) {
-      buildMma(mma, -1, shape, regs, lanes, warps);
-    } else {
-      auto op = cast<DotOperandEncodingAttr>(enc);
-      buildMma(cast<MmaEncodingAttr>(op.getParent()), op.getOpIdx(), shape,
-               regs, lanes, warps);
+    auto mma = dyn_cast<MmaEncodingAttr>(enc);
+    int opIdx = -1;
+    if (auto op = dyn_cast<DotOperandEncodingAttr>(enc)) {
+      mma = cast<MmaEncodingAttr>(op.getParent());
+      opIdx = op.getOpIdx();
     }
+    // A renumbered dimension must hold whole blocks (a smaller one would
+    // wrap the renumbering onto itself); a slice's removed dimension (size
+    // 1 here) holds nothing to renumber.
+    int64_t kBlock = mma.kBlock(), nBlock = mma.nBlock(), mBlock = mma.mBlock();
+    int64_t k = opIdx == 0 ? shape[1] : opIdx == 1 ? shape[0] : 1;
+    int64_t n = opIdx == 0 ? 1 : shape[1], m = opIdx == 1 ? 1 : shape[0];
+    if ((mma.getKWidth() > 2 && k > 1 && k % kBlock) ||
+        (mma.getNWidth() > 1 && n > 1 && n % nBlock) ||
+        (mma.getMWidth() > 1 && m > 1 && m % mBlock)) {
+      if (why)
+        *why = "not supported: a #tile.mma with mWidth " +
+               std::to_string(mma.getMWidth()) + ", nWidth " +
+               std::to_string(mma.getNWidth()) + " and kWidth " +
+               std::to_string(mma.getKWidth()) + " needs M a multiple of " +
+               std::to_string(mBlock) + ", N of " + std::to_string(nBlock) +
+               " and K of " + std::to_string(kBlock);
+      return failure();
+    }
+    buildMma(mma, opIdx, shape, regs, lanes, warps);
     return success();
   }
   if (auto slice = dyn_cast_or_null<SliceEncodingAttr>(enc)) {

@@ -62,9 +62,8 @@ TensorDescType::verify(function_ref<InFlightDiagnostic()> emitError,
                           "floats of 8 bits or more, got "
                        << elt;
   if (block.getRank() < 1 || block.getRank() > 5 || block.getEncoding() ||
-      llvm::any_of(block.getShape(), [](int64_t d) {
-        return d <= 0 || !llvm::isPowerOf2_64(d);
-      }))
+      llvm::any_of(block.getShape(),
+                   [](int64_t d) { return d <= 0 || !llvm::isPowerOf2_64(d); }))
     return emitError() << "!tile.tensordesc block must have 1 to 5 "
                           "dimensions, each a power of two, and no layout; "
                           "got "
@@ -115,10 +114,101 @@ unsigned BlockedEncodingAttr::getNumWarps() const {
 
 LogicalResult
 MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        ArrayRef<unsigned> warpsPerCTA) {
+                        ArrayRef<unsigned> warpsPerCTA, unsigned kWidth,
+                        unsigned nWidth, unsigned mWidth) {
   if (warpsPerCTA.size() != 2 || !allPowersOfTwo(warpsPerCTA))
     return emitError() << "#tile.mma warpsPerCTA must be two powers of two";
+  if (kWidth < 2 || kWidth > 16 || !llvm::isPowerOf2_32(kWidth))
+    return emitError() << "#tile.mma kWidth must be 2, 4, 8 or 16, got "
+                       << kWidth;
+  for (auto [name, width] :
+       {std::pair<StringRef, unsigned>("nWidth", nWidth), {"mWidth", mWidth}})
+    if (width < 1 || width > 16 || !llvm::isPowerOf2_32(width))
+      return emitError() << "#tile.mma " << name
+                         << " must be 1, 2, 4, 8 or 16, got " << width;
   return success();
+}
+
+/// #tile.mma<{warpsPerCTA = [wm, wn][, kWidth = w][, nWidth = n]
+///            [, mWidth = m]}>: the optional entries in any order, printed
+/// when not their defaults.
+Attribute MmaEncodingAttr::parse(AsmParser &parser, Type) {
+  SmallVector<unsigned> warps;
+  unsigned widths[3] = {2, 1, 1};
+  bool seen[3] = {false, false, false};
+  StringRef names[3] = {"kWidth", "nWidth", "mWidth"};
+  auto parseWarp = [&]() -> ParseResult {
+    return parser.parseInteger(warps.emplace_back());
+  };
+  if (parser.parseLess() || parser.parseLBrace() ||
+      parser.parseKeyword("warpsPerCTA") || parser.parseEqual() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, parseWarp))
+    return {};
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    SMLoc loc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key))
+      return {};
+    unsigned i = llvm::find(names, key) - std::begin(names);
+    if (i == 3 || seen[i]) {
+      parser.emitError(loc)
+          << (i == 3 ? "unknown" : "duplicate") << " #tile.mma parameter '"
+          << key << "' (expected kWidth, nWidth or mWidth)";
+      return {};
+    }
+    seen[i] = true;
+    if (parser.parseEqual() || parser.parseInteger(widths[i]))
+      return {};
+  }
+  if (parser.parseRBrace() || parser.parseGreater())
+    return {};
+  return parser.getChecked<MmaEncodingAttr>(parser.getContext(), warps,
+                                            widths[0], widths[1], widths[2]);
+}
+
+void MmaEncodingAttr::print(AsmPrinter &printer) const {
+  printer << "<{warpsPerCTA = [";
+  llvm::interleaveComma(getWarpsPerCTA(), printer);
+  printer << "]";
+  if (getKWidth() != 2)
+    printer << ", kWidth = " << getKWidth();
+  if (getNWidth() != 1)
+    printer << ", nWidth = " << getNWidth();
+  if (getMWidth() != 1)
+    printer << ", mWidth = " << getMWidth();
+  printer << "}>";
+}
+
+int64_t MmaEncodingAttr::kElement(int64_t p) const {
+  int64_t w = getKWidth(), block = kBlock();
+  int64_t base = p - p % block, q = p % block;
+  // q = s*16 + h*8 + 2t + c: lane t's j-th position is (s, h, c).
+  int64_t t = (q % 8) / 2, j = (q / 16) * 4 + ((q / 8) % 2) * 2 + q % 2;
+  return base + (j / w) * 4 * w + t * w + j % w;
+}
+
+/// Position p = 8j + g (lane group g's j-th position) stands for element
+/// (j / w) * 8w + g*w + j % w; `position` is its inverse.
+static int64_t renumber(int64_t p, int64_t w) {
+  int64_t j = p / 8, g = p % 8;
+  return (j / w) * 8 * w + g * w + j % w;
+}
+static int64_t position(int64_t e, int64_t w) {
+  int64_t r = e % (8 * w), j = (e / (8 * w)) * w + r % w;
+  return 8 * j + r / w;
+}
+
+int64_t MmaEncodingAttr::nElement(int64_t p) const {
+  return renumber(p, getNWidth());
+}
+int64_t MmaEncodingAttr::nPosition(int64_t n) const {
+  return position(n, getNWidth());
+}
+int64_t MmaEncodingAttr::mElement(int64_t p) const {
+  return renumber(p, getMWidth());
+}
+int64_t MmaEncodingAttr::mPosition(int64_t m) const {
+  return position(m, getMWidth());
 }
 
 unsigned MmaEncodingAttr::getNumWarps() const {
@@ -260,9 +350,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     if (op->getName().getStringRef() != "scf.for" || !value ||
         !value.getType().isSignlessInteger(32) || value.getInt() < 0 ||
         value.getInt() > 8)
-      return op->emitOpError()
-             << "'" << getNumStagesAttrName()
-             << "' must be an i32 in [0, 8] on an scf.for";
+      return op->emitOpError() << "'" << getNumStagesAttrName()
+                               << "' must be an i32 in [0, 8] on an scf.for";
     return success();
   }
   return op->emitOpError() << "unknown tile dialect attribute '"

@@ -10,10 +10,10 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/Matchers.h"
-#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -321,14 +321,15 @@ void DotOp::getCanonicalizationPatterns(RewritePatternSet &results,
 LogicalResult MakeDescriptorOp::verify() {
   RankedTensorType block = getResult().getType().getBlockType();
   int64_t rank = block.getRank();
-  if (int64_t(getShape().size()) != rank || int64_t(getStrides().size()) != rank)
+  if (int64_t(getShape().size()) != rank ||
+      int64_t(getStrides().size()) != rank)
     return emitOpError() << "needs one shape and one stride per dimension of "
-                         << block << ", got " << getShape().size()
-                         << " and " << getStrides().size();
+                         << block << ", got " << getShape().size() << " and "
+                         << getStrides().size();
   Type pointee = cast<PointerType>(getBase().getType()).getPointeeType();
   if (pointee != block.getElementType())
-    return emitOpError() << "base points to " << pointee
-                         << ", the block holds " << block.getElementType();
+    return emitOpError() << "base points to " << pointee << ", the block holds "
+                         << block.getElementType();
   return success();
 }
 
@@ -338,9 +339,9 @@ static FailureOr<RankedTensorType>
 verifyDescriptorAccess(Operation *op, Value desc, ValueRange offsets) {
   RankedTensorType block = cast<TensorDescType>(desc.getType()).getBlockType();
   if (int64_t(offsets.size()) != block.getRank())
-    return op->emitOpError() << "needs " << block.getRank()
-                             << " offsets, one per dimension, got "
-                             << offsets.size();
+    return op->emitOpError()
+           << "needs " << block.getRank() << " offsets, one per dimension, got "
+           << offsets.size();
   if (!desc.getDefiningOp<MakeDescriptorOp>())
     return op->emitOpError() << "descriptor must be made by "
                                 "'tile.make_descriptor' in this kernel";
@@ -591,9 +592,10 @@ LogicalResult WarpgroupDotOp::verify() {
   if (c.getRank() != 2 || !c.getElementType().isF32())
     return emitOpError() << "accumulator must be a 2-D f32 tensor, got " << c;
   auto mma = dyn_cast_or_null<MmaEncodingAttr>(c.getEncoding());
-  if (!mma || mma.getWarpsPerCTA()[1] != 1 || mma.getWarpsPerCTA()[0] % 4)
+  if (!mma || mma.getWarpsPerCTA()[1] != 1 || mma.getWarpsPerCTA()[0] % 4 ||
+      !mma.isPlain())
     return emitOpError() << "accumulator layout must be #tile.mma with "
-                            "warpsPerCTA [4k, 1], got "
+                            "warpsPerCTA [4k, 1] (no kWidth or nWidth), got "
                          << c.getEncoding();
   Type elt = getOperandType();
   if (!elt.isF16() && !elt.isBF16())

@@ -99,12 +99,43 @@ bool comesFromDot(Value v, unsigned depth = 0) {
   });
 }
 
+/// The fp8 load a dot operand is converted from in the dot's block
+/// (`load [-> tile.trans] -> arith.extf [-> tile.trans]`, one use each), and
+/// whether the chain transposes it; null if there is none.
+std::pair<LoadOp, bool> fp8Source(Value operand, Operation *dot) {
+  bool transposed = false, extended = false;
+  Value v = operand;
+  for (int i = 0; i < 3; ++i) {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != dot->getBlock() || !def->hasOneUse())
+      return {};
+    if (auto load = dyn_cast<LoadOp>(def)) {
+      if (!extended || !isFp8Type(getElementTypeOrSelf(load.getType())) ||
+          tensorType(load.getResult()).getRank() != 2 ||
+          !isa<scf::ForOp>(dot->getParentOp()))
+        return {};
+      return {load, transposed};
+    }
+    if (auto t = dyn_cast<TransOp>(def); t && !transposed) {
+      transposed = true;
+      v = t.getSrc();
+    } else if (auto e = dyn_cast<arith::ExtFOp>(def); e && !extended) {
+      extended = true;
+      v = e.getIn();
+    } else {
+      return {};
+    }
+  }
+  return {};
+}
+
 /// The #tile.mma layout of a tensor-core dot's accumulator.
-MmaEncodingAttr mmaLayout(DotOp d, unsigned numWarps, bool warpgroup) {
+MmaEncodingAttr mmaLayout(DotOp d, unsigned numWarps, bool warpgroup,
+                          bool wideFp8 = false) {
   int64_t m = d.getType().getDimSize(0), n = d.getType().getDimSize(1);
   if (warpgroup &&
       isWarpgroupShape(m, n, d.getA().getType().getDimSize(1), numWarps))
-    return MmaEncodingAttr::get(d.getContext(), {numWarps, 1});
+    return MmaEncodingAttr::get(d.getContext(), {numWarps, 1}, 2, 1, 1);
   unsigned wm = 1, wn = 1;
   bool chain = reachesDotA(d.getResult()) || comesFromDot(d.getA());
   while (wm * wn < numWarps) {
@@ -118,7 +149,31 @@ MmaEncodingAttr mmaLayout(DotOp d, unsigned numWarps, bool warpgroup) {
     else
       wm *= 2; // more warps than fragments: they replicate
   }
-  return MmaEncodingAttr::get(d.getContext(), {wm, wn});
+  // A staged fp8 operand (one the warps along the other dimension do not
+  // share) read 16 bytes at a time: its loaded tile is contiguous along
+  // its last dimension, which is K of A unless the chain transposes it (M
+  // then) and N of B unless it transposes it (K then). K is renumbered in
+  // both operands, so the other one must not come from a dot in the loop;
+  // M or N in the accumulator, which then must not feed a dot's A.
+  unsigned kWidth = 2, nWidth = 1, mWidth = 1;
+  if (wideFp8) {
+    int64_t k = d.getA().getType().getDimSize(1);
+    unsigned wide = unsigned(std::min<int64_t>(16, k / 4));
+    bool accFree = !reachesDotA(d.getResult());
+    if (auto [load, transposed] = fp8Source(d.getA(), d); load && wn == 1) {
+      if (!transposed && !comesFromDot(d.getB()))
+        kWidth = wide;
+      else if (transposed && accFree)
+        mWidth = unsigned(std::clamp<int64_t>(m / (8 * wm), 1, 16));
+    }
+    if (auto [load, transposed] = fp8Source(d.getB(), d); load && wm == 1) {
+      if (transposed && !comesFromDot(d.getA()))
+        kWidth = wide;
+      else if (!transposed && accFree)
+        nWidth = unsigned(std::clamp<int64_t>(n / (8 * wn), 1, 16));
+    }
+  }
+  return MmaEncodingAttr::get(d.getContext(), {wm, wn}, kWidth, nWidth, mWidth);
 }
 
 struct Solver {
@@ -467,7 +522,8 @@ struct AssignLayoutsPass
         s.unite({d.getC(), d.getResult()});
         if (isMmaDot(d, mma)) {
           s.mmaAnchors.push_back(
-              {d.getResult(), mmaLayout(d, numWarps, warpgroup)});
+              {d.getResult(),
+               mmaLayout(d, numWarps, warpgroup, wideFp8Operands)});
           s.relations.push_back(op);
         } else if (isRegisterDot(d, mma)) {
           s.relations.push_back(op);
@@ -490,8 +546,8 @@ struct AssignLayoutsPass
         s.relations.push_back(op);
       } else if (isa<ConvertLayoutOp>(op)) {
         return op->emitOpError() << "layouts are already assigned";
-      } else if (isa<AsyncCopyOp, AsyncWaitOp, AsyncLocalLoadOp,
-                     WarpgroupDotOp, WarpgroupWaitOp>(op)) {
+      } else if (isa<AsyncCopyOp, AsyncWaitOp, AsyncLocalLoadOp, WarpgroupDotOp,
+                     WarpgroupWaitOp>(op)) {
         // Made by quire-async-copies from laid-out loads, never written.
         return op->emitOpError() << "not supported in a kernel's source: "
                                     "quire-async-copies makes these ops";
@@ -533,7 +589,7 @@ struct AssignLayoutsPass
       } else if (auto d = dyn_cast<DotOp>(op); d && isMmaDot(d, mma)) {
         Attribute c = tensorType(d.getResult()).getEncoding();
         if (!isa<MmaEncodingAttr>(c))
-          c = mmaLayout(d, numWarps, warpgroup);
+          c = mmaLayout(d, numWarps, warpgroup, wideFp8Operands);
         convertOperand(d.getAMutable(),
                        DotOperandEncodingAttr::get(&getContext(), 0, c));
         convertOperand(d.getBMutable(),

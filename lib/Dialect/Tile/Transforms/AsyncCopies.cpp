@@ -69,7 +69,8 @@ bool isWarpgroupDot(DotOp d) {
   RankedTensorType a = d.getA().getType(), c = d.getType();
   auto mma = dyn_cast_or_null<MmaEncodingAttr>(c.getEncoding());
   Type elt = a.getElementType();
-  if (!mma || !(elt.isF16() || elt.isBF16()) || !c.getElementType().isF32())
+  if (!mma || !mma.isPlain() || !(elt.isF16() || elt.isBF16()) ||
+      !c.getElementType().isF32())
     return false;
   return mma.getWarpsPerCTA()[1] == 1 &&
          isWarpgroupShape(c.getDimSize(0), c.getDimSize(1), a.getDimSize(1),

@@ -85,12 +85,67 @@ def Tile_MmaEncodingAttr : Tile_Attr<"MmaEncoding", "mma"> {
     ```mlir
     #tile.mma<{warpsPerCTA = [2, 2]}>
     ```
+
+    Three optional parameters renumber M, N and K, so that the elements a
+    lane holds of an operand are consecutive in memory and load as one
+    vector (fp8 operands read from shared memory). A lane `l` has
+    `g = l / 4` and `t = l % 4`:
+
+    - `kWidth` (2, 4, 8 or 16; default 2): each lane of an operand holds
+      `kWidth` consecutive K elements where the instruction's fragment has
+      2. In each block of `max(16, 4*kWidth)` K elements, the `j`-th K
+      position lane `t` holds (`2t`, `+1`, `+8`, `+9`, `+16`, ... in
+      order) stands for element `(j / kWidth) * 4*kWidth + t*kWidth +
+      j % kWidth`. A and B are renumbered alike, so the dot computes the
+      same sum; the accumulator does not change.
+    - `nWidth` (1, 2, 4, 8 or 16; default 1): in each block of `8*nWidth`
+      columns, the `j`-th column position lane `g` holds in B (`g`,
+      `g+8`, ...: one per 8-column fragment) stands for column
+      `(j / nWidth) * 8*nWidth + g*nWidth + j % nWidth`, so a B lane holds
+      `nWidth` consecutive columns and an accumulator lane `2*nWidth`.
+    - `mWidth` (1, 2, 4, 8 or 16; default 1): the same for rows, in blocks
+      of `max(16, 8*mWidth)`: the `j`-th row position lane `g` holds in A
+      and the accumulator (`g`, `g+8`, `g+16`, ...) stands for row
+      `(j / mWidth) * 8*mWidth + g*mWidth + j % mWidth`.
+
+    Warps step by whole blocks along M and N. A renumbered dimension must
+    be a multiple of its block.
+
+    ```mlir
+    #tile.mma<{warpsPerCTA = [1, 1], kWidth = 16}>
+    #tile.mma<{warpsPerCTA = [1, 1], mWidth = 16, nWidth = 2}>
+    ```
   }];
-  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
-  let assemblyFormat = "`<` `{` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `}` `>`";
+  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                    DefaultValuedParameter<"unsigned", "2">:$kWidth,
+                    DefaultValuedParameter<"unsigned", "1">:$nWidth,
+                    DefaultValuedParameter<"unsigned", "1">:$mWidth);
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     unsigned getNumWarps() const;
+    /// True without kWidth, nWidth and mWidth: the instruction's own
+    /// fragments.
+    bool isPlain() const {
+      return getKWidth() == 2 && getNWidth() == 1 && getMWidth() == 1;
+    }
+    /// True if operand `opIdx` (0: A, 1: B) has the instruction's own
+    /// fragments (A does not depend on nWidth, B on mWidth).
+    bool isPlainOperand(unsigned opIdx) const {
+      return getKWidth() == 2 &&
+             (opIdx == 0 ? getMWidth() == 1 : getNWidth() == 1);
+    }
+    /// The renumbering blocks along M, N and K (see above).
+    int64_t mBlock() const { return std::max<int64_t>(16, 8 * getMWidth()); }
+    int64_t nBlock() const { return 8 * getNWidth(); }
+    int64_t kBlock() const { return std::max<int64_t>(16, 4 * getKWidth()); }
+    /// The element a fragment position stands for along K, N or M, and
+    /// back (N, M).
+    int64_t kElement(int64_t p) const;
+    int64_t nElement(int64_t p) const;
+    int64_t nPosition(int64_t n) const;
+    int64_t mElement(int64_t p) const;
+    int64_t mPosition(int64_t m) const;
   }];
 }
 

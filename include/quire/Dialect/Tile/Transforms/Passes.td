@@ -33,6 +33,17 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
     4, M a multiple of 16 per warp, N a multiple of 8 up to 256, K of 16)
     has all warps split M, the layout of Hopper's warpgroup accumulators, so
     `quire-async-copies` can turn it into a `tile.warpgroup_dot`.
+
+    With `wide-fp8-operands` (the default), a tensor-core dot whose B is an
+    fp8 tile loaded in a loop and converted (`arith.extf`, through a
+    `tile.trans` or not), which the warps splitting M do not share, so that
+    `quire-async-copies` stages it as bytes, gets a `#tile.mma` whose lanes
+    hold 16 consecutive bytes of B where the instruction's fragments hold 2
+    or 1: `kWidth` when B's K is the loaded tile's contiguous dimension (K
+    of `Q K^T`; A is renumbered alike, so A must not come from a dot),
+    `nWidth` when its N is (V of `P V`; the accumulator is renumbered, so it
+    must not feed another dot's A). The staged operand is then read with
+    16-byte `ld.shared` instead of byte or byte-pair loads.
   }];
   let options = [
     Option<"numWarps", "num-warps", "unsigned", "4",
@@ -40,7 +51,10 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
     Option<"mma", "mma", "bool", "true",
            "give f16/bf16 dots with M >= 16 tensor-core (#tile.mma) layouts">,
     Option<"warpgroup", "warpgroup", "bool", "false",
-           "lay out wgmma-shaped dots for warpgroups (all warps along M)">
+           "lay out wgmma-shaped dots for warpgroups (all warps along M)">,
+    Option<"wideFp8Operands", "wide-fp8-operands", "bool", "true",
+           "renumber K or N of dots with a staged fp8 B so its lanes hold 16 "
+           "consecutive bytes (#tile.mma kWidth, nWidth)">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect"];
 }
