@@ -191,10 +191,15 @@ def paged_prefill(
         if ALIBI:
             s = s + slope * (toks[None, :] - (rows + ctx_len)[:, None]).to(
                 tl.float32)
-        tok_ok = (toks < ctx_len)[None, :]
+        # Only the last tile reaches past the context (a window masks
+        # every tile): the others skip the mask.
         if WINDOW:
-            tok_ok = tok_ok & (toks[None, :] >= lo_pos[:, None])
-        s = tl.where(tok_ok, s, float("-inf"))
+            tok_ok = (toks < ctx_len)[None, :] & \
+                (toks[None, :] >= lo_pos[:, None])
+            s = tl.where(tok_ok, s, float("-inf"))
+        else:
+            if start + BLOCK_N > ctx_len:
+                s = tl.where((toks < ctx_len)[None, :], s, float("-inf"))
         m_new, p, alpha, l = _softmax_step(s, m, l, WINDOW)
         v = tl.paged_load(v_cache, bt_row, start, kv_head, (BLOCK_N, DP),
                           PAGE_SIZE, (v_page_stride, v_token_stride,
@@ -251,9 +256,18 @@ def paged_prefill(
             seen = j[None, :] <= rows2
         else:
             seen = (j < q_len)[None, :]
+        # Only the tiles that reach past the program's first row (causal)
+        # or past the chunk skip no mask (a window masks every tile).
         if WINDOW:
             seen = seen & (j[None, :] >= lo_row[:, None])
-        s_j = tl.where(seen, s_j, float("-inf"))
+            s_j = tl.where(seen, s_j, float("-inf"))
+        else:
+            if CAUSAL:
+                partial = start + BLOCK_N > m0 + 1
+            else:
+                partial = start + BLOCK_N > q_len
+            if partial:
+                s_j = tl.where(seen, s_j, float("-inf"))
         m_j, p_j, alpha_j, l = _softmax_step(s_j, m, l, WINDOW)
         if SEPARATE:
             v_j = tl.load(vn_base + start * vn_token_stride + vn_offs,
