@@ -256,8 +256,9 @@ def paged_prefill(
             seen = j[None, :] <= rows2
         else:
             seen = (j < q_len)[None, :]
-        # Only the tiles that reach past the program's first row (causal)
-        # or past the chunk skip no mask (a window masks every tile).
+        # Only the tiles at an edge need the mask: past the program's
+        # first row (causal: they cross the diagonal) or past the chunk. A
+        # window masks every tile.
         if WINDOW:
             seen = seen & (j[None, :] >= lo_row[:, None])
             s_j = tl.where(seen, s_j, float("-inf"))
