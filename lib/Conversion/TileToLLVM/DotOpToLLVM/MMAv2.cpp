@@ -134,11 +134,19 @@ struct MmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       if (c[0] != (row & (shape[0] - 1)) || c[1] != (col & (shape[1] - 1)))
         mismatch = true;
     };
-    for (auto [mp, np] : tiles) {
+    // The accumulator registers of the fragment at (mp, np).
+    auto fragment = [&](int64_t mp, int64_t np) {
       int64_t m = cEnc.mElement(mp), m8 = cEnc.mElement(mp + 8);
       int64_t n = cEnc.nElement(np), n1 = cEnc.nElement(np + 1);
-      unsigned c[4] = {reg(cReg, m, n, M, N), reg(cReg, m, n1, M, N),
-                       reg(cReg, m8, n, M, N), reg(cReg, m8, n1, M, N)};
+      return std::array<unsigned, 4>{
+          reg(cReg, m, n, M, N), reg(cReg, m, n1, M, N), reg(cReg, m8, n, M, N),
+          reg(cReg, m8, n1, M, N)};
+    };
+    // Checked before any instruction is emitted: a dot whose layouts do
+    // not match is left to the FMA dot.
+    for (auto [mp, np] : tiles) {
+      int64_t n = cEnc.nElement(np);
+      std::array<unsigned, 4> c = fragment(mp, np);
       for (unsigned lane = 0; lane < tile::kWarpSize && !missing; ++lane) {
         int64_t g = lane / 4, t = lane % 4;
         for (unsigned i = 0; i < 4; ++i)
@@ -156,6 +164,15 @@ struct MmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
                      cEnc.nElement(np + g));
             }
       }
+    }
+    if (missing || mismatch)
+      return rewriter.notifyMatchFailure(
+          op, "the layouts do not hold the mma fragments in the lanes the "
+              "instruction reads them from");
+    for (auto [mp, np] : tiles) {
+      int64_t m = cEnc.mElement(mp), m8 = cEnc.mElement(mp + 8);
+      int64_t n = cEnc.nElement(np);
+      std::array<unsigned, 4> c = fragment(mp, np);
       SmallVector<Value> d{acc[c[0]], acc[c[1]], acc[c[2]], acc[c[3]]};
       for (int64_t kp = 0; kp < K; kp += 16) {
         int64_t k = cEnc.kElement(kp), k8 = cEnc.kElement(kp + 8);
@@ -168,13 +185,6 @@ struct MmaDotLowering : public ConvertOpToLLVMPattern<tile::DotOp> {
       for (unsigned i = 0; i < 4; ++i)
         acc[c[i]] = d[i];
     }
-    if (missing)
-      return op.emitOpError()
-             << "internal error: mma fragments not found in the layouts";
-    if (mismatch)
-      return op.emitOpError() << "internal error: the layouts do not hold "
-                                 "the mma fragments in the lanes the "
-                                 "instruction reads them from";
     rewriter.replaceOpWithMultiple(op, {acc});
     return success();
   }

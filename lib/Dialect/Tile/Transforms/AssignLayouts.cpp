@@ -588,8 +588,22 @@ struct AssignLayoutsPass
                                                r.getAxisAttr().getInt(), src));
       } else if (auto d = dyn_cast<DotOp>(op); d && isMmaDot(d, mma)) {
         Attribute c = tensorType(d.getResult()).getEncoding();
-        if (!isa<MmaEncodingAttr>(c))
-          c = mmaLayout(d, numWarps, warpgroup, wideFp8Operands);
+        MmaEncodingAttr own =
+            mmaLayout(d, numWarps, warpgroup, wideFp8Operands);
+        if (auto shared = dyn_cast<MmaEncodingAttr>(c)) {
+          // Dots sharing an accumulator share its layout, which another
+          // dot may have chosen. kWidth renumbers the operands only (the
+          // accumulator's layout is the same under any), so each dot takes
+          // its own, which fits its K.
+          unsigned kWidth = own.getWarpsPerCTA() == shared.getWarpsPerCTA()
+                                ? own.getKWidth()
+                                : 2;
+          c = MmaEncodingAttr::get(&getContext(), shared.getWarpsPerCTA(),
+                                   kWidth, shared.getNWidth(),
+                                   shared.getMWidth());
+        } else {
+          c = own;
+        }
         convertOperand(d.getAMutable(),
                        DotOperandEncodingAttr::get(&getContext(), 0, c));
         convertOperand(d.getBMutable(),
