@@ -103,6 +103,22 @@ def main(argv=None):
             t, bn, nw, splits, tr = min(results)
             print(f"best: block_n {bn}, warps {nw}, splits {splits}, transposed {tr}: "
                   f"{t:.1f} us, {100 * tbs(t) / limit:.0f}% of read")
+        if fp8:
+            # The ablation of the wide fp8 operands (docs/passes.md): the
+            # default configuration with the instruction's own fragments.
+            for wide in (True, False):
+                fn = (lambda wide=wide: _paged_decode(
+                    q, kc, vc, bt, sl, scale, out, max(L), ds, block_n=dn,
+                    num_warps=dw, transposed=dt, wide_fp8_operands=wide))
+                out.fill_(float("nan"))
+                fn()
+                torch.cuda.synchronize()
+                err = rel_err(out[sample], ref)
+                t = graph_us(fn)
+                ok = err < 2e-3 and not torch.isnan(out).any().item()
+                print(f"default, wide_fp8_operands={wide}: {t:.1f} us, "
+                      f"{100 * tbs(t) / limit:.0f}% of read, rel err {err:.1e}"
+                      f"{'' if ok else ' WRONG'}", flush=True)
     return 0
 
 

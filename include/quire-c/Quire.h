@@ -160,6 +160,13 @@ quireCompileOptionsSetAsyncWgmma(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
                                 int32_t earlyDots);
+/* Nonzero (the default): mma.sync dots over fp8 tiles staged as bytes
+ * renumber their fragments so each lane reads 16 consecutive bytes of them
+ * (quirec --wide-fp8-operands). Zero keeps the instruction's own fragments,
+ * read one or two bytes at a time. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetWideFp8Operands(QuireCompileOptions *options,
+                                      int32_t wideFp8Operands);
 /* Nonzero (the default): floating-point multiplies and adds may contract
  * into fma, as nvcc's --fmad=true and Triton's enable_fp_fusion do (quirec
  * --fp-fusion). Zero rounds each multiply and add on its own. */

@@ -58,6 +58,7 @@ struct QuireCompileOptions {
   bool wgmma = true;
   bool asyncWgmma = false;
   bool earlyDots = false;
+  bool wideFp8Operands = true;
   bool fpFusion = true;
   unsigned maxRegisters = 0;
   bool raisePagedLoads = true;
@@ -291,6 +292,12 @@ void quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
     options->earlyDots = earlyDots != 0;
 }
 
+void quireCompileOptionsSetWideFp8Operands(QuireCompileOptions *options,
+                                           int32_t wideFp8Operands) {
+  if (options)
+    options->wideFp8Operands = wideFp8Operands != 0;
+}
+
 void quireCompileOptionsSetFpFusion(QuireCompileOptions *options,
                                     int32_t fpFusion) {
   if (options)
@@ -343,6 +350,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.wgmma = options->wgmma;
   compileOptions.asyncWgmma = options->asyncWgmma;
   compileOptions.earlyDots = options->earlyDots;
+  compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.fpFusion = options->fpFusion;
   compileOptions.maxRegisters = options->maxRegisters;
   compileOptions.raisePagedLoads = options->raisePagedLoads;

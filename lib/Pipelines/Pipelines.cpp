@@ -113,6 +113,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
   layouts.numWarps = options.numWarps;
   layouts.mma = options.mma;
   layouts.warpgroup = warpgroup;
+  layouts.wideFp8Operands = options.wideFp8Operands;
   pm.addPass(tile::createAssignLayouts(layouts));
   if (async) {
     tile::AsyncCopiesOptions copies;
@@ -308,6 +309,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.wgmma = options.wgmma;
   popts.asyncWgmma = options.asyncWgmma;
   popts.earlyDots = options.earlyDots;
+  popts.wideFp8Operands = options.wideFp8Operands;
   popts.asyncEagerRefill = options.asyncEagerRefill;
   popts.stridedIterArgs = options.stridedIterArgs;
   popts.raisePagedLoads = options.raisePagedLoads;

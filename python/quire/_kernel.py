@@ -337,7 +337,8 @@ _kernels_lock = threading.Lock()
 def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             num_stages=2, wgmma=True, max_registers=0, source_name=None,
             raise_paged_loads=True, forward_stores=True, dump_ir=None,
-            async_wgmma=False, early_dots=False, enable_fp_fusion=True):
+            async_wgmma=False, early_dots=False, enable_fp_fusion=True,
+            wide_fp8_operands=True):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -362,6 +363,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     iteration early, so it runs during the softmax (quirec --early-dots).
     `enable_fp_fusion` (Triton's name, default True; quirec --fp-fusion)
     lets multiplies and adds contract into fma; False rounds each.
+    `wide_fp8_operands` (default True; quirec --wide-fp8-operands) lets the
+    mma.sync dots over fp8 tiles staged as bytes renumber their fragments so
+    each lane reads 16 consecutive bytes; False reads them one or two
+    bytes at a time.
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)
@@ -384,7 +389,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "max_registers": max_registers,
                "raise_paged_loads": raise_paged_loads,
                "forward_stores": forward_stores, "async_wgmma": async_wgmma,
-               "early_dots": early_dots, "enable_fp_fusion": enable_fp_fusion}
+               "early_dots": early_dots, "enable_fp_fusion": enable_fp_fusion,
+               "wide_fp8_operands": wide_fp8_operands}
     for option, value in options.items():
         _OPTION_CHECKS.get(option, check_bool)(option, value)
     sm = resolve_sm(sm)

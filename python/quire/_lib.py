@@ -118,6 +118,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetFpFusion":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetWideFp8Operands":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireResultGetIRDump":
                 (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)])}
     for name, (restype, argtypes) in list(sigs.items()) + list(optional.items()):
@@ -232,6 +234,9 @@ OPTIONS = (
            "issue dots one iteration early (early_dots)"),
     Option("enable_fp_fusion", True, "quireCompileOptionsSetFpFusion",
            "keep multiplies and adds unfused (enable_fp_fusion)"),
+    Option("wide_fp8_operands", True,
+           "quireCompileOptionsSetWideFp8Operands",
+           "read staged fp8 dot operands byte by byte (wide_fp8_operands)"),
 )
 OPTION_DEFAULTS = {o.name: o.default for o in OPTIONS}
 

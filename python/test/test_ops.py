@@ -75,6 +75,20 @@ def test_both_forms_match_float64(rng, transposed, group, num_splits):
     assert (out[0] == 0).all()
 
 
+def test_wide_fp8_operands_hook_is_checked(rng):
+    # The benchmarks' ablation switch (a compile option: the interpreter
+    # runs the same kernel either way).
+    q, k, v, bt, sl = _case(rng, 2, 2, 4, 40, 8, (5, 33))
+    out = np.full(q.shape, np.nan, np.float16)
+    quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, 1,
+                            wide_fp8_operands=False)
+    assert rel_err(np, out, paged_attention_ref(np, q, k, v, bt, sl)) < 2e-3
+    with pytest.raises(TypeError, match="wide_fp8_operands: expected True "
+                                        "or False, got str"):
+        quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, 1,
+                                wide_fp8_operands="no")
+
+
 def test_transposed_form_choice():
     f = quire.ops.decode_transposed
     assert [f(128, g) for g in (1, 2, 4, 8, 16)] == [False, True, True, True, False]

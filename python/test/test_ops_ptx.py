@@ -112,6 +112,19 @@ def test_fp8_operands_are_read_wide(key):
         r"mma\.sync", r"\.local")) == EXPECTED_FP8[key]
 
 
+def test_fp8_operands_are_read_narrow_with_the_option_off():
+    block_n, warps = configs.decode_config(128, 4, fp8=True)
+    spec = decode._split_spec(F16, 4, 128, 16, block_n, True, True, True,
+                              configs.decode_transposed(128, 4), False,
+                              False, NONE, kv_dtype="f8E4M3FN")
+    wide = launch.compiled(spec, 90, warps)
+    narrow = launch.compiled(spec, 90, warps, wide_fp8_operands=False)
+    assert narrow is not wide
+    assert narrow.options["wide_fp8_operands"] is False
+    assert len(re.findall(r"ld\.shared\.[bu]8\b", narrow.ptx)) == 64
+    assert len(re.findall(r"ld\.shared\.[bu]8\b", wide.ptx)) == 0
+
+
 def test_pointer_types_follow_the_dtype():
     spec = decode._split_spec(BF16, 8, 128, 16, 16, True, True, True, True,
                               False, False, NONE)

@@ -124,6 +124,13 @@ static cl::opt<bool> earlyDots(
              "early, asynchronously, so it runs while the iteration computes "
              "its softmax (quire-early-dots; default false)"),
     cl::cat(category));
+static cl::opt<bool> wideFp8Operands(
+    "wide-fp8-operands", cl::init(true),
+    cl::desc("renumber the fragments of mma.sync dots over fp8 tiles staged "
+             "as bytes so each lane reads 16 consecutive bytes of them "
+             "(#tile.mma kWidth, nWidth, mWidth; quire-assign-layouts "
+             "wide-fp8-operands; default true)"),
+    cl::cat(category));
 static cl::opt<bool> fpFusion(
     "fp-fusion", cl::init(true),
     cl::desc("let floating-point multiplies and adds contract into fma, as "
@@ -220,6 +227,7 @@ int main(int argc, char **argv) {
   options.wgmma = wgmma;
   options.asyncWgmma = asyncWgmma;
   options.earlyDots = earlyDots;
+  options.wideFp8Operands = wideFp8Operands;
   options.fpFusion = fpFusion;
   options.asyncEagerRefill = asyncEagerRefill;
   options.swizzleStaging = swizzleStaging;

@@ -105,6 +105,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "scores) one iteration early, so it runs during the "
                      "softmax (quire-early-dots; 3+ async stages)"),
       llvm::cl::init(false)};
+  Option<bool> wideFp8Operands{
+      *this, "wide-fp8-operands",
+      llvm::cl::desc("renumber the fragments of dots over staged fp8 tiles "
+                     "so each lane reads 16 consecutive bytes "
+                     "(quire-assign-layouts wide-fp8-operands)"),
+      llvm::cl::init(true)};
 };
 
 /// Deepest bracket nesting ((, [, {, <) a kernel source may have. The MLIR
@@ -157,6 +163,9 @@ struct CompileOptions {
   /// A wgmma-staged loop's first dot issued one iteration early
   /// (quire-early-dots).
   bool earlyDots = false;
+  /// Dots over staged fp8 tiles renumber their fragments so each lane reads
+  /// 16 consecutive bytes (quire-assign-layouts wide-fp8-operands).
+  bool wideFp8Operands = true;
   /// Async staging refills a stage at the end of the iteration that read it
   /// (quire-async-copies eager-refill).
   bool asyncEagerRefill = false;

@@ -208,9 +208,10 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                   num_warps=None, transposed=None, checked=False,
                   window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
                   sinks=None, return_lse=False, q_descale=None,
-                  k_descale=None, v_descale=None):
+                  k_descale=None, v_descale=None, wide_fp8_operands=True):
     """paged_decode_attention, with the tile height, warps and form of the
-    split kernel open for benchmarks and tests."""
+    split kernel open for benchmarks and tests (and `wide_fp8_operands`,
+    the compile option, for their ablation)."""
     extra, optional = features.optional_items(alibi_slopes, sinks, q_descale,
                                               k_descale, v_descale)
     v = decode_views(query, key_cache, value_cache, block_table, seq_lens,
@@ -237,15 +238,17 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
         max_tokens = min(max_tokens, val.to_int(max_seq_len, "max_seq_len"))
     num_splits = val.check_num_splits(num_splits, configs.MAX_SPLITS)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
+    val.check_bool(wide_fp8_operands, "wide_fp8_operands")
     run_decode(WHAT, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, num_seqs, lse, block_n=block_n,
-               num_warps=num_warps, transposed=transposed)
+               num_warps=num_warps, transposed=transposed,
+               wide_fp8_operands=wide_fp8_operands)
     return (out, lse) if return_lse else out
 
 
 def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, split_seqs, lse, cu=None, block_n=None,
-               num_warps=None, transposed=None):
+               num_warps=None, transposed=None, wide_fp8_operands=True):
     """Launches the decode kernels over every sequence of the validated
     views `v` (query rows by sequence, or by cu_seqlens_q with `cu`),
     writing `o` (and `lse`). `split_seqs` is how many sequences the split
@@ -372,11 +375,12 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     else:
         values.update(out_strides, out=o.obj)
         launches = [(first, grid, values, num_warps)]
-    run(what, launches, tensors, host, q.device, checked)
+    run(what, launches, tensors, host, q.device, checked,
+        wide_fp8_operands=wide_fp8_operands)
 
 
 def run(what, launches, tensors, host, device, checked=False, wgmma=True,
-        early_dots=False):
+        early_dots=False, wide_fp8_operands=True):
     """Runs [(spec, grid, values, num_warps)] in order: in the interpreter
     on the host, else compiled for `device` and launched on its current
     stream."""
@@ -396,7 +400,7 @@ def run(what, launches, tensors, host, device, checked=False, wgmma=True,
     for spec, _, _, warps in launches:
         try:
             kernels.append(launch.compiled(spec, sm, warps, wgmma, checked,
-                                           early_dots))
+                                           early_dots, wide_fp8_operands))
         except launch._kernel.CompilationError as e:
             raise NotImplementedError(
                 f"{what}: the GPU backend cannot compile {spec.name}:\n{e}"

@@ -2,6 +2,7 @@
 // RUN: quire-opt %s --split-input-file "--quire-assign-layouts=num-warps=1 wide-fp8-operands=false" | FileCheck %s --check-prefix=PLAIN
 // RUN: quirec --sm 90 --num-warps 1 --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 1 --emit=ptx %s -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o /dev/null %}
+// RUN: quirec --sm 90 --num-warps 1 --wide-fp8-operands=false --emit=ptx %s -o - | FileCheck %s --check-prefix=NARROW
 // A dot whose operand is an fp8 tile loaded in the loop (staged as bytes by
 // quire-async-copies) gets a #tile.mma whose lanes hold consecutive bytes of
 // that operand along its loaded tile's contiguous dimension: K (kWidth) for
@@ -31,6 +32,10 @@
 // PTX-COUNT-16: prmt.b32
 // PTX-NOT:     {{ld|st}}.shared
 // PTX:         bra {{.*}}$L__BB0_2;
+// NARROW-LABEL: .entry wide_rows(
+// NARROW:       $L__BB0_2:
+// NARROW:       ld.shared.{{[bu]}}8
+// NARROW:       bra {{.*}}$L__BB0_2;
 
 func.func @wide_rows(%q: !tile.ptr<f16> {tile.divisibility = 16 : i32},
     %k: !tile.ptr<f8E4M3FN> {tile.divisibility = 16 : i32},
