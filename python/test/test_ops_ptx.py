@@ -112,6 +112,23 @@ def test_fp8_operands_are_read_wide(key):
         r"mma\.sync", r"\.local")) == EXPECTED_FP8[key]
 
 
+@pytest.mark.parametrize("d", [64, 128])
+def test_fp8_prefill_runs_on_wgmma(d):
+    # The converted fp8 K and V tiles (shared by the warps) are stored into
+    # swizzled buffers between barriers, and both dots run on wgmma as the
+    # fp16 kernel's do (tile.local_store: docs/passes.md).
+    block_m, block_n, warps = configs.prefill_config(d)
+    specs = [prefill._spec(F16, 4, d, 16, block_m, block_n, True, True, False,
+                           False, True, False, NONE, kv_dtype=kv)
+             for kv in ("f8E4M3FN", None)]
+    fp8, fp16 = (launch.compiled(spec, 90, warps).ptx for spec in specs)
+    assert "mma.sync" not in fp8 and ".local" not in fp8
+    assert len(re.findall(r"wgmma\.mma_async", fp8)) == \
+        len(re.findall(r"wgmma\.mma_async", fp16)) > 0
+    # Two loops (context, chunk), each storing K and V.
+    assert len(re.findall(r"fence\.proxy\.async", fp8)) == 4
+
+
 def test_fp8_operands_are_read_narrow_with_the_option_off():
     block_n, warps = configs.decode_config(128, 4, fp8=True)
     spec = decode._split_spec(F16, 4, 128, 16, block_n, True, True, True,

@@ -13,6 +13,8 @@
 //
 // Buffers staged `nvmma` hold the swizzled layout wgmma reads through a
 // matrix descriptor; tile.warpgroup_dot reads them (DotOpToLLVM/WGMMA.cpp).
+// tile.local_store writes a register tile into such a buffer between two
+// barriers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,6 +140,67 @@ struct AsyncCopyOpLowering : public ConvertOpToLLVMPattern<tile::AsyncCopyOp> {
   TileToLLVMState &state;
 };
 
+/// tile.local_store %v into stage %s {buffer = b, ...}
+///   => bar.sync 0; st.shared [smem(b, s, coord)] per run of a thread's
+///      elements along the staged contiguous dimension (up to 16 bytes);
+///      fence.proxy.async.shared::cta; bar.sync 0
+/// (barriers of their own: the analysis of the staging slots keeps them).
+struct LocalStoreOpLowering
+    : public ConvertOpToLLVMPattern<tile::LocalStoreOp> {
+  LocalStoreOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::LocalStoreOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType type = op.getValue().getType();
+    Type elt = type.getElementType();
+    if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() < 8)
+      return op.emitOpError() << "not supported on the GPU: staged " << elt;
+    int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+    FailureOr<tile::LinearLayout> layout = getLayout(op, type);
+    if (failed(layout))
+      return failure();
+    SmallVector<int64_t> shape = op.getStagedShape();
+    Staging st = reserveStaging(state, shape, op.getContig(), bytes,
+                                op.getBuffer(), op.getStages(), op.getNvmma());
+    Value stageOff =
+        stageOffset(rewriter, loc, adaptor.getStage().front(), st.stageBytes);
+    // The value's dimension that is the staged tile's contiguous one.
+    unsigned runDim = op.getTransposed() ? 1 - op.getContig() : op.getContig();
+    unsigned run = registerRun(*layout, runDim, 16 / bytes);
+    ValueRange in = adaptor.getValue();
+    SmallVector<Value> thread =
+        threadCoord(rewriter, loc, *layout, getThreadIds(rewriter, loc));
+    NVVM::Barrier0Op::create(rewriter, loc);
+    for (unsigned r = 0; r < in.size(); r += run) {
+      SmallVector<Value> c = regCoordValues(rewriter, loc, *layout, thread, r);
+      if (op.getTransposed())
+        std::swap(c[0], c[1]);
+      Value off =
+          LLVM::AddOp::create(rewriter, loc, st.at(rewriter, loc, c), stageOff);
+      Value ptr = asyncSharedPtr(rewriter, loc, op, off, op.getBuffer());
+      if (run == 1) {
+        LLVM::StoreOp::create(rewriter, loc, in[r], ptr);
+        continue;
+      }
+      auto vecTy = VectorType::get({run}, in[r].getType());
+      Value v = LLVM::PoisonOp::create(rewriter, loc, vecTy);
+      for (unsigned i = 0; i < run; ++i)
+        v = LLVM::InsertElementOp::create(rewriter, loc, v, in[r + i],
+                                          i32Const(rewriter, loc, i));
+      LLVM::StoreOp::create(rewriter, loc, v, ptr, run * bytes);
+    }
+    inlinePtx(rewriter, loc, {}, {}, "fence.proxy.async.shared::cta;", "",
+              /*sideEffects=*/true);
+    NVVM::Barrier0Op::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
 /// tile.async_wait {pending = n} => cp.async.wait_group n;
 ///   [fence.proxy.async.shared::cta with async_proxy;] bar.sync 0
 /// (a barrier of its own: the analysis of the staging slots keeps it).
@@ -200,6 +263,8 @@ struct AsyncLocalLoadOpLowering
 void tilellvm::populateAsyncCopyPatterns(LLVMTypeConverter &converter,
                                          RewritePatternSet &patterns,
                                          TileToLLVMState &state) {
-  patterns.add<AsyncCopyOpLowering, AsyncLocalLoadOpLowering>(converter, state);
+  patterns
+      .add<AsyncCopyOpLowering, AsyncLocalLoadOpLowering, LocalStoreOpLowering>(
+          converter, state);
   patterns.add<AsyncWaitOpLowering>(converter);
 }

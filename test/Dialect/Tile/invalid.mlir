@@ -961,3 +961,27 @@ func.func @num_stages_op(%x: i32) -> i32 {
   %y = arith.addi %x, %x {tile.num_stages = 3 : i32} : i32
   return %y : i32
 }
+
+// -----
+
+func.func @local_store_contig(%v: tensor<64x32xf16>, %s: i32) {
+  // expected-error @+1 {{contig must be 0 or 1, got 2}}
+  tile.local_store %v into stage %s {buffer = 0 : i32, contig = 2 : i32, stages = 1 : i32} : tensor<64x32xf16>
+  return
+}
+
+// -----
+
+func.func @local_store_nvmma_type(%v: tensor<64x32xf32>, %s: i32) {
+  // expected-error @+1 {{nvmma staging needs 16-bit elements, got 'f32'}}
+  tile.local_store %v into stage %s {buffer = 0 : i32, contig = 1 : i32, stages = 1 : i32, nvmma} : tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @local_store_nvmma_shape(%v: tensor<64x4xf16>, %s: i32) {
+  // expected-error @+1 {{nvmma staging needs at least 16 elements along the contiguous dimension and 8 along the other, got 4x64}}
+  tile.local_store %v into stage %s {buffer = 0 : i32, contig = 1 : i32, stages = 1 : i32, transposed, nvmma} : tensor<64x4xf16>
+  return
+}

@@ -168,10 +168,12 @@ func.func @divisibility(%p: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %n: i
 // CHECK: tile.async_copy %{{.*}} mask %{{.*}} into stage %{{.*}} {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32, transposed} : tensor<16x64x!tile.ptr<f16>>, tensor<16x64xi1>
 // CHECK: tile.async_wait {pending = 0 : i32}
 // CHECK: tile.async_local_load %{{.*}} {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32} : tensor<64x16xf16>
+// CHECK: tile.local_store %{{.*}} into stage %{{.*}} {buffer = 1 : i32, contig = 1 : i32, nvmma, stages = 1 : i32, transposed} : tensor<64x16xf16>
 func.func @async_staging(%p: tensor<16x64x!tile.ptr<f16>>, %m: tensor<16x64xi1>, %s: i32) -> tensor<64x16xf16> {
   tile.async_copy %p mask %m into stage %s {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32, transposed} : tensor<16x64x!tile.ptr<f16>>, tensor<16x64xi1>
   tile.async_wait {pending = 0 : i32}
   %x = tile.async_local_load %s {buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32} : tensor<64x16xf16>
+  tile.local_store %x into stage %s {buffer = 1 : i32, contig = 1 : i32, stages = 1 : i32, transposed, nvmma} : tensor<64x16xf16>
   return %x : tensor<64x16xf16>
 }
 

@@ -565,6 +565,23 @@ LogicalResult AsyncWaitOp::verify() {
   return success();
 }
 
+SmallVector<int64_t> LocalStoreOp::getStagedShape() {
+  SmallVector<int64_t> shape(getValue().getType().getShape());
+  if (getTransposed())
+    std::reverse(shape.begin(), shape.end());
+  return shape;
+}
+
+LogicalResult LocalStoreOp::verify() {
+  if (failed(verifyStaging(*this, getStagedShape(), getBuffer(), getContig(),
+                           getStages())))
+    return failure();
+  if (getNvmma())
+    return verifyNvmma(*this, getStagedShape(),
+                       getValue().getType().getElementType(), getContig());
+  return success();
+}
+
 LogicalResult AsyncLocalLoadOp::verify() {
   return verifyStaging(*this, getResult().getType().getShape(), getBuffer(),
                        getContig(), getStages());

@@ -546,8 +546,8 @@ struct AssignLayoutsPass
         s.relations.push_back(op);
       } else if (isa<ConvertLayoutOp>(op)) {
         return op->emitOpError() << "layouts are already assigned";
-      } else if (isa<AsyncCopyOp, AsyncWaitOp, AsyncLocalLoadOp, WarpgroupDotOp,
-                     WarpgroupWaitOp>(op)) {
+      } else if (isa<AsyncCopyOp, AsyncWaitOp, AsyncLocalLoadOp, LocalStoreOp,
+                     WarpgroupDotOp, WarpgroupWaitOp>(op)) {
         // Made by quire-async-copies from laid-out loads, never written.
         return op->emitOpError() << "not supported in a kernel's source: "
                                     "quire-async-copies makes these ops";

@@ -85,10 +85,13 @@ bool stagesA(Candidate c) {
   return c.nvmma && c.dot.getA() == c.convert.getResult();
 }
 
-/// True if the staged tile can take the swizzled wgmma layout.
+/// True if a staged tile of 16-bit `shape`, contiguous along `contig`, can
+/// take the swizzled wgmma layout.
+bool fitsNvmma(ArrayRef<int64_t> shape, unsigned contig) {
+  return shape[contig] * 2 >= 32 && shape[1 - contig] >= 8;
+}
 bool fitsNvmma(Candidate c) {
-  auto shape = c.convert.getType().getShape();
-  return shape[c.contig] * 2 >= 32 && shape[1 - c.contig] >= 8;
+  return fitsNvmma(c.convert.getType().getShape(), c.contig);
 }
 
 /// The ops of the loop body a value is computed from: pure ops (`pure`)
@@ -226,6 +229,86 @@ struct AsyncCopiesPass
     });
     for (scf::ForOp loop : loops)
       stage(loop, info);
+    if (!warpgroup)
+      return;
+    // The loops again: staging replaced the ones it staged.
+    loops.clear();
+    getOperation().walk([&](scf::ForOp loop) {
+      auto func = loop->getParentOfType<func::FuncOp>();
+      if (func && isKernel(func))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      storeConvertedOperands(loop);
+  }
+
+  /// wgmma for the dots of `loop` whose B is an fp8 tile converted in
+  /// registers (a tile the warps along M share, which `stage` leaves to
+  /// the conversion before the layout change): each iteration stores the
+  /// converted tile into a one-stage swizzled buffer (tile.local_store,
+  /// between barriers) that a tile.warpgroup_dot reads, instead of
+  /// converting it to the mma.sync operand layout.
+  void storeConvertedOperands(scf::ForOp loop) {
+    SmallVector<DotOp> dots;
+    for (DotOp d : loop.getBody()->getOps<DotOp>())
+      dots.push_back(d);
+    int32_t buffer = firstBuffer(loop);
+    int32_t next = buffer;
+    for (DotOp d : dots) {
+      auto cv = d.getB().getDefiningOp<ConvertLayoutOp>();
+      if (!isWarpgroupDot(d) || !cv || !cv->hasOneUse() ||
+          cv->getBlock() != loop.getBody() ||
+          !isa<DotOperandEncodingAttr>(cv.getType().getEncoding()))
+        continue;
+      Value x = cv.getSrc();
+      auto trans = x.getDefiningOp<TransOp>();
+      if (trans) {
+        if (!trans->hasOneUse())
+          continue;
+        x = trans.getSrc();
+      }
+      auto ext = x.getDefiningOp<arith::ExtFOp>();
+      auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(
+          cast<RankedTensorType>(x.getType()).getEncoding());
+      if (!ext || !isFp8Type(getElementTypeOrSelf(ext.getIn().getType())) ||
+          !blocked)
+        continue;
+      // The staged tile is B (K x N): contiguous along the dimension the
+      // value's registers run along.
+      unsigned run = blocked.getOrder()[0];
+      int32_t contig = int32_t(trans ? 1 - run : run);
+      if (!fitsNvmma(cv.getType().getShape(), contig))
+        continue;
+      OpBuilder b(cv);
+      Location loc = cv.getLoc();
+      Value stage = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+      LocalStoreOp::create(b, loc, x, stage, b.getI32IntegerAttr(next),
+                           b.getI32IntegerAttr(contig), b.getI32IntegerAttr(1),
+                           trans ? b.getUnitAttr() : UnitAttr(),
+                           b.getUnitAttr());
+      b.setInsertionPoint(d);
+      auto w = WarpgroupDotOp::create(
+          b, d.getLoc(), d.getType(), d.getA(), Value(), stage, d.getC(),
+          IntegerAttr(), IntegerAttr(), b.getI32IntegerAttr(next),
+          b.getI32IntegerAttr(contig), b.getI32IntegerAttr(1),
+          b.getI64IntegerAttr(d.getA().getType().getDimSize(1)),
+          TypeAttr::get(d.getA().getType().getElementType()), UnitAttr());
+      d.replaceAllUsesWith(w.getResult());
+      d.erase();
+      cv.erase();
+      if (trans)
+        trans.erase();
+      ++next;
+    }
+    if (next == buffer)
+      return;
+    staged.push_back({loop, next});
+    // A later loop may stage into the same buffers (sequential loops share
+    // ids): a barrier after this one orders every warpgroup's last reads
+    // before those writes, as the wait after a staged loop does.
+    OpBuilder after(loop->getContext());
+    after.setInsertionPointAfter(loop);
+    BarrierOp::create(after, loop.getLoc());
   }
 
   /// The pure ops the slice loads depend on (a subset of slice.pure).

@@ -1,6 +1,7 @@
 // RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=4" | FileCheck %s
+// RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=4 wgmma=false" | FileCheck %s --check-prefix=MMA
 // RUN: quirec --sm 90 --num-warps 4 --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
-// RUN: %if ptxas %{ quirec --sm 90 --num-warps 4 --emit=ptx %s -o %t.ptx && %ptxas -arch=sm_90 %t.ptx -o /dev/null %}
+// RUN: %if ptxas %{ quirec --sm 90 --num-warps 4 --emit=ptx %s -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o /dev/null %}
 // An fp8 dot operand (a load of f8E4M3FN or f8E5M2 whose arith.extf to f16
 // feeds the dot, before or after a tile.trans) is staged as bytes: cp.async
 // copies them, tile.async_local_load reads them in the operand's layout and
@@ -8,7 +9,9 @@
 // elements (the conversion would be repeated per warp): with 4 warps on a
 // 64-row dot the B operand is replicated over the warps along M, and stays
 // a register load (prefetched one iteration ahead by quire-pipeline-loads)
-// converted before the layout change.
+// converted before the layout change. On sm_90 the converted tile is then
+// stored into a one-stage swizzled buffer (tile.local_store) that wgmma
+// reads; without wgmma it is converted to the mma.sync operand layout.
 
 // CHECK-LABEL: func.func @fp8_b
 // CHECK:         tile.async_copy %{{.*}} : tensor<32x64x!tile.ptr<f8E4M3FN>
@@ -156,10 +159,23 @@ func.func @fp8_b_transposed(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
 // CHECK:       scf.for
 // CHECK:         tile.load %{{.*}} : tensor<32x16x!tile.ptr<f8E4M3FN>
 // CHECK:         %[[B:.*]] = arith.extf %{{.*}} : tensor<32x16xf8E4M3FN, #tile.blocked
-// CHECK:         tile.convert_layout %[[B]] : tensor<32x16xf16, #tile.blocked<{{.*}}>> -> tensor<32x16xf16, #tile.dot_op<{opIdx = 1
+// CHECK:         tile.local_store %[[B]] into stage %{{.*}} {buffer = 1 : i32, contig = 1 : i32, nvmma, stages = 1 : i32} : tensor<32x16xf16, #tile.blocked
+// CHECK:         tile.warpgroup_dot a(%{{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 1 : i32, b_contig = 1 : i32, k = 32 : i64, operand_type = f16, stages = 1 : i32}
+// CHECK:         scf.yield
+// CHECK:       tile.barrier
+// CHECK-NEXT:  tile.async_wait {pending = 0 : i32}
+// MMA-LABEL:   func.func @fp8_b_replicated
+// MMA:           %[[B:.*]] = arith.extf %{{.*}} : tensor<32x16xf8E4M3FN, #tile.blocked
+// MMA:           tile.convert_layout %[[B]] : tensor<32x16xf16, #tile.blocked<{{.*}}>> -> tensor<32x16xf16, #tile.dot_op<{opIdx = 1
 // PTX-LABEL:   .entry fp8_b_replicated
 // PTX-NOT:     .entry
 // PTX:         cvt.rn.f16x2.e4m3x2
+// PTX:         bar.sync
+// PTX:         st.shared
+// PTX:         fence.proxy.async.shared::cta;
+// PTX-NEXT:    // end inline asm
+// PTX-NEXT:    bar.sync
+// PTX:         wgmma.mma_async
 func.func @fp8_b_replicated(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                  %b: !tile.ptr<f8E4M3FN> {tile.divisibility = 16 : i32},
                  %c: !tile.ptr<f32> {tile.divisibility = 16 : i32},

@@ -530,6 +530,35 @@ def Tile_AsyncLocalLoadOp : Tile_Op<"async_local_load", [MemoryEffects<[MemRead]
   let hasVerifier = 1;
 }
 
+def Tile_LocalStoreOp : Tile_Op<"local_store", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "write a register tile into a staging buffer, synchronized";
+  let description = [{
+    Inserted by `quire-async-copies` (sm_90) for a `tile.dot` whose B operand
+    is computed in registers (an fp8 tile converted after its load), so that
+    `wgmma` reads it from shared memory: synchronizes the threads of the CTA
+    (none still reads the stage), writes `value`, or its transpose with
+    `transposed`, into stage `stage` of buffer `buffer` in the layout
+    `tile.async_copy` stages with the same attributes (`nvmma`: the
+    swizzled layout `wgmma` reads), makes the writes visible to the async
+    proxy (`fence.proxy.async`) and synchronizes again.
+
+    ```mlir
+    tile.local_store %v into stage %c0 {buffer = 2 : i32, contig = 1 : i32,
+        stages = 1 : i32, nvmma} : tensor<64x128xf16, #blocked>
+    ```
+  }];
+  let arguments = (ins Tile_Tensor:$value, I32:$stage, I32Attr:$buffer,
+                       I32Attr:$contig, I32Attr:$stages, UnitAttr:$transposed,
+                       UnitAttr:$nvmma);
+  let assemblyFormat = "$value `into` `stage` $stage attr-dict `:` type($value)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The shape of the staged tile (the transpose of value's with
+    /// `transposed`).
+    ::llvm::SmallVector<int64_t> getStagedShape();
+  }];
+}
+
 def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
     MemoryEffects<[MemRead]>, AttrSizedOperandSegments]> {
   let summary = "a dot on Hopper's warpgroup tensor cores (wgmma), B staged";
