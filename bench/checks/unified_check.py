@@ -3,11 +3,12 @@
 Every feature alone and together (sliding window 0/128/4096, softcap
 0/30/50, ALiBi on/off, sinks on/off, the log-sum-exp, descale factors,
 non-causal) on decode-only, prefill-only and mixed batches with ragged
-lengths including 0 and 1, fp16 and bf16, head dims 64/80/96/128/192/256,
-pages 16/32/128, GQA groups 1/4/8/16, forced split counts; NaN-poisoned
-outputs and fresh random inputs per case (the case's seed is printed). One
-line per case; exits non-zero on any failure. fp8 caches are refused by the
-op (NotImplementedError) and are not in the grid yet.
+lengths including 0 and 1, fp16 and bf16 queries over caches of the same
+dtype or of fp8 (e4m3fn, e5m2: every feature on every batch kind, and the
+shapes), head dims 64/80/96/128/192/256, pages 16/32/128, GQA groups
+1/4/8/16, forced split counts; NaN-poisoned outputs and fresh random inputs
+per case (the case's seed is printed). The reference reads an fp8 cache's
+values, exact in float32. One line per case; exits non-zero on any failure.
 
     bench/run.py unified_check [--quick]
 """
@@ -29,19 +30,22 @@ FEATURES = ["none", "window0", "window128", "window4096", "softcap30",
             "window128+softcap30+alibi+sinks+lse+descale",
             "window4096+softcap50+sinks+lse"]
 SHORT = {"float16": "fp16", "bfloat16": "bf16"}
+FP8 = ("e4m3fn", "e5m2")
 SHAPES = [  # head dim, page, q heads, kv heads
     (64, 16, 8, 2), (80, 16, 8, 2), (96, 32, 8, 2), (128, 16, 32, 8),
     (192, 16, 8, 4), (256, 16, 4, 2), (128, 32, 16, 16), (128, 128, 32, 4),
     (64, 16, 32, 4), (128, 16, 64, 4), (128, 16, 16, 1)]
 
 
-def make(torch, gen, ctx, qlens, page, hq, hkv, d, dtype):
+def make(torch, gen, ctx, qlens, page, hq, hkv, d, dtype, fp8=None):
     """A [2, num_blocks, ...] cache (vLLM's) holding each sequence's
-    context and chunk, its queries and metadata."""
+    context and chunk, its queries and metadata; `fp8` a format for the
+    cache (its values rounded to it), else the queries' dtype."""
     lens = [c + n for c, n in zip(ctx, qlens)]
     mb = max(1, max(-(-n // page) for n in lens))
     nb = len(lens) * mb + 5
-    kv = torch.randn(2, nb, page, hkv, d, device="cuda", generator=gen).to(dtype)
+    kv = torch.randn(2, nb, page, hkv, d, device="cuda", generator=gen).to(
+        getattr(torch, "float8_" + fp8) if fp8 else dtype)
     bt = torch.randperm(nb, device="cuda", generator=gen)[:len(lens) * mb]
     starts = [0]
     for n in qlens:
@@ -95,7 +99,9 @@ def check(torch, quire, inp, name, causal=True, num_splits=None, seed=0):
         kw.pop("q_descale", None), kw.pop("k_descale", None), kw.pop("v_descale", None),
         return_lse=lse_on, num_splits=num_splits, **kw)
     torch.cuda.synchronize()
-    ref, ref_lse = unified_ref(q, inp["k"], inp["v"], inp["bt"], inp["cu"], inp["lens"],
+    # An fp8 cache's values are exact in float32.
+    k, v = (x.float() if x.element_size() == 1 else x for x in (inp["k"], inp["v"]))
+    ref, ref_lse = unified_ref(q, k, v, inp["bt"], inp["cu"], inp["lens"],
                                scale, causal, **ref_kw)
     err = rel_err(out, ref)
     tol = 2e-3 if q.dtype == torch.float16 else 1.6e-2
@@ -123,37 +129,54 @@ def main(argv=None):
 
     print_header("unified_check")
     rnd = random.Random()
-    todo = []  # (batch kind, dtype, shape, feature, causal, splits)
+    # (batch kind, dtype, fp8 cache format or None, shape, feature, causal,
+    # splits)
+    todo = []
     for kind in BATCHES:
         for dtype in ("float16", "bfloat16"):
             if args.quick and kind != ("mixed" if dtype == "float16" else "decode"):
                 continue
             for feat in FEATURES:
-                todo.append((kind, dtype, (128, 16, 32, 8), feat, True, None))
+                todo.append((kind, dtype, None, (128, 16, 32, 8), feat, True, None))
+        for kv in FP8:
+            if args.quick and kind != "mixed":
+                continue
+            for feat in FEATURES:
+                todo.append((kind, rnd.choice(["float16", "bfloat16"]), kv,
+                             (128, 16, 32, 8), feat, True, None))
     if not args.quick:
         for shape in SHAPES:
             for feat in ("none", FEATURES[-2]):
-                todo.append(("mixed", rnd.choice(["float16", "bfloat16"]), shape, feat,
-                             True, None))
+                todo.append(("mixed", rnd.choice(["float16", "bfloat16"]), None, shape,
+                             feat, True, None))
+                todo.append(("mixed", rnd.choice(["float16", "bfloat16"]),
+                             rnd.choice(FP8), shape, feat, True, None))
         for kind in ("prefill", "mixed"):
             for feat in ("none", "window128+alibi+sinks+lse"):
-                todo.append((kind, "float16", (128, 16, 32, 8), feat, False, None))
+                todo.append((kind, "float16", None, (128, 16, 32, 8), feat, False,
+                             None))
         for ns in (1, 3, 32):
             for kind in ("decode", "mixed"):
-                todo.append((kind, "bfloat16", (128, 16, 32, 8), FEATURES[-2], True, ns))
+                todo.append((kind, "bfloat16", None, (128, 16, 32, 8), FEATURES[-2],
+                             True, ns))
+                todo.append((kind, "float16", "e4m3fn", (128, 16, 32, 8),
+                             FEATURES[-2], True, ns))
     fails = 0
-    for kind, dtype, (d, page, hq, hkv), feat, causal, ns in todo:
+    for kind, dtype, kv, (d, page, hq, hkv), feat, causal, ns in todo:
         seed = rnd.randrange(2 ** 31)
         gen = torch.Generator(device="cuda").manual_seed(seed)
         ctx, qlens = BATCHES[kind]
-        inp = make(torch, gen, ctx, qlens, page, hq, hkv, d, getattr(torch, dtype))
+        inp = make(torch, gen, ctx, qlens, page, hq, hkv, d, getattr(torch, dtype),
+                   kv)
         try:
             ok, line = check(torch, quire, inp, feat, causal, ns, seed)
         except Exception as e:  # report and go on
             ok, line = False, f"{type(e).__name__}: {e}"
         fails += not ok
         plan = quire.ops.unified_plan(inp["q"].shape[0], len(ctx), inp["max_q"])
-        print(f"{'ok  ' if ok else 'FAIL'} {kind:13s} ({plan}) {SHORT[dtype]:4s} D {d:3d} "
+        cache = f"/{kv:6s}" if kv else " " * 7
+        print(f"{'ok  ' if ok else 'FAIL'} {kind:13s} ({plan}) {SHORT[dtype]:4s}{cache} "
+              f"D {d:3d} "
               f"page {page:3d} heads {hq}/{hkv} {feat}{'' if causal else ' non-causal'}"
               f"{'' if ns is None else f' splits {ns}'} seed {seed}: {line}", flush=True)
     print(f"{len(todo) - fails}/{len(todo)} cases pass")
