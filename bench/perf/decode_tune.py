@@ -6,6 +6,7 @@ fp16, or fp8 with --kv-dtype, where both forms are tried). What configs.py's
 defaults should be per shape comes from this table.
 
     bench/run.py decode_tune [--rows NAME,...] [--kv-dtype e4m3fn|e5m2]
+        [--tiles 16x1,32x4,...] [--splits 1,2,4,...]
 """
 
 import math
@@ -28,12 +29,22 @@ SPLITS = (1, 2, 4, 8, 16, 32)
 def main(argv=None):
     p = parser("decode_tune", __doc__)
     p.add_argument("--rows", help="comma-separated row names (default all)")
+    p.add_argument("--tiles", help="comma-separated tiles as TOKENSxWARPS "
+                   "(default: " + ",".join(f"{n}x{w}" for n, w in TILES) + ")")
+    p.add_argument("--splits", help="comma-separated split counts (default: "
+                   + ",".join(map(str, SPLITS)) + ")")
     p.add_argument("--kv-dtype", default="float16",
                    choices=("float16", "e4m3fn", "e5m2"),
                    help="the caches' element type (default float16)")
     args = p.parse_args(argv)
+    try:
+        tiles = TILES if not args.tiles else tuple(
+            tuple(int(x) for x in t.split("x")) for t in args.tiles.split(","))
+        splits_ = SPLITS if not args.splits else tuple(
+            int(s) for s in args.splits.split(","))
+    except ValueError:
+        p.error("--tiles takes TOKENSxWARPS,... and --splits N,...")
     torch = require_torch()
-    import quire
     from quire.ops import configs
     from quire.ops.decode import _paged_decode
     from lib import bandwidth
@@ -76,7 +87,7 @@ def main(argv=None):
         out = torch.empty_like(q)
         results = []
         forms = (dt, not dt) if fp8 else (dt,)
-        configs_ = [(bn, nw, sp, tr) for bn, nw in TILES for sp in SPLITS
+        configs_ = [(bn, nw, sp, tr) for bn, nw in tiles for sp in splits_
                     for tr in forms]
         if (dn, dw, ds, dt) not in configs_:
             configs_.append((dn, dw, ds, dt))
