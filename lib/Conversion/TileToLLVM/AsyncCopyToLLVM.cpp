@@ -167,31 +167,20 @@ struct LocalStoreOpLowering
                                 op.getBuffer(), op.getStages(), op.getNvmma());
     Value stageOff =
         stageOffset(rewriter, loc, adaptor.getStage().front(), st.stageBytes);
-    // The value's dimension that is the staged tile's contiguous one.
-    unsigned runDim = op.getTransposed() ? 1 - op.getContig() : op.getContig();
-    unsigned run = registerRun(*layout, runDim, 16 / bytes);
-    ValueRange in = adaptor.getValue();
-    SmallVector<Value> thread =
-        threadCoord(rewriter, loc, *layout, getThreadIds(rewriter, loc));
-    NVVM::Barrier0Op::create(rewriter, loc);
-    for (unsigned r = 0; r < in.size(); r += run) {
-      SmallVector<Value> c = regCoordValues(rewriter, loc, *layout, thread, r);
+    auto ptrAt = [&](ArrayRef<Value> coord) {
+      SmallVector<Value> c(coord);
       if (op.getTransposed())
         std::swap(c[0], c[1]);
       Value off =
           LLVM::AddOp::create(rewriter, loc, st.at(rewriter, loc, c), stageOff);
-      Value ptr = asyncSharedPtr(rewriter, loc, op, off, op.getBuffer());
-      if (run == 1) {
-        LLVM::StoreOp::create(rewriter, loc, in[r], ptr);
-        continue;
-      }
-      auto vecTy = VectorType::get({run}, in[r].getType());
-      Value v = LLVM::PoisonOp::create(rewriter, loc, vecTy);
-      for (unsigned i = 0; i < run; ++i)
-        v = LLVM::InsertElementOp::create(rewriter, loc, v, in[r + i],
-                                          i32Const(rewriter, loc, i));
-      LLVM::StoreOp::create(rewriter, loc, v, ptr, run * bytes);
-    }
+      return asyncSharedPtr(rewriter, loc, op, off, op.getBuffer());
+    };
+    NVVM::Barrier0Op::create(rewriter, loc);
+    // Runs along the value's dimension that is the staged tile's contiguous
+    // one.
+    storeStagedTile(rewriter, loc, adaptor.getValue(), *layout,
+                    op.getTransposed() ? 1 - op.getContig() : op.getContig(),
+                    getThreadIds(rewriter, loc), ptrAt);
     inlinePtx(rewriter, loc, {}, {}, "fence.proxy.async.shared::cta;", "",
               /*sideEffects=*/true);
     NVVM::Barrier0Op::create(rewriter, loc);

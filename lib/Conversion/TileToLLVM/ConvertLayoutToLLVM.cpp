@@ -115,28 +115,13 @@ struct Rank2ConvertLowering
       contig = b.getOrder()[0];
     SharedTile tile = SharedTile::staging(shape, contig, bytes);
     unsigned slot = state.reserveShared(tile.sizeBytes());
-    unsigned maxVec = 16 / bytes;
 
     ThreadIds ids = getThreadIds(rewriter, loc);
     auto ptrAt = [&](ArrayRef<Value> c) {
       return sharedPtr(rewriter, loc, op, tile.offset(rewriter, loc, c), slot);
     };
     barrier(rewriter, loc);
-    unsigned sv = registerRun(*src, contig, maxVec);
-    SmallVector<Value> srcThread = threadCoord(rewriter, loc, *src, ids);
-    for (unsigned r = 0; r < src->getNumRegs(); r += sv) {
-      Value ptr = ptrAt(regCoordValues(rewriter, loc, *src, srcThread, r));
-      if (sv == 1) {
-        LLVM::StoreOp::create(rewriter, loc, in[r], ptr);
-        continue;
-      }
-      auto vecTy = VectorType::get({sv}, elt);
-      Value v = LLVM::PoisonOp::create(rewriter, loc, vecTy);
-      for (unsigned i = 0; i < sv; ++i)
-        v = LLVM::InsertElementOp::create(rewriter, loc, v, in[r + i],
-                                          i32Const(rewriter, loc, i));
-      LLVM::StoreOp::create(rewriter, loc, v, ptr, sv * bytes);
-    }
+    storeStagedTile(rewriter, loc, in, *src, contig, ids, ptrAt);
     barrier(rewriter, loc);
 
     SmallVector<Value> results =
@@ -184,6 +169,28 @@ tilellvm::loadStagedTile(OpBuilder &b, Location loc, RankedTensorType type,
           LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i));
   }
   return results;
+}
+
+void tilellvm::storeStagedTile(OpBuilder &b, Location loc, ValueRange in,
+                               const tile::LinearLayout &src, unsigned dim,
+                               ThreadIds ids,
+                               function_ref<Value(ArrayRef<Value>)> ptrAt) {
+  Type elt = in[0].getType();
+  int64_t bytes = elt.getIntOrFloatBitWidth() / 8;
+  unsigned run = registerRun(src, dim, 16 / bytes);
+  SmallVector<Value> thread = threadCoord(b, loc, src, ids);
+  for (unsigned r = 0; r < src.getNumRegs(); r += run) {
+    Value ptr = ptrAt(regCoordValues(b, loc, src, thread, r));
+    if (run == 1) {
+      LLVM::StoreOp::create(b, loc, in[r], ptr);
+      continue;
+    }
+    Value v = LLVM::PoisonOp::create(b, loc, VectorType::get({run}, elt));
+    for (unsigned i = 0; i < run; ++i)
+      v = LLVM::InsertElementOp::create(b, loc, v, in[r + i],
+                                        i32Const(b, loc, i));
+    LLVM::StoreOp::create(b, loc, v, ptr, run * bytes);
+  }
 }
 
 /// Number of a layout's leading registers that are consecutive along `dim`

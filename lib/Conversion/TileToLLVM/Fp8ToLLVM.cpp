@@ -276,22 +276,22 @@ struct Fp8ConversionLowering : public ConversionPattern {
         for (unsigned i = 0; i < (two ? 4u : 2u); ++i)
           out[regs[i]] = widen(y[i]);
       }
-    }
-    for (auto [r, r1] : isFp8(src) ? ArrayRef<std::pair<unsigned, unsigned>>()
-                                   : ArrayRef(pairs)) {
-      Value a = in[r], b = in[r1];
-      std::pair<Value, Value> y;
-      if (src.isF16()) {
-        y = f16x2ToFp8(rewriter, loc, fp8Name(dst), a, b);
-      } else {
-        if (!src.isF32()) { // bf16: exact in f32
-          a = LLVM::FPExtOp::create(rewriter, loc, f32, a);
-          b = LLVM::FPExtOp::create(rewriter, loc, f32, b);
+    } else {
+      for (auto [r, r1] : pairs) {
+        Value a = in[r], b = in[r1];
+        std::pair<Value, Value> y;
+        if (src.isF16()) {
+          y = f16x2ToFp8(rewriter, loc, fp8Name(dst), a, b);
+        } else {
+          if (!src.isF32()) { // bf16: exact in f32
+            a = LLVM::FPExtOp::create(rewriter, loc, f32, a);
+            b = LLVM::FPExtOp::create(rewriter, loc, f32, b);
+          }
+          y = f32x2ToFp8(rewriter, loc, fp8Name(dst), a, b);
         }
-        y = f32x2ToFp8(rewriter, loc, fp8Name(dst), a, b);
+        out[r] = y.first;
+        out[r1] = y.second;
       }
-      out[r] = y.first;
-      out[r1] = y.second;
     }
     out.resize(operands[0].size());
     if (isa<RankedTensorType>(op->getResult(0).getType()))

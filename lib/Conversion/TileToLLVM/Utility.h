@@ -121,6 +121,14 @@ SmallVector<Value> loadStagedTile(OpBuilder &b, Location loc,
                                   unsigned contig, ThreadIds ids,
                                   function_ref<Value(ArrayRef<Value>)> ptrAt);
 
+/// Writes the registers `in` (laid out as `src`) to a staged tile, `ptrAt`
+/// giving the shared address of a coordinate: a vector store per run of a
+/// thread's consecutive registers along `dim` (up to 16 bytes), else
+/// element stores.
+void storeStagedTile(OpBuilder &b, Location loc, ValueRange in,
+                     const tile::LinearLayout &src, unsigned dim, ThreadIds ids,
+                     function_ref<Value(ArrayRef<Value>)> ptrAt);
+
 /// Moves each ldmatrix (and the unpacking of its result) down to just
 /// before the first op that uses it, when nothing in between writes memory
 /// or synchronizes: a dot operand converted as a whole is then read from

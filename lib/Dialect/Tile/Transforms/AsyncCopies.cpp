@@ -221,25 +221,24 @@ struct AsyncCopiesPass
       return signalPassFailure();
     }
     AxisInfoAnalysis info(getOperation());
+    for (scf::ForOp loop : kernelLoops())
+      stage(loop, info);
+    if (!warpgroup)
+      return;
+    // The loops again: staging replaced the ones it staged.
+    for (scf::ForOp loop : kernelLoops())
+      storeConvertedOperands(loop);
+  }
+
+  /// The loops of the module's kernels.
+  SmallVector<scf::ForOp> kernelLoops() {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       auto func = loop->getParentOfType<func::FuncOp>();
       if (func && isKernel(func))
         loops.push_back(loop);
     });
-    for (scf::ForOp loop : loops)
-      stage(loop, info);
-    if (!warpgroup)
-      return;
-    // The loops again: staging replaced the ones it staged.
-    loops.clear();
-    getOperation().walk([&](scf::ForOp loop) {
-      auto func = loop->getParentOfType<func::FuncOp>();
-      if (func && isKernel(func))
-        loops.push_back(loop);
-    });
-    for (scf::ForOp loop : loops)
-      storeConvertedOperands(loop);
+    return loops;
   }
 
   /// wgmma for the dots of `loop` whose B is an fp8 tile converted in
