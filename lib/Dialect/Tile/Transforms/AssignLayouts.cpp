@@ -131,7 +131,7 @@ std::pair<LoadOp, bool> fp8Source(Value operand, Operation *dot) {
 
 /// The #tile.mma layout of a tensor-core dot's accumulator.
 MmaEncodingAttr mmaLayout(DotOp d, unsigned numWarps, bool warpgroup,
-                          bool wideFp8 = false) {
+                          bool wideFp8) {
   int64_t m = d.getType().getDimSize(0), n = d.getType().getDimSize(1);
   if (warpgroup &&
       isWarpgroupShape(m, n, d.getA().getType().getDimSize(1), numWarps))
