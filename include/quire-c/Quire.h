@@ -152,6 +152,11 @@ quireCompileOptionsSetWgmma(QuireCompileOptions *options, int32_t wgmma);
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetAsyncWgmma(QuireCompileOptions *options,
                                  int32_t asyncWgmma);
+/* Nonzero (the default): on sm_90, the wgmma operands a kernel reads
+ * through tensor maps (!tile.tensormap arguments) are staged with TMA and
+ * mbarriers (quirec --tma). Zero stages them with cp.async. */
+QUIRE_CAPI_EXPORTED void quireCompileOptionsSetTma(QuireCompileOptions *options,
+                                                   int32_t tma);
 /* Nonzero: with wgmma and 3 or more async stages, a staged loop's first
  * dot (attention's scores Q K^T: A in registers from before the loop, a
  * loop-invariant accumulator) is issued one iteration early, so the tensor

@@ -57,6 +57,7 @@ struct QuireCompileOptions {
   unsigned asyncStages = mlir::quire::kDefaultAsyncStages;
   bool wgmma = true;
   bool asyncWgmma = false;
+  bool tma = true;
   bool earlyDots = false;
   bool wideFp8Operands = true;
   bool fpFusion = true;
@@ -115,6 +116,9 @@ std::vector<KernelInfo> collectSignatures(ModuleOp module) {
       if (isa<tile::PointerType>(type)) {
         arg.kind = "ptr";
         arg.bits = 64;
+      } else if (isa<tile::TensorMapType>(type)) {
+        arg.kind = "tensormap";
+        arg.bits = 1024;
       } else if (type.isIntOrFloat()) {
         arg.kind = isa<FloatType>(type) ? "float" : "int";
         arg.bits = type.getIntOrFloatBitWidth();
@@ -286,6 +290,11 @@ void quireCompileOptionsSetAsyncWgmma(QuireCompileOptions *options,
     options->asyncWgmma = asyncWgmma != 0;
 }
 
+void quireCompileOptionsSetTma(QuireCompileOptions *options, int32_t tma) {
+  if (options)
+    options->tma = tma != 0;
+}
+
 void quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
                                      int32_t earlyDots) {
   if (options)
@@ -349,6 +358,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.asyncStages = options->asyncStages;
   compileOptions.wgmma = options->wgmma;
   compileOptions.asyncWgmma = options->asyncWgmma;
+  compileOptions.tma = options->tma;
   compileOptions.earlyDots = options->earlyDots;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.fpFusion = options->fpFusion;

@@ -121,6 +121,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     copies.warpgroup = warpgroup;
     copies.eagerRefill = options.asyncEagerRefill;
     copies.asyncWgmma = options.asyncWgmma;
+    copies.tma = options.tma;
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -179,6 +180,9 @@ static std::vector<KernelInfo> collectKernels(ModuleOp module,
       if (isa<tile::PointerType>(t)) {
         a.kind = "ptr";
         a.bits = 64;
+      } else if (isa<tile::TensorMapType>(t)) {
+        a.kind = "tensormap"; // 128 bytes by value (a CUtensorMap)
+        a.bits = 1024;
       } else {
         a.kind = isa<FloatType>(t) ? "float" : "int";
         a.bits = t.getIntOrFloatBitWidth();
@@ -308,6 +312,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.asyncStages = options.asyncStages;
   popts.wgmma = options.wgmma;
   popts.asyncWgmma = options.asyncWgmma;
+  popts.tma = options.tma;
   popts.earlyDots = options.earlyDots;
   popts.wideFp8Operands = options.wideFp8Operands;
   popts.asyncEagerRefill = options.asyncEagerRefill;

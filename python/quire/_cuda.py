@@ -88,6 +88,55 @@ def check(status, what):
                         f"({_error_string(_lib, status)})")
 
 
+# cuTensorMapEncodeTiled's enums (cuda.h): CUtensorMapDataType by element
+# dtype, CUtensorMapSwizzle by bytes.
+_TMAP_DTYPES = {"f16": 6, "bf16": 9, "i16": 1, "u16": 1}
+_TMAP_SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}
+_TMAP_L2_PROMOTION_128B = 2
+
+
+def tensormap_args(dtype, dims, strides, box, swizzle):
+    """The arguments of cuTensorMapEncodeTiled after the tensor map and the
+    address: data type, rank, global dims and byte strides (innermost
+    first, strides of dimensions 1..), box, element strides, interleave
+    (none), swizzle, L2 promotion, out-of-bounds fill (zeros)."""
+    rank = len(dims)
+    if dtype not in _TMAP_DTYPES:
+        raise ValueError(f"tensor maps of {dtype} elements are not supported")
+    if len(strides) != rank - 1 or len(box) != rank:
+        raise ValueError(f"tensor map of rank {rank}: {len(strides)} strides "
+                         f"and {len(box)} box dimensions")
+    for s in strides:
+        if s % 16 or s >= 1 << 40:
+            raise ValueError(f"tensor map strides must be multiples of 16 "
+                             f"bytes below 2^40, got {strides}")
+    u64 = ctypes.c_uint64 * rank
+    u32 = ctypes.c_uint32 * rank
+    return (_TMAP_DTYPES[dtype], rank, u64(*dims),
+            (ctypes.c_uint64 * max(1, rank - 1))(*strides), u32(*box),
+            u32(*([1] * rank)), 0, _TMAP_SWIZZLE[swizzle],
+            _TMAP_L2_PROMOTION_128B, 0)
+
+
+def encode_tensormap(ptr, dtype, dims, strides, box, swizzle):
+    """A CUtensorMap (128 bytes) for the tensor at device address `ptr`:
+    tile mode, dims and byte strides innermost first, `box` elements per
+    copy, `swizzle` bytes (0, 32, 64 or 128), zeros outside the tensor."""
+    args = tensormap_args(dtype, dims, strides, box, swizzle)
+    if ptr % 16:
+        raise ValueError(f"a tensor map's address must be a multiple of 16 "
+                         f"bytes, got {ptr:#x}")
+    lib = _driver()
+    fn = _symbol(lib, "cuTensorMapEncodeTiled")
+    tmap = (ctypes.c_uint64 * 16)()
+    check(fn(ctypes.byref(tmap), ctypes.c_int(args[0]),
+             ctypes.c_uint32(args[1]), ctypes.c_void_p(ptr), args[2],
+             args[3], args[4], args[5], ctypes.c_int(args[6]),
+             ctypes.c_int(args[7]), ctypes.c_int(args[8]),
+             ctypes.c_int(args[9])), "cuTensorMapEncodeTiled")
+    return bytes(tmap)
+
+
 def device_count():
     lib = _driver()
     n = ctypes.c_int()

@@ -259,6 +259,15 @@ class Kernel:
                     raise TypeError(f"{where}: scalar arguments of this type "
                                     "are not supported")
                 params.append(_args.float_param(f, spec))
+            elif spec["kind"] == "tensormap":
+                # A CUtensorMap by value (quire._cuda.encode_tensormap).
+                if not isinstance(value, (bytes, bytearray)) or \
+                        len(value) != 128:
+                    raise TypeError(f"{where}: a !tile.tensormap argument "
+                                    f"takes the 128 bytes of a tensor map "
+                                    f"(quire._cuda.encode_tensormap), got "
+                                    f"{_args.describe(value)}")
+                params.append((ctypes.c_uint8 * 128).from_buffer_copy(value))
             else:
                 raise TypeError(f"{where}: arguments of this type cannot be "
                                 "passed")
@@ -338,7 +347,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             num_stages=2, wgmma=True, max_registers=0, source_name=None,
             raise_paged_loads=True, forward_stores=True, dump_ir=None,
             async_wgmma=False, early_dots=False, enable_fp_fusion=True,
-            wide_fp8_operands=True):
+            wide_fp8_operands=True, tma=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -367,6 +376,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     mma.sync dots over fp8 tiles staged as bytes renumber their fragments so
     each lane reads 16 consecutive bytes; False reads them one or two
     bytes at a time.
+    `tma=True` (sm_90, with wgmma) stages the wgmma operands a kernel
+    reads through tensor maps (`!tile.tensormap` arguments; the jit passes
+    a host TensorDescriptor's with tma=True) with TMA and mbarriers
+    (quirec --tma, whose default is true); False stages them with cp.async.
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)
@@ -390,7 +403,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "raise_paged_loads": raise_paged_loads,
                "forward_stores": forward_stores, "async_wgmma": async_wgmma,
                "early_dots": early_dots, "enable_fp_fusion": enable_fp_fusion,
-               "wide_fp8_operands": wide_fp8_operands}
+               "wide_fp8_operands": wide_fp8_operands, "tma": tma}
     for option, value in options.items():
         _OPTION_CHECKS.get(option, check_bool)(option, value)
     sm = resolve_sm(sm)

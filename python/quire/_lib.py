@@ -120,6 +120,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetWideFp8Operands":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetTma":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireResultGetIRDump":
                 (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)])}
     for name, (restype, argtypes) in list(sigs.items()) + list(optional.items()):
@@ -237,6 +239,8 @@ OPTIONS = (
     Option("wide_fp8_operands", True,
            "quireCompileOptionsSetWideFp8Operands",
            "read staged fp8 dot operands byte by byte (wide_fp8_operands)"),
+    Option("tma", False, "quireCompileOptionsSetTma",
+           "stage tensor-descriptor operands with TMA (tma)"),
 )
 OPTION_DEFAULTS = {o.name: o.default for o in OPTIONS}
 

@@ -125,6 +125,20 @@ def matmul_desc(a_desc, b_desc, c_desc, K, BM: tl.constexpr,
     c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
 
 
+@quire.jit
+def matmul_desc_nt(a_desc, bt_desc, c_desc, K, BM: tl.constexpr,
+                   BN: tl.constexpr, BK: tl.constexpr):
+    # B given transposed (N x K): its blocks are staged as read and fed to
+    # the dot through .T.
+    pm, pn = tl.program_id(0), tl.program_id(1)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        a = a_desc.load([pm * BM, k * BK])
+        bt = bt_desc.load([pn * BN, k * BK])
+        acc += tl.dot(a, bt.T)
+    c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
+
+
 def _matmul_descs(a, b, c, BM, BN, BK):
     return (TensorDescriptor.from_tensor(a, [BM, BK]),
             TensorDescriptor.from_tensor(b, [BK, BN]),
@@ -255,7 +269,10 @@ def test_kernel_errors_are_located(monkeypatch, kernel, args, message):
 @pytest.mark.parametrize("M, N, K", [(128, 128, 64), (1000, 1024, 4000),
                                      (300, 200, 72)])
 @pytest.mark.parametrize("async_wgmma", [False, True])
-def test_matmul_matches_float64_on_the_gpu(M, N, K, async_wgmma):
+@pytest.mark.parametrize("tma", [False, True])
+@pytest.mark.parametrize("num_stages", [3, 4])
+def test_matmul_matches_float64_on_the_gpu(M, N, K, async_wgmma, tma,
+                                           num_stages):
     torch = pytest.importorskip("torch")
     gen = torch.Generator(device="cuda").manual_seed(M + N + K)
     a = torch.randn(M, K, device="cuda", generator=gen).half()
@@ -264,11 +281,87 @@ def test_matmul_matches_float64_on_the_gpu(M, N, K, async_wgmma):
     BM, BN, BK = 128, 128, 64
     matmul_desc[(-(-M // BM), -(-N // BN))](
         *_matmul_descs(a, b, c, BM, BN, BK), K, BM=BM, BN=BN, BK=BK,
-        num_warps=8, num_stages=3, async_wgmma=async_wgmma)
+        num_warps=8, num_stages=num_stages, async_wgmma=async_wgmma, tma=tma)
     torch.cuda.synchronize()
     ref = a.double() @ b.double()
     err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
     assert err < 2e-3, err
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("M, N, K", [(300, 384, 512), (1000, 1024, 4000)])
+@pytest.mark.parametrize("tma", [False, True])
+def test_transposed_matmul_on_the_gpu(M, N, K, tma):
+    torch = pytest.importorskip("torch")
+    gen = torch.Generator(device="cuda").manual_seed(M * 7 + K)
+    a = torch.randn(M, K, device="cuda", generator=gen).half()
+    bt = torch.randn(N, K, device="cuda", generator=gen).half()
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.half)
+    BM, BN, BK = 128, 128, 64
+    matmul_desc_nt[(-(-M // BM), -(-N // BN))](
+        TensorDescriptor.from_tensor(a, [BM, BK]),
+        TensorDescriptor.from_tensor(bt, [BN, BK]),
+        TensorDescriptor.from_tensor(c, [BM, BN]), K, BM=BM, BN=BN,
+        BK=BK, num_warps=8, num_stages=3, tma=tma)
+    torch.cuda.synchronize()
+    ref = a.double() @ bt.double().T
+    err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
+    assert err < 2e-3, err
+
+
+def test_tma_matmul_compiles_to_tensor_copies():
+    """With tma=True the descriptor operands are staged by one thread's
+    cp.async.bulk.tensor per 128-byte column (A 128x64: one; B 64x128:
+    two), waited for on mbarriers; no cp.async, no global loads."""
+    M = N = K = 4096
+    descs = (TensorDescriptor(FakeCudaArray((M, K), "<f2"), [M, K], [K, 1],
+                              [128, 64]),
+             TensorDescriptor(FakeCudaArray((K, N), "<f2"), [K, N], [N, 1],
+                              [64, 128]),
+             TensorDescriptor(FakeCudaArray((M, N), "<f2"), [M, N], [N, 1],
+                              [128, 128]))
+    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
+                           num_stages=3, tma=True, BM=128, BN=128, BK=64)
+    src, ptx = k.asm["source"], k.asm["ptx"]
+    assert src.count(": !tile.tensormap") == 3
+    # Prologue: 2 stages x 3 copies; the loop: 3.
+    assert ptx.count("cp.async.bulk.tensor.2d.shared::cluster.global") == 9
+    assert ptx.count("mbarrier.try_wait.parity") == 2
+    assert ptx.count(".param .align 64 .b8") == 3
+    assert "cp.async.cg" not in ptx and "ld.global" not in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n128k16" in ptx
+    # tma=False (the default) keeps cp.async and takes no tensor maps.
+    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
+                           num_stages=3, BM=128, BN=128, BK=64)
+    assert "!tile.tensormap" not in k.asm["source"]
+    assert "cp.async.bulk" not in k.asm["ptx"]
+
+
+def test_tensormap_encoding_arguments():
+    """What the launcher asks cuTensorMapEncodeTiled for (checked without a
+    GPU): dims and byte strides innermost first, a box of S bytes by the
+    block's rows, S-byte swizzle, zero fill; blocks TMA cannot stage take
+    no tensor map."""
+    from quire import _cuda
+    from quire.tools.tensor_descriptor import tma_box
+    assert tma_box(16, [128, 64], "zero") == (64, 128, 128)
+    assert tma_box(16, [64, 128], "zero") == (64, 64, 128)
+    assert tma_box(16, [64, 32], "zero") == (32, 64, 64)
+    assert tma_box(16, [64, 16], "zero") == (16, 64, 32)
+    assert tma_box(16, [64, 8], "zero") is None      # 16-byte rows
+    assert tma_box(32, [64, 64], "zero") is None     # not 16-bit
+    assert tma_box(16, [64, 64], "nan") is None      # NaN padding
+    assert tma_box(16, [8, 8, 64], "zero") is None   # not 2-D
+    args = _cuda.tensormap_args("bf16", [4000, 1000], [8192], [64, 128], 128)
+    dtype, rank, dims, strides, box, elem, inter, swz, l2, oob = args
+    assert (dtype, rank, list(dims), list(strides)) == (9, 2, [4000, 1000],
+                                                        [8192])
+    assert (list(box), list(elem), inter, swz, oob) == ([64, 128], [1, 1], 0,
+                                                        3, 0)
+    with pytest.raises(ValueError, match="multiples of 16 bytes"):
+        _cuda.tensormap_args("f16", [40, 10], [80 + 8], [32, 8], 64)
+    with pytest.raises(ValueError, match="f32 elements are not supported"):
+        _cuda.tensormap_args("f32", [40, 10], [160], [32, 8], 128)
 
 
 @pytest.mark.gpu

@@ -117,6 +117,13 @@ static cl::opt<bool> asyncWgmma(
              "after its wait and a barrier (quire-async-copies async-wgmma; "
              "default false)"),
     cl::cat(category));
+static cl::opt<bool> tma(
+    "tma", cl::init(true),
+    cl::desc("on sm_90, stage the wgmma operands a kernel reads through "
+             "tensor maps (!tile.tensormap arguments) with TMA "
+             "(cp.async.bulk.tensor) and mbarriers instead of cp.async "
+             "(quire-async-copies tma; default true)"),
+    cl::cat(category));
 static cl::opt<bool> earlyDots(
     "early-dots", cl::init(false),
     cl::desc("with --wgmma and --async-stages=3 or more, issue the first dot "
@@ -226,6 +233,7 @@ int main(int argc, char **argv) {
   options.asyncStages = asyncStages;
   options.wgmma = wgmma;
   options.asyncWgmma = asyncWgmma;
+  options.tma = tma;
   options.earlyDots = earlyDots;
   options.wideFp8Operands = wideFp8Operands;
   options.fpFusion = fpFusion;

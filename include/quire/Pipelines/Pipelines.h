@@ -99,6 +99,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "a loop that only carries their accumulators "
                      "(quire-async-copies async-wgmma)"),
       llvm::cl::init(false)};
+  Option<bool> tma{
+      *this, "tma",
+      llvm::cl::desc("on sm_90, stage wgmma operands read through tensor "
+                     "maps with TMA and mbarriers (quire-async-copies tma)"),
+      llvm::cl::init(true)};
   Option<bool> earlyDots{
       *this, "early-dots",
       llvm::cl::desc("issue a wgmma-staged loop's first dot (attention's "
@@ -160,6 +165,9 @@ struct CompileOptions {
   /// wgmma groups stay in flight across loop iterations
   /// (quire-async-copies async-wgmma).
   bool asyncWgmma = false;
+  /// wgmma operands read through tensor maps staged with TMA
+  /// (quire-async-copies tma).
+  bool tma = true;
   /// A wgmma-staged loop's first dot issued one iteration early
   /// (quire-early-dots).
   bool earlyDots = false;

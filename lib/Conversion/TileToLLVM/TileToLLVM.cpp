@@ -49,6 +49,11 @@ void mlir::quire::populateTileToLLVMTypeConversions(
   converter.addConversion([&converter](tile::PointerType) -> Type {
     return LLVM::LLVMPointerType::get(&converter.getContext(), 1);
   });
+  // A tensor map is a kernel parameter passed by value: its generic address
+  // (KernelOpLowering marks it byval and __grid_constant__).
+  converter.addConversion([&converter](tile::TensorMapType) -> Type {
+    return LLVM::LLVMPointerType::get(&converter.getContext());
+  });
   converter.addConversion(
       [&converter](RankedTensorType type, SmallVectorImpl<Type> &results)
           -> std::optional<LogicalResult> {
@@ -167,6 +172,18 @@ struct KernelOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
     if (state.maxRegisters)
       newFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                        rewriter.getI32IntegerAttr(state.maxRegisters));
+    // A tensor map (CUtensorMap, 128 bytes, 64-byte aligned) is read in
+    // place from the parameter space by cp.async.bulk.tensor.
+    for (auto [i, t] : llvm::enumerate(type.getInputs()))
+      if (isa<tile::TensorMapType>(t)) {
+        newFunc.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                           TypeAttr::get(LLVM::LLVMArrayType::get(
+                               rewriter.getI8Type(), 128)));
+        newFunc.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                           rewriter.getI64IntegerAttr(64));
+        newFunc.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                           rewriter.getUnitAttr());
+      }
     rewriter.inlineRegionBefore(func.getBody(), newFunc.getBody(),
                                 newFunc.end());
     if (!newFunc.getBody().empty())
@@ -553,6 +570,7 @@ void mlir::quire::populateTileToLLVMConversionPatterns(
   populateWgmmaDotPatterns(converter, patterns, state);
   populateConvertLayoutPatterns(converter, patterns, state);
   populateAsyncCopyPatterns(converter, patterns, state);
+  populateTmaPatterns(converter, patterns, state);
   populateAssertPatterns(converter, patterns);
   populateBarrierPatterns(converter, patterns);
   populateFp8Patterns(converter, patterns);

@@ -151,6 +151,8 @@ void populateAsyncCopyPatterns(LLVMTypeConverter &, RewritePatternSet &,
                                TileToLLVMState &);
 void populateAssertPatterns(LLVMTypeConverter &, RewritePatternSet &);
 void populateFp8Patterns(LLVMTypeConverter &, RewritePatternSet &);
+void populateTmaPatterns(LLVMTypeConverter &, RewritePatternSet &,
+                         TileToLLVMState &);
 
 /// Reports (located) the ops of `module` the GPU lowering does not take
 /// fp8 values in: anything but loads, stores, data movement and

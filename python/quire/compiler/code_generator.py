@@ -29,6 +29,7 @@ import builtins
 from .. import language as tl
 from ..language import core, semantic
 from . import ir
+from ..tools import tensor_descriptor
 from .errors import compilation_error, CompilationError
 
 _MISSING = object()
@@ -1233,7 +1234,9 @@ class DescriptorArg:
     """The arg spec of a TensorDescriptor parameter: the kernel takes its
     base (16-byte aligned), its shape (i32) and its strides but the last
     (i64, multiples of 16 bytes; the last is 1), and makes the descriptor
-    from them. `shape_div16`/`stride_div16`: which are multiples of 16."""
+    from them. `shape_div16`/`stride_div16`: which are multiples of 16.
+    With TMA on and a block TMA can stage (tensor_descriptor.tma_box), the
+    kernel also takes the descriptor's tensor map (!tile.tensormap)."""
 
     def __init__(self, dtype, block_shape, padding, shape_div16,
                  stride_div16):
@@ -1241,7 +1244,7 @@ class DescriptorArg:
             padding
         self.shape_div16, self.stride_div16 = shape_div16, stride_div16
 
-    def emit(self, b):
+    def emit(self, b, tma=False):
         ptr = core.pointer_type(self.dtype)
         div16 = {"tile.divisibility": "16 : i32"}
         base = core.tensor(b.add_arg(ptr.mlir, div16), ptr)
@@ -1256,8 +1259,12 @@ class DescriptorArg:
         semantic.check_block_shape(self.block_shape,
                                    self.dtype.primitive_bitwidth,
                                    "TensorDescriptor argument")
+        tm = None
+        if tma and tensor_descriptor.tma_box(self.dtype.primitive_bitwidth,
+                                             self.block_shape, self.padding):
+            tm = b.add_arg("!tile.tensormap")
         return semantic._descriptor(base, sizes, steps, list(self.block_shape),
-                                    self.padding, b)
+                                    self.padding, b, tensormap=tm)
 
 
 def generate(fn, scope_values, arg_specs, options, name=None,
@@ -1276,7 +1283,7 @@ def generate(fn, scope_values, arg_specs, options, name=None,
     scope = dict(scope_values)
     for pname, dt, attrs in arg_specs:
         if isinstance(dt, DescriptorArg):
-            scope[pname] = dt.emit(b)
+            scope[pname] = dt.emit(b, tma=options.get("tma", False))
             continue
         try:
             mlir_type = dt.mlir

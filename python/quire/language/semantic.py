@@ -953,18 +953,25 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding, b):
     return _descriptor(base, sizes, steps, bshape, padding, b)
 
 
-def _descriptor(base, sizes, steps, bshape, padding, b):
-    """tile.make_descriptor of scalar tensors (i32 sizes, i64 steps)."""
+def _descriptor(base, sizes, steps, bshape, padding, b, tensormap=None):
+    """tile.make_descriptor of scalar tensors (i32 sizes, i64 steps), with
+    the host-encoded tensor map `tensormap` (a !tile.tensormap argument)
+    when TMA may read it."""
     block = tl.block_type(base.dtype.element_ty, bshape)
     n = len(bshape)
     shape_ops = ", ".join(f"{{{1 + i}}}" for i in range(n))
     stride_ops = ", ".join(f"{{{1 + n + i}}}" for i in range(n))
+    operands = [base.handle] + [s.handle for s in sizes] + \
+        [s.handle for s in steps]
+    tm = ""
+    if tensormap is not None:
+        tm = f", tensormap {{{1 + 2 * n}}}"
+        operands.append(tensormap)
     attrs = " {{nan_padding}}" if padding == "nan" else ""
     ty = f"!tile.tensordesc<{block.mlir}>"
     h = b.op(f"tile.make_descriptor {{0}}, shape [{shape_ops}], strides "
-             f"[{stride_ops}]{attrs} : {base.type.mlir} -> {ty}",
-             [base.handle] + [s.handle for s in sizes] +
-             [s.handle for s in steps], ty)
+             f"[{stride_ops}]{tm}{attrs} : {base.type.mlir} -> {ty}",
+             operands, ty)
     return tl.tensor_descriptor(h, base, sizes, steps, block)
 
 

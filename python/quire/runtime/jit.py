@@ -141,7 +141,7 @@ class CompiledKernel:
         self.asm = _Asm(self)
         self._attrs = None
         self._struct, self._offsets, self._extract = \
-            launcher.make_extractor(params, key)
+            launcher.make_extractor(params, key, options.get("tma", False))
         self._local = threading.local()
 
     def __repr__(self):
@@ -437,7 +437,8 @@ class JITFunction:
             debug = self.debug
         if debug is None:
             debug = _env_flag("QUIRE_DEBUG")
-        return {"debug": bool(debug) or interpret}
+        return {"debug": bool(debug) or interpret,
+                "tma": bool(kwargs.get("tma")) and not interpret}
 
     def _source(self, key, options):
         """The MLIR text of a specialization (generated, or from disk)."""
@@ -573,7 +574,8 @@ class JITFunction:
             num_warps, num_stages, maxnreg,
             launcher.env_value("QUIRE_DEBUG") if self.debug is None else 0)
         norm = self._norm_key(values)
-        options = self._options({"debug": debug}, interpret)
+        options = self._options({"debug": debug, "tma": launch["tma"]},
+                                interpret)
         device = None if interpret else launcher.current_device()
         full_key = (fast_key, launch["sm"], options["debug"], interpret,
                     launch["max_registers"],

@@ -19,6 +19,7 @@ import sys
 
 from .. import _args, _cuda
 from ..language import core
+from ..tools.tensor_descriptor import tma_box
 
 # Torch dtypes by their str(); numpy/CUDA-array dtypes by _args' names.
 TORCH_DTYPES = {
@@ -231,9 +232,10 @@ _CODES = {"i1": "B", "i8": "b", "i16": "h", "i32": "i", "i64": "q",
           "f32": "f", "f64": "d"}
 
 
-def packing(params, key):
+def packing(params, key, tma=False):
     """(struct.Struct, extractor source lines) for a specialization: the
-    launch values of the arguments, in the kernel signature's order."""
+    launch values of the arguments, in the kernel signature's order (with
+    `tma`, a descriptor TMA reads also passes its 128-byte tensor map)."""
     fmt, exprs, offsets, off = "<", [], [], 0
 
     def place(code, expr):
@@ -258,6 +260,8 @@ def packing(params, key):
                 place("i", f"{name}.shape[{i}]")
             for i in range(rank - 1):
                 place("q", f"{name}.strides[{i}]")
+            if tma and tma_box(dtype(k[1]).primitive_bitwidth, k[3], k[4]):
+                place("128s", f"{name}._tensormap()")
         elif tag == "p":
             place("Q", f"{name}.data_ptr()" if k[3] == "torch" else
                   f"_view_ptr({name})")
@@ -288,8 +292,8 @@ def _half(name, v, t):
     return _args.float_param(float(v), {"type": t}).value
 
 
-def make_extractor(params, key):
-    st, offsets, exprs = packing(params, key)
+def make_extractor(params, key, tma=False):
+    st, offsets, exprs = packing(params, key, tma)
     names = ", ".join(p.name for p in params)
     src = (f"def extract({names}):\n"
            f"    return ({''.join(e + ', ' for e in exprs)})\n")

@@ -18,6 +18,25 @@ from .. import _args
 __all__ = ["TensorDescriptor"]
 
 
+def tma_box(bits, block_shape, padding):
+    """(box inner, box rows, swizzle bytes) of the tensor map a kernel
+    compiled with TMA reads a descriptor of `bits`-bit elements and
+    `block_shape` through, or None when TMA does not stage such blocks
+    (the kernel then takes no tensor map). The rule is the compiler's
+    (tile.make_descriptor, tile.tma_copy): 2-D blocks of 16-bit elements,
+    at most 256 rows, at least 32 bytes along the last dimension, zero
+    padding; one box per column of S = min(128, row bytes) bytes, swizzled
+    S bytes, as wgmma reads the staged tile."""
+    if bits != 16 or len(block_shape) != 2 or padding != "zero":
+        return None
+    rows, cols = block_shape
+    row_bytes = cols * 2
+    if rows > 256 or row_bytes < 32:
+        return None
+    swizzle = min(128, row_bytes)
+    return swizzle // 2, rows, swizzle
+
+
 @dataclass
 class TensorDescriptor:
     base: Any
@@ -77,6 +96,29 @@ class TensorDescriptor:
             raise ValueError(f"{where}: 'nan' padding needs floating-point "
                              f"elements, got {v.dtype}")
         object.__setattr__(self, "_view", v)
+        object.__setattr__(self, "_tmap", None)
+
+    def _tensormap(self):
+        """The 128-byte tensor map (CUtensorMap) of this descriptor for a
+        kernel compiled with TMA (tma_box), encoded by the driver once."""
+        tmap = self._tmap
+        if tmap is None:
+            from .. import _cuda
+            v = self._view
+            box = tma_box(v.itemsize * 8, self.block_shape, self.padding)
+            if box is None:
+                raise ValueError("TensorDescriptor: TMA does not read this "
+                                 "descriptor's blocks")
+            if any(s < 1 for s in self.shape):
+                raise ValueError(f"TensorDescriptor: a kernel compiled with "
+                                 f"tma=True needs a non-empty shape, got "
+                                 f"{self.shape}")
+            tmap = _cuda.encode_tensormap(
+                v.ptr, v.dtype, list(reversed(self.shape)),
+                [s * v.itemsize for s in reversed(self.strides[:-1])],
+                list(box[:2]), box[2])
+            object.__setattr__(self, "_tmap", tmap)
+        return tmap
 
     def __setattr__(self, name, value):
         # A changed field is checked again (its key and launch values come

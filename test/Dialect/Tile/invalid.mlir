@@ -27,18 +27,18 @@ func.func @kernel_returns() -> i32 attributes {tile.kernel} {
 
 // -----
 
-// expected-error @+1 {{kernel argument #1 must be a !tile.ptr, i1/i8/i16/i32/i64 or f16/bf16/f32/f64, got 'tensor<4xf32>'}}
+// expected-error @+1 {{kernel argument #1 must be a !tile.ptr, !tile.tensormap, i1/i8/i16/i32/i64 or f16/bf16/f32/f64, got 'tensor<4xf32>'}}
 func.func @kernel_tensor_arg(%p: !tile.ptr<f32>, %t: tensor<4xf32>) attributes {tile.kernel} { return }
 
 // -----
 
 // An i0 argument would make the NVPTX backend abort (a quire-fuzz finding).
-// expected-error @+1 {{kernel argument #0 must be a !tile.ptr, i1/i8/i16/i32/i64 or f16/bf16/f32/f64, got 'i0'}}
+// expected-error @+1 {{kernel argument #0 must be a !tile.ptr, !tile.tensormap, i1/i8/i16/i32/i64 or f16/bf16/f32/f64, got 'i0'}}
 func.func @kernel_i0_arg(%a: i0) attributes {tile.kernel} { return }
 
 // -----
 
-// expected-error @+1 {{kernel argument #0 must be a !tile.ptr, i1/i8/i16/i32/i64 or f16/bf16/f32/f64, got 'i7'}}
+// expected-error @+1 {{kernel argument #0 must be a !tile.ptr, !tile.tensormap, i1/i8/i16/i32/i64 or f16/bf16/f32/f64, got 'i7'}}
 func.func @kernel_i7_arg(%a: i7) attributes {tile.kernel} { return }
 
 // -----

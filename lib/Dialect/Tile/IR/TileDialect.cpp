@@ -258,7 +258,7 @@ unsigned SliceEncodingAttr::getRank() const {
 /// pointers, i1/i8/i16/i32/i64, f16/bf16/f32/f64 (i0 or i7 arguments reach
 /// NVPTX as types it aborts on).
 static bool isKernelArgType(Type type) {
-  if (isa<PointerType>(type))
+  if (isa<PointerType, TensorMapType>(type))
     return true;
   if (type.isSignlessInteger())
     return llvm::is_contained({1u, 8u, 16u, 32u, 64u},
@@ -321,8 +321,8 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
     for (auto [i, arg] : llvm::enumerate(type.getInputs()))
       if (!isKernelArgType(arg))
         return op->emitOpError() << "kernel argument #" << i
-                                 << " must be a !tile.ptr, i1/i8/i16/i32/i64 "
-                                    "or f16/bf16/f32/f64, "
+                                 << " must be a !tile.ptr, !tile.tensormap, "
+                                    "i1/i8/i16/i32/i64 or f16/bf16/f32/f64, "
                                     "got "
                                  << arg;
     return success();

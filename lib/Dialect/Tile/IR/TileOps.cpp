@@ -330,6 +330,19 @@ LogicalResult MakeDescriptorOp::verify() {
   if (pointee != block.getElementType())
     return emitOpError() << "base points to " << pointee << ", the block holds "
                          << block.getElementType();
+  if (getTensormap()) {
+    // What tile.tma_copy stages: the swizzled wgmma layout of 16-bit rows,
+    // one TMA box (at most 256 rows) per column of up to 128 bytes.
+    Type elt = block.getElementType();
+    if (rank != 2 || elt.getIntOrFloatBitWidth() != 16 ||
+        block.getDimSize(0) > 256 || block.getDimSize(1) * 2 < 32)
+      return emitOpError()
+             << "a tensor map needs a 2-D block of 16-bit elements, at most "
+                "256 rows and at least 16 columns, got "
+             << block;
+    if (getNanPadding())
+      return emitOpError() << "a tensor map reads zero padding, not NaN";
+  }
   return success();
 }
 
@@ -580,6 +593,67 @@ LogicalResult LocalStoreOp::verify() {
     return verifyNvmma(*this, getStagedShape(),
                        getValue().getType().getElementType(), getContig());
   return success();
+}
+
+LogicalResult TensorMapBlockOp::verify() {
+  if (getPtrs().getType().getRank() != 2 || getOffsets().size() != 2)
+    return emitOpError() << "needs a 2-D block and 2 offsets, got "
+                         << getPtrs().getType() << " and "
+                         << getOffsets().size() << " offsets";
+  return success();
+}
+
+static LogicalResult verifyTmaBuffer(Operation *op, int32_t buffer,
+                                     int32_t stages) {
+  if (buffer < 0)
+    return op->emitOpError() << "buffer must be >= 0, got " << buffer;
+  if (stages < 1)
+    return op->emitOpError() << "stages must be >= 1, got " << stages;
+  return success();
+}
+
+LogicalResult TmaInitOp::verify() {
+  return verifyTmaBuffer(*this, getBuffer(), getStages());
+}
+
+LogicalResult TmaInvalOp::verify() {
+  return verifyTmaBuffer(*this, getBuffer(), getStages());
+}
+
+LogicalResult TmaWaitOp::verify() {
+  return verifyTmaBuffer(*this, getBuffer(), getStages());
+}
+
+SmallVector<int64_t> TmaCopyOp::getStagedShape() {
+  auto block = dyn_cast<RankedTensorType>(getBlock());
+  SmallVector<int64_t> shape(block ? block.getShape() : ArrayRef<int64_t>());
+  if (getTransposed())
+    std::reverse(shape.begin(), shape.end());
+  return shape;
+}
+
+LogicalResult TmaCopyOp::verify() {
+  auto block = dyn_cast<RankedTensorType>(getBlock());
+  if (!block || block.getRank() != 2 || !block.hasStaticShape())
+    return emitOpError() << "block must be a 2-D tensor type, got "
+                         << getBlock();
+  if (getOffsets().size() != 2)
+    return emitOpError() << "needs 2 offsets, got " << getOffsets().size();
+  if (failed(verifyStaging(*this, getStagedShape(), getBuffer(), getContig(),
+                           getStages())))
+    return failure();
+  // The block's last dimension is the one TMA writes contiguously.
+  int32_t last = getTransposed() ? 0 : 1;
+  if (getContig() != last)
+    return emitOpError() << "contig must be " << last
+                         << " (the block's last dimension"
+                         << (getTransposed() ? ", transposed" : "") << "), got "
+                         << getContig();
+  if (block.getDimSize(0) > 256)
+    return emitOpError() << "a TMA box has at most 256 rows, got "
+                         << block.getDimSize(0);
+  return verifyNvmma(*this, getStagedShape(), block.getElementType(),
+                     getContig());
 }
 
 LogicalResult AsyncLocalLoadOp::verify() {

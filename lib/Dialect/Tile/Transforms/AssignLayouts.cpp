@@ -413,7 +413,8 @@ struct AssignLayoutsPass
     Type elt = tensorType(op->getResult(0)).getElementType();
     bool index = isa<IntegerType, PointerType>(elt);
     if (!index ||
-        !(isElementwise(op) || isa<ExpandDimsOp, BroadcastOp, AddPtrOp>(op)))
+        !(isElementwise(op) ||
+          isa<ExpandDimsOp, BroadcastOp, AddPtrOp, TensorMapBlockOp>(op)))
       return false;
     return llvm::all_of(op->getOperands(), [](Value v) {
       return !isTensor(v) || isFree(v.getDefiningOp());
@@ -491,6 +492,8 @@ struct AssignLayoutsPass
         s.unite(vs);
       } else if (auto a = dyn_cast<AddPtrOp>(op)) {
         s.unite({a.getPtr(), a.getOffset(), a.getResult()});
+      } else if (auto t = dyn_cast<TensorMapBlockOp>(op)) {
+        s.unite({t.getPtrs(), t.getResult()});
       } else if (auto l = dyn_cast<LoadOp>(op)) {
         SmallVector<Value> vs{l.getPtr(), l.getResult()};
         if (l.getMask())
@@ -547,7 +550,8 @@ struct AssignLayoutsPass
       } else if (isa<ConvertLayoutOp>(op)) {
         return op->emitOpError() << "layouts are already assigned";
       } else if (isa<AsyncCopyOp, AsyncWaitOp, AsyncLocalLoadOp, LocalStoreOp,
-                     WarpgroupDotOp, WarpgroupWaitOp>(op)) {
+                     WarpgroupDotOp, WarpgroupWaitOp, TmaInitOp, TmaCopyOp,
+                     TmaWaitOp, TmaInvalOp>(op)) {
         // Made by quire-async-copies from laid-out loads, never written.
         return op->emitOpError() << "not supported in a kernel's source: "
                                     "quire-async-copies makes these ops";

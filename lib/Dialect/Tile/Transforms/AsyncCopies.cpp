@@ -392,6 +392,12 @@ struct AsyncCopiesPass
     }
     bool anyNvmma =
         llvm::any_of(cands, [](const Candidate &c) { return c.nvmma; });
+    // TMA when every staged load is a wgmma operand read through a tensor
+    // map: the copies and their waits are then mbarrier-based throughout.
+    bool useTma = tma && llvm::all_of(cands, [](Candidate c) {
+                    return c.nvmma && c.load.getPtr()
+                                          .getDefiningOp<TensorMapBlockOp>();
+                  });
     // The dots' results stay in flight across iterations when every wgmma
     // dot only carries its accumulator (iter_arg k in, yield k out) and
     // reads an A that no later iteration rewrites while the group runs
@@ -449,6 +455,19 @@ struct AsyncCopiesPass
       cloneSlice(b, pureOps, map);
       for (auto [c, buffer] : llvm::zip(cands, buffers)) {
         Value ptrs = map.lookupOrDefault(c.load.getPtr());
+        if (useTma) {
+          // The block's offsets at this iteration (the slice clone's).
+          auto block = ptrs.getDefiningOp<TensorMapBlockOp>();
+          auto type = cast<RankedTensorType>(c.load.getType());
+          TmaCopyOp::create(
+              b, c.load.getLoc(), block.getTensormap(), block.getOffsets(),
+              stageIdx, in,
+              TypeAttr::get(RankedTensorType::get(type.getShape(),
+                                                  type.getElementType())),
+              b.getI32IntegerAttr(buffer), b.getI32IntegerAttr(c.contig),
+              b.getI32IntegerAttr(S), c.trans ? b.getUnitAttr() : UnitAttr());
+          continue;
+        }
         Value mask =
             c.load.getMask() ? map.lookupOrDefault(c.load.getMask()) : Value();
         AsyncCopyOp::create(
@@ -494,6 +513,10 @@ struct AsyncCopiesPass
     // Prologue: iterations 0 .. ahead0-1 into stages 0 .. ahead0-1; the
     // slice loads of iteration ahead0 start the carried values.
     OpBuilder pre(loop);
+    if (useTma)
+      for (int32_t buffer : buffers)
+        TmaInitOp::create(pre, loc, pre.getI32IntegerAttr(buffer),
+                          pre.getI32IntegerAttr(S));
     for (int64_t k = 0; k < ahead0; ++k) {
       auto [j, in] = ahead(pre, lb, k);
       IRMapping map;
@@ -505,6 +528,10 @@ struct AsyncCopiesPass
     }
     SmallVector<Value> inits = emitSliceLoads(pre, lb, ahead0);
     inits.push_back(cst(pre, 0));
+    // With TMA the loop also carries the mbarrier phase of its stage.
+    if (useTma)
+      inits.push_back(cst(pre, 0));
+    unsigned extra = useTma ? 2 : 1;
 
     IRRewriter rewriter(loop.getContext());
     Value stageArg;
@@ -513,12 +540,24 @@ struct AsyncCopiesPass
                     ArrayRef<BlockArgument> args) -> SmallVector<Value> {
       Block *block = args.front().getOwner();
       OpBuilder top = OpBuilder::atBlockBegin(block);
-      stageArg = args.back();
+      stageArg = args[args.size() - extra];
+      Value phaseArg = useTma ? Value(args.back()) : Value();
       Value iv = loop.getInductionVar();
       int64_t perIter = cands.size();
-      AsyncWaitOp::create(top, loc,
-                          top.getI32IntegerAttr((ahead0 - 1) * perIter),
-                          anyNvmma ? top.getUnitAttr() : UnitAttr());
+      // Every thread waits for this iteration's stage: its TMA copies'
+      // mbarrier phase, or its own cp.async groups and a barrier.
+      auto waitTma = [&] {
+        for (int32_t buffer : buffers)
+          TmaWaitOp::create(top, loc, stageArg, phaseArg,
+                            top.getI32IntegerAttr(buffer),
+                            top.getI32IntegerAttr(S));
+      };
+      if (!useTma)
+        AsyncWaitOp::create(top, loc,
+                            top.getI32IntegerAttr((ahead0 - 1) * perIter),
+                            anyNvmma ? top.getUnitAttr() : UnitAttr());
+      else if (late)
+        waitTma();
       // By default iteration i + S - 1 goes, after the wait, to stage
       // (stage + S - 1) % S, which iteration i - 1 read (the wait's barrier
       // orders those reads first). Eagerly, iteration i + S goes to this
@@ -530,9 +569,16 @@ struct AsyncCopiesPass
       if (eager || late)
         // Built here, after the wait; moved below the body once the loop
         // holds it (the original body is merged in after this callback).
-        refillBegin = AsyncWaitOp::create(
-            issue, loc, issue.getI32IntegerAttr((ahead0 - 1) * perIter),
-            UnitAttr());
+        refillBegin =
+            useTma ? BarrierOp::create(issue, loc).getOperation()
+                   : AsyncWaitOp::create(
+                         issue, loc,
+                         issue.getI32IntegerAttr((ahead0 - 1) * perIter),
+                         UnitAttr())
+                         .getOperation();
+      else if (useTma)
+        // Every thread's reads of the stage refilled below came first.
+        BarrierOp::create(issue, loc);
       if (eager) {
         issueStage = stageArg;
       } else {
@@ -548,13 +594,26 @@ struct AsyncCopiesPass
       auto [j, in] = ahead(issue, iv, ahead0);
       IRMapping map;
       map.map(iv, j);
-      for (auto [l, carried] : llvm::zip(sliceLoads, args.drop_back()))
+      for (auto [l, carried] : llvm::zip(sliceLoads, args.drop_back(extra)))
         map.map(l->getResult(0), carried);
       emitCopies(issue, map, in, issueStage);
       SmallVector<Value> yields = emitSliceLoads(issue, iv, ahead0 + 1);
-      auto next = nextStage(issue, loc, stageArg, S);
-      refillEnd = next;
+      Value next = nextStage(issue, loc, stageArg, S);
+      refillEnd = next.getDefiningOp();
       yields.push_back(next);
+      if (useTma) {
+        // The phase flips when the stage index wraps to 0.
+        Value wraps = arith::CmpIOp::create(
+            issue, loc, arith::CmpIPredicate::eq, next, cst(issue, 0));
+        Value flipped = arith::XOrIOp::create(issue, loc, phaseArg,
+                                              cst(issue, 1));
+        Value phase =
+            arith::SelectOp::create(issue, loc, wraps, flipped, phaseArg);
+        refillEnd = phase.getDefiningOp();
+        yields.push_back(phase);
+        if (!late)
+          waitTma();
+      }
       return yields;
     };
     FailureOr<LoopLikeOpInterface> grown = loop.replaceWithAdditionalYields(
@@ -663,6 +722,14 @@ struct AsyncCopiesPass
     // a later loop's copies into them).
     OpBuilder after(newLoop->getContext());
     after.setInsertionPointAfter(afterLoop);
+    if (useTma) {
+      // Every copy was waited for; the barrier in tile.tma_inval orders
+      // the last reads before a later loop's copies into the buffers.
+      for (int32_t buffer : buffers)
+        TmaInvalOp::create(after, loc, after.getI32IntegerAttr(buffer),
+                           after.getI32IntegerAttr(S));
+      return;
+    }
     AsyncWaitOp::create(after, loc, after.getI32IntegerAttr(0));
   }
 };

@@ -9,6 +9,7 @@
 //   ptrs = %base + sum_k ext(i_k) * %t_k               (64-bit offsets)
 //   mask = and_k (0 <= i_k < %s_k)
 //   %x   = tile.load ptrs, mask, padding               (zero, or NaN)
+// (ptrs through tile.tensormap_block when the descriptor has a tensor map)
 // and tile.descriptor_store into a tile.store under the same mask. Every
 // later pass (AxisInfo's vector widths, the cp.async staging, wgmma) sees
 // the loads a kernel written with pointers has. See Passes.td.
@@ -120,6 +121,10 @@ struct LowerDescriptorsPass
       if (auto load = dyn_cast<DescriptorLoadOp>(op)) {
         auto desc = load.getDesc().getDefiningOp<MakeDescriptorOp>();
         auto [ptrs, mask] = blockAddresses(b, loc, desc, load.getOffsets());
+        // With a tensor map, the pointers say which block they address, so
+        // that quire-async-copies may stage the load with TMA.
+        if (Value tm = desc.getTensormap())
+          ptrs = TensorMapBlockOp::create(b, loc, ptrs, tm, load.getOffsets());
         RankedTensorType type = load.getType();
         Type elt = type.getElementType();
         TypedAttr pad;

@@ -325,17 +325,25 @@ def Tile_MakeDescriptorOp : Tile_Op<"make_descriptor", [
     `tl.make_tensor_descriptor`, and a host `TensorDescriptor` argument).
     Elements outside the shape read as zero, or NaN with `nan_padding`.
 
+    With `tensormap`, `%tm` is a host-encoded tensor map of the same tensor
+    (a `!tile.tensormap` kernel argument; a host `TensorDescriptor` passes
+    one when TMA is on): the block's loads may then be staged with
+    `cp.async.bulk.tensor` (`tile.tensormap_block`, quire-async-copies).
+    Only for 2-D blocks of 16-bit elements, at most 256 rows and at least
+    32 bytes along the last dimension, zero padding.
+
     ```mlir
     %d = tile.make_descriptor %a, shape [%m, %k], strides [%lda, %c1]
         : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x64xf16>>
     ```
   }];
   let arguments = (ins Tile_Ptr:$base, Variadic<I32>:$shape,
-                       Variadic<I64>:$strides, UnitAttr:$nan_padding);
+                       Variadic<I64>:$strides, Optional<Tile_TensorMap>:$tensormap,
+                       UnitAttr:$nan_padding);
   let results = (outs Tile_TensorDesc:$result);
   let assemblyFormat = [{
-    $base `,` `shape` `[` $shape `]` `,` `strides` `[` $strides `]` attr-dict
-    `:` type($base) `->` type($result)
+    $base `,` `shape` `[` $shape `]` `,` `strides` `[` $strides `]`
+    (`,` `tensormap` $tensormap^)? attr-dict `:` type($base) `->` type($result)
   }];
   let hasVerifier = 1;
 }
@@ -527,6 +535,120 @@ def Tile_AsyncLocalLoadOp : Tile_Op<"async_local_load", [MemoryEffects<[MemRead]
                        I32Attr:$stages);
   let results = (outs Tile_Tensor:$result);
   let assemblyFormat = "$stage attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_TensorMapBlockOp : Tile_Op<"tensormap_block", [Pure,
+    TypesMatchWith<"result type matches pointers type", "ptrs", "result", "$_self">]> {
+  let summary = "the pointers of a tensor map's block (an identity)";
+  let description = [{
+    Inserted by `quire-lower-descriptors` for a block load through a
+    descriptor with a tensor map: the result is `ptrs`, which point to the
+    elements of the block at `offsets` (outer dimension first) of the tensor
+    `tensormap` describes. `quire-async-copies` stages the load of such
+    pointers with `tile.tma_copy` instead of `cp.async`; anywhere else the op
+    is the identity.
+
+    ```mlir
+    %q = tile.tensormap_block %p, %tm[%m0, %k0] : tensor<128x64x!tile.ptr<f16>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrTensor:$ptrs, Tile_TensorMap:$tensormap,
+                       Variadic<I32>:$offsets);
+  let results = (outs Tile_PtrTensor:$result);
+  let assemblyFormat = [{
+    $ptrs `,` $tensormap `[` $offsets `]` attr-dict `:` type($ptrs)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_TmaInitOp : Tile_Op<"tma_init", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "initialize the mbarriers of a TMA-staged buffer";
+  let description = [{
+    Inserted by `quire-async-copies` before a loop it stages with TMA: one
+    thread initializes the `stages` mbarriers of staging buffer `buffer`
+    (arrival count 1, phase 0), then the CTA synchronizes.
+
+    ```mlir
+    tile.tma_init {buffer = 0 : i32, stages = 3 : i32}
+    ```
+  }];
+  let arguments = (ins I32Attr:$buffer, I32Attr:$stages);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_TmaInvalOp : Tile_Op<"tma_inval", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "invalidate the mbarriers of a TMA-staged buffer";
+  let description = [{
+    Inserted by `quire-async-copies` after a loop it staged with TMA, once
+    every copy has been waited for: the CTA synchronizes, then one thread
+    invalidates the buffer's `stages` mbarriers (so a later `tile.tma_init`
+    may initialize them again).
+
+    ```mlir
+    tile.tma_inval {buffer = 0 : i32, stages = 3 : i32}
+    ```
+  }];
+  let arguments = (ins I32Attr:$buffer, I32Attr:$stages);
+  let assemblyFormat = "attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start a TMA copy of a tensor map's block into a staging buffer";
+  let description = [{
+    Inserted by `quire-async-copies`. Where `pred` holds, one thread of the
+    CTA announces the block's bytes on stage `stage`'s mbarrier of buffer
+    `buffer` (`mbarrier.arrive.expect_tx`) and copies the `block`-shaped
+    block at `offsets` (outer dimension first) of the tensor `tensormap`
+    describes into that stage with `cp.async.bulk.tensor`, elements outside
+    the tensor as zero. The stage holds the swizzled layout `wgmma` reads
+    (as `tile.async_copy` with `nvmma` stages it: the staged tile is the
+    block, or its transpose with `transposed`, its dimension `contig` the
+    block's last), written as one copy per S-byte column (S = the last
+    dimension's bytes, at most 128), which the tensor map's box (S bytes by
+    the block's rows) and swizzle (S bytes) must match. Read the stage only
+    after a `tile.tma_wait` on it.
+
+    ```mlir
+    tile.tma_copy %tm[%m0, %k0] into stage %s if %in {block = tensor<128x64xf16>,
+        buffer = 0 : i32, contig = 1 : i32, stages = 3 : i32}
+    ```
+  }];
+  let arguments = (ins Tile_TensorMap:$tensormap, Variadic<I32>:$offsets,
+                       I32:$stage, I1:$pred, TypeAttr:$block, I32Attr:$buffer,
+                       I32Attr:$contig, I32Attr:$stages, UnitAttr:$transposed);
+  let assemblyFormat = [{
+    $tensormap `[` $offsets `]` `into` `stage` $stage `if` $pred attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The block's type.
+    ::mlir::RankedTensorType getBlockType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getBlock());
+    }
+    /// The shape of the staged tile (the transpose of the block's with
+    /// `transposed`).
+    ::llvm::SmallVector<int64_t> getStagedShape();
+  }];
+}
+
+def Tile_TmaWaitOp : Tile_Op<"tma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for the TMA copies of one stage";
+  let description = [{
+    Every thread waits until phase `phase` (0 or 1) of stage `stage`'s
+    mbarrier of buffer `buffer` completes (`mbarrier.try_wait.parity`):
+    the copies into the stage issued since the mbarrier's last phase have
+    landed and may be read, by `wgmma` too.
+
+    ```mlir
+    tile.tma_wait stage %s phase %p {buffer = 0 : i32, stages = 3 : i32}
+    ```
+  }];
+  let arguments = (ins I32:$stage, I32:$phase, I32Attr:$buffer,
+                       I32Attr:$stages);
+  let assemblyFormat = "`stage` $stage `phase` $phase attr-dict";
   let hasVerifier = 1;
 }
 

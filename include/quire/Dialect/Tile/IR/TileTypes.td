@@ -53,6 +53,23 @@ def Tile_TensorDescType : TypeDef<Tile_Dialect, "TensorDesc"> {
   let genVerifyDecl = 1;
 }
 
+def Tile_TensorMapType : TypeDef<Tile_Dialect, "TensorMap"> {
+  let mnemonic = "tensormap";
+  let summary = "a CUDA tensor map (CUtensorMap) passed by value to a kernel";
+  let description = [{
+    `!tile.tensormap` is a kernel argument holding the 128-byte tensor map
+    a host encoded (`cuTensorMapEncodeTiled`) for the tensor a
+    `tile.make_descriptor` describes, passed by value as a
+    `__grid_constant__` parameter: what `cp.async.bulk.tensor` (TMA) reads
+    the tensor through. The box and swizzle it must be encoded with follow
+    from the descriptor's block (docs/passes.md, quire-async-copies).
+  }];
+}
+
+def Tile_TensorMap : Type<CPred<"::llvm::isa<::mlir::quire::tile::TensorMapType>($_self)">,
+                          "tile tensor map", "::mlir::quire::tile::TensorMapType">,
+    BuildableType<"::mlir::quire::tile::TensorMapType::get($_builder.getContext())">;
+
 def Tile_TensorDesc : Type<CPred<"::llvm::isa<::mlir::quire::tile::TensorDescType>($_self)">,
                            "tile tensor descriptor",
                            "::mlir::quire::tile::TensorDescType">;

@@ -373,6 +373,21 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     the barrier on the paged decode kernels (docs/performance.md, "Decode:
     the L2-sector finding and swizzled staging"). Loops staged for wgmma
     keep the default schedule.
+
+    With `tma` (the default), a loop whose staged loads are all wgmma
+    operands (`nvmma`) read through tensor maps (their pointers from a
+    `tile.tensormap_block`, which `quire-lower-descriptors` makes for a
+    descriptor with a tensor map) stages them with TMA instead: each
+    buffer gets one mbarrier per stage (`tile.tma_init` before the
+    prologue, `tile.tma_inval` after the loop), one thread issues a
+    `tile.tma_copy` per operand where the cp.async copies stood (predicated
+    on `j < upper bound` instead of a mask: the tensor map zero-fills what
+    lies outside the tensor), and every thread waits for the stage it reads
+    with `tile.tma_wait` on the stage's phase, which the loop carries (it
+    flips each time the stage index wraps). The barrier that orders the
+    previous reads of a stage before its refill stays: a `tile.barrier`
+    where the `tile.async_wait` stood. No registers hold addresses or
+    masks, and no thread issues per-element copies.
   }];
   let options = [
     Option<"stages", "stages", "unsigned", "2",
@@ -385,7 +400,10 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
            "barrier per iteration; not for wgmma-staged loops)">,
     Option<"asyncWgmma", "async-wgmma", "bool", "false",
            "keep wgmma groups in flight across the iterations of a loop "
-           "that only carries their accumulators">
+           "that only carries their accumulators">,
+    Option<"tma", "tma", "bool", "true",
+           "stage wgmma operands read through tensor maps with TMA "
+           "(cp.async.bulk.tensor and mbarriers) instead of cp.async">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

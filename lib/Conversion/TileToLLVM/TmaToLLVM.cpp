@@ -1,0 +1,217 @@
+//===- TmaToLLVM.cpp - TMA staging of tiles --------------------------------===//
+//
+// The ops `quire-async-copies` creates for loads through tensor maps:
+// tile.tma_copy is one thread's `mbarrier.arrive.expect_tx` and one
+// `cp.async.bulk.tensor.2d` per S-byte column of the block (S = the last
+// dimension's bytes, at most 128; the tensor map's box is S bytes by the
+// block's rows, swizzled S bytes), written where tile.async_copy with
+// `nvmma` writes the same stage (NvmmaTile: column c at c * rows * S, the
+// 16-byte chunks XOR-ed with the row as TMA's S-byte swizzle does, stages
+// 1024-byte aligned). tile.tma_wait spins on `mbarrier.try_wait.parity`.
+// tile.tma_init / tile.tma_inval bracket a staged loop. Each staging buffer
+// has its own mbarriers, one per stage, in an async buffer of their own
+// (kTmaBarrierBuffer + buffer). tile.tensormap_block is the identity.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SharedMemory.h"
+#include "Utility.h"
+
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tilellvm;
+
+namespace {
+
+/// Async buffer ids of the mbarriers: kTmaBarrierBuffer + the staging
+/// buffer's id (staging buffer ids are small: one per staged operand).
+constexpr int64_t kTmaBarrierBuffer = 1 << 16;
+
+/// The 32-bit shared address of stage `stage`'s mbarrier of `buffer`.
+Value barrierAddress(OpBuilder &b, Location loc, Operation *op,
+                     TileToLLVMState &state, Value stage, int32_t buffer,
+                     int32_t stages) {
+  state.reserveAsync(kTmaBarrierBuffer + buffer, 8 * int64_t(stages), 8);
+  Value off = LLVM::MulOp::create(b, loc, stage, i32Const(b, loc, 8));
+  Value ptr = asyncSharedPtr(b, loc, op, off, kTmaBarrierBuffer + buffer);
+  return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
+}
+
+/// True in thread 0 of the CTA: the thread that issues TMA copies and
+/// initializes mbarriers.
+Value isFirstThread(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
+                              i32Const(b, loc, 0));
+}
+
+/// tile.tma_init {buffer = b, stages = S}
+///   => @thread0 mbarrier.init.shared::cta.b64 [bar(b, s)], 1  (s < S)
+///      fence.mbarrier_init.release.cluster; bar.sync 0
+struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
+  TmaInitOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::TmaInitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value first = isFirstThread(rewriter, loc);
+    for (int32_t s = 0; s < op.getStages(); ++s) {
+      Value bar = barrierAddress(rewriter, loc, op, state,
+                                 i32Const(rewriter, loc, s), op.getBuffer(),
+                                 op.getStages());
+      inlinePtx(rewriter, loc, {}, {first, bar},
+                "@$0 mbarrier.init.shared::cta.b64 [$1], 1;", "b,r",
+                /*sideEffects=*/true);
+    }
+    inlinePtx(rewriter, loc, {}, {}, "fence.mbarrier_init.release.cluster;",
+              "", /*sideEffects=*/true);
+    NVVM::Barrier0Op::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+/// tile.tma_inval {buffer = b, stages = S}
+///   => bar.sync 0; @thread0 mbarrier.inval.shared::cta.b64 [bar(b, s)]
+struct TmaInvalOpLowering : public ConvertOpToLLVMPattern<tile::TmaInvalOp> {
+  TmaInvalOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::TmaInvalOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::Barrier0Op::create(rewriter, loc);
+    Value first = isFirstThread(rewriter, loc);
+    for (int32_t s = 0; s < op.getStages(); ++s) {
+      Value bar = barrierAddress(rewriter, loc, op, state,
+                                 i32Const(rewriter, loc, s), op.getBuffer(),
+                                 op.getStages());
+      inlinePtx(rewriter, loc, {}, {first, bar},
+                "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,r",
+                /*sideEffects=*/true);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+/// tile.tma_copy %tm[%o0, %o1] into stage %s if %p {block = B0 x B1, ...}
+///   => @(%p && thread0) mbarrier.arrive.expect_tx [bar(b, s)], B0*B1*bytes
+///      @(...) cp.async.bulk.tensor.2d [smem(b, s) + c * B0 * S],
+///             [%tm, {%o1 + c * S / bytes, %o0}], [bar(b, s)]   (per column c)
+struct TmaCopyOpLowering : public ConvertOpToLLVMPattern<tile::TmaCopyOp> {
+  TmaCopyOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::TmaCopyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (state.sm < 90)
+      return op.emitOpError() << "not supported on the GPU: TMA needs sm_90, "
+                                 "compiling for sm_"
+                              << state.sm;
+    Location loc = op.getLoc();
+    RankedTensorType block = op.getBlockType();
+    int64_t bytes = block.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t rows = block.getDimSize(0), cols = block.getDimSize(1);
+    Staging st =
+        reserveStaging(state, op.getStagedShape(), op.getContig(), bytes,
+                       op.getBuffer(), op.getStages(), /*nvmma=*/true);
+    int64_t swizzle = st.nvmma->swizzle;
+    Value stage = adaptor.getStage().front();
+    Value stageOff = stageOffset(rewriter, loc, stage, st.stageBytes);
+    Value dst = LLVM::PtrToIntOp::create(
+        rewriter, loc, rewriter.getI32Type(),
+        asyncSharedPtr(rewriter, loc, op, stageOff, op.getBuffer()));
+    Value bar = barrierAddress(rewriter, loc, op, state, stage, op.getBuffer(),
+                               op.getStages());
+    Value pred = LLVM::AndOp::create(rewriter, loc, adaptor.getPred().front(),
+                                     isFirstThread(rewriter, loc));
+    Value tensormap = adaptor.getTensormap().front();
+    Value outer = adaptor.getOffsets()[0].front();
+    Value inner = adaptor.getOffsets()[1].front();
+    std::string expect =
+        "@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], " +
+        std::to_string(rows * cols * bytes) + ";";
+    inlinePtx(rewriter, loc, {}, {pred, bar}, expect, "b,r",
+              /*sideEffects=*/true);
+    int64_t lineElems = swizzle / bytes;
+    for (int64_t c = 0; c < cols / lineElems; ++c) {
+      Value to = c ? LLVM::AddOp::create(rewriter, loc, dst,
+                                         i32Const(rewriter, loc,
+                                                  c * rows * swizzle))
+                         .getResult()
+                   : dst;
+      Value x = c ? LLVM::AddOp::create(rewriter, loc, inner,
+                                        i32Const(rewriter, loc, c * lineElems))
+                        .getResult()
+                  : inner;
+      inlinePtx(rewriter, loc, {}, {pred, to, tensormap, x, outer, bar},
+                "@$0 cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::"
+                "complete_tx::bytes [$1], [$2, {$3, $4}], [$5];",
+                "b,r,l,r,r,r", /*sideEffects=*/true);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+/// tile.tma_wait stage %s phase %p {buffer = b}
+///   => loop: mbarrier.try_wait.parity.shared::cta.b64 P, [bar(b, s)], %p;
+///            @!P bra loop
+struct TmaWaitOpLowering : public ConvertOpToLLVMPattern<tile::TmaWaitOp> {
+  TmaWaitOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::TmaWaitOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierAddress(rewriter, loc, op, state,
+                               adaptor.getStage().front(), op.getBuffer(),
+                               op.getStages());
+    // The label is local to the braces, so copies of the loop (unrolled,
+    // duplicated) do not clash.
+    inlinePtx(rewriter, loc, {}, {bar, adaptor.getPhase().front()},
+              "{\n.reg .pred done;\nwait_tma:\n"
+              "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+              "@!done bra.uni wait_tma;\n}",
+              "r,r", /*sideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+/// tile.tensormap_block %p, %tm[...] => %p (the pointers themselves).
+struct TensorMapBlockOpLowering
+    : public ConvertOpToLLVMPattern<tile::TensorMapBlockOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::TensorMapBlockOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithMultiple(op, {adaptor.getPtrs()});
+    return success();
+  }
+};
+
+} // namespace
+
+void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
+                                   RewritePatternSet &patterns,
+                                   TileToLLVMState &state) {
+  patterns.add<TmaInitOpLowering, TmaInvalOpLowering, TmaCopyOpLowering,
+               TmaWaitOpLowering>(converter, state);
+  patterns.add<TensorMapBlockOpLowering>(converter);
+}
