@@ -1,4 +1,5 @@
-//===- TmaToLLVM.cpp - TMA staging of tiles --------------------------------===//
+//===- TmaToLLVM.cpp - TMA staging of tiles
+//--------------------------------===//
 //
 // The ops `quire-async-copies` creates for loads through tensor maps:
 // tile.tma_copy is one thread's `mbarrier.arrive.expect_tx` and one
@@ -62,15 +63,15 @@ struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
     Location loc = op.getLoc();
     Value first = isFirstThread(rewriter, loc);
     for (int32_t s = 0; s < op.getStages(); ++s) {
-      Value bar = barrierAddress(rewriter, loc, op, state,
-                                 i32Const(rewriter, loc, s), op.getBuffer(),
-                                 op.getStages());
+      Value bar =
+          barrierAddress(rewriter, loc, op, state, i32Const(rewriter, loc, s),
+                         op.getBuffer(), op.getStages());
       inlinePtx(rewriter, loc, {}, {first, bar},
                 "@$0 mbarrier.init.shared::cta.b64 [$1], 1;", "b,r",
                 /*sideEffects=*/true);
     }
-    inlinePtx(rewriter, loc, {}, {}, "fence.mbarrier_init.release.cluster;",
-              "", /*sideEffects=*/true);
+    inlinePtx(rewriter, loc, {}, {}, "fence.mbarrier_init.release.cluster;", "",
+              /*sideEffects=*/true);
     NVVM::Barrier0Op::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
@@ -91,9 +92,9 @@ struct TmaInvalOpLowering : public ConvertOpToLLVMPattern<tile::TmaInvalOp> {
     NVVM::Barrier0Op::create(rewriter, loc);
     Value first = isFirstThread(rewriter, loc);
     for (int32_t s = 0; s < op.getStages(); ++s) {
-      Value bar = barrierAddress(rewriter, loc, op, state,
-                                 i32Const(rewriter, loc, s), op.getBuffer(),
-                                 op.getStages());
+      Value bar =
+          barrierAddress(rewriter, loc, op, state, i32Const(rewriter, loc, s),
+                         op.getBuffer(), op.getStages());
       inlinePtx(rewriter, loc, {}, {first, bar},
                 "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,r",
                 /*sideEffects=*/true);
@@ -146,11 +147,11 @@ struct TmaCopyOpLowering : public ConvertOpToLLVMPattern<tile::TmaCopyOp> {
               /*sideEffects=*/true);
     int64_t lineElems = swizzle / bytes;
     for (int64_t c = 0; c < cols / lineElems; ++c) {
-      Value to = c ? LLVM::AddOp::create(rewriter, loc, dst,
-                                         i32Const(rewriter, loc,
-                                                  c * rows * swizzle))
-                         .getResult()
-                   : dst;
+      Value to =
+          c ? LLVM::AddOp::create(rewriter, loc, dst,
+                                  i32Const(rewriter, loc, c * rows * swizzle))
+                  .getResult()
+            : dst;
       Value x = c ? LLVM::AddOp::create(rewriter, loc, inner,
                                         i32Const(rewriter, loc, c * lineElems))
                         .getResult()
@@ -177,9 +178,9 @@ struct TmaWaitOpLowering : public ConvertOpToLLVMPattern<tile::TmaWaitOp> {
   matchAndRewrite(tile::TmaWaitOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value bar = barrierAddress(rewriter, loc, op, state,
-                               adaptor.getStage().front(), op.getBuffer(),
-                               op.getStages());
+    Value bar =
+        barrierAddress(rewriter, loc, op, state, adaptor.getStage().front(),
+                       op.getBuffer(), op.getStages());
     // The label is local to the braces, so copies of the loop (unrolled,
     // duplicated) do not clash.
     inlinePtx(rewriter, loc, {}, {bar, adaptor.getPhase().front()},

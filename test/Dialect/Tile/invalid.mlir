@@ -985,3 +985,99 @@ func.func @local_store_nvmma_shape(%v: tensor<64x4xf16>, %s: i32) {
   tile.local_store %v into stage %s {buffer = 0 : i32, contig = 1 : i32, stages = 1 : i32, transposed, nvmma} : tensor<64x4xf16>
   return
 }
+
+// -----
+
+func.func @descriptor_tensormap_block(%p: !tile.ptr<f16>, %m: i32, %s: i64, %tm: !tile.tensormap) {
+  // expected-error @+1 {{a tensor map needs a 2-D block of 16-bit elements, at most 256 rows and at least 16 columns, got 'tensor<64x8xf16>'}}
+  %d = tile.make_descriptor %p, shape [%m, %m], strides [%s, %s], tensormap %tm : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x8xf16>>
+  return
+}
+
+// -----
+
+func.func @descriptor_tensormap_f32(%p: !tile.ptr<f32>, %m: i32, %s: i64, %tm: !tile.tensormap) {
+  // expected-error @+1 {{a tensor map needs a 2-D block of 16-bit elements, at most 256 rows and at least 16 columns, got 'tensor<64x32xf32>'}}
+  %d = tile.make_descriptor %p, shape [%m, %m], strides [%s, %s], tensormap %tm : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x32xf32>>
+  return
+}
+
+// -----
+
+func.func @descriptor_tensormap_nan(%p: !tile.ptr<f16>, %m: i32, %s: i64, %tm: !tile.tensormap) {
+  // expected-error @+1 {{a tensor map reads zero padding, not NaN}}
+  %d = tile.make_descriptor %p, shape [%m, %m], strides [%s, %s], tensormap %tm {nan_padding} : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x32xf16>>
+  return
+}
+
+// -----
+
+func.func @tensormap_block_rank(%p: tensor<64x!tile.ptr<f16>>, %tm: !tile.tensormap, %o: i32) {
+  // expected-error @+1 {{needs a 2-D block and 2 offsets, got 'tensor<64x!tile.ptr<f16>>' and 1 offsets}}
+  %q = tile.tensormap_block %p, %tm[%o] : tensor<64x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @tma_init_stages() {
+  // expected-error @+1 {{stages must be >= 1, got 0}}
+  tile.tma_init {buffer = 0 : i32, stages = 0 : i32}
+  return
+}
+
+// -----
+
+func.func @tma_inval_buffer() {
+  // expected-error @+1 {{buffer must be >= 0, got -1}}
+  tile.tma_inval {buffer = -1 : i32, stages = 2 : i32}
+  return
+}
+
+// -----
+
+func.func @tma_wait_stages(%s: i32) {
+  // expected-error @+1 {{stages must be >= 1, got 0}}
+  tile.tma_wait stage %s phase %s {buffer = 0 : i32, stages = 0 : i32}
+  return
+}
+
+// -----
+
+func.func @tma_copy_block(%tm: !tile.tensormap, %o: i32, %s: i32, %p: i1) {
+  // expected-error @+1 {{block must be a 2-D tensor type, got 'tensor<64xf16>'}}
+  tile.tma_copy %tm[%o, %o] into stage %s if %p {block = tensor<64xf16>, buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32}
+  return
+}
+
+// -----
+
+func.func @tma_copy_offsets(%tm: !tile.tensormap, %o: i32, %s: i32, %p: i1) {
+  // expected-error @+1 {{needs 2 offsets, got 1}}
+  tile.tma_copy %tm[%o] into stage %s if %p {block = tensor<64x64xf16>, buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32}
+  return
+}
+
+// -----
+
+func.func @tma_copy_contig(%tm: !tile.tensormap, %o: i32, %s: i32, %p: i1) {
+  // expected-error @+1 {{contig must be 0 (the block's last dimension, transposed), got 1}}
+  tile.tma_copy %tm[%o, %o] into stage %s if %p {block = tensor<64x64xf16>, buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32, transposed}
+  return
+}
+
+// -----
+
+func.func @tma_copy_rows(%tm: !tile.tensormap, %o: i32, %s: i32, %p: i1) {
+  // expected-error @+1 {{a TMA box has at most 256 rows, got 512}}
+  tile.tma_copy %tm[%o, %o] into stage %s if %p {block = tensor<512x64xf16>, buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32}
+  return
+}
+
+// -----
+
+func.func @tma_copy_elements(%tm: !tile.tensormap, %o: i32, %s: i32, %p: i1) {
+  // expected-error @+1 {{nvmma staging needs 16-bit elements, got 'f32'}}
+  tile.tma_copy %tm[%o, %o] into stage %s if %p {block = tensor<64x64xf32>, buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32}
+  return
+}

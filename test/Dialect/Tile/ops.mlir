@@ -177,6 +177,25 @@ func.func @async_staging(%p: tensor<16x64x!tile.ptr<f16>>, %m: tensor<16x64xi1>,
   return %x : tensor<64x16xf16>
 }
 
+// CHECK-LABEL: func.func @tma_staging
+// CHECK-SAME: %{{.*}}: !tile.tensormap
+// CHECK: tile.make_descriptor {{.*}} tensormap %{{.*}} : {{.*}}tensor<64x32xf16>
+// CHECK: tile.tensormap_block %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : tensor<64x32x!tile.ptr<f16>>
+// CHECK: tile.tma_init {buffer = 0 : i32, stages = 2 : i32}
+// CHECK: tile.tma_copy %{{.*}}[%{{.*}}, %{{.*}}] into stage %{{.*}} if %{{.*}} {block = tensor<64x32xf16>, buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32, transposed}
+// CHECK: tile.tma_wait stage %{{.*}} phase %{{.*}} {buffer = 0 : i32, stages = 2 : i32}
+// CHECK: tile.tma_inval {buffer = 0 : i32, stages = 2 : i32}
+func.func @tma_staging(%b: !tile.ptr<f16>, %n: i32, %st: i64, %tm: !tile.tensormap,
+                       %p: tensor<64x32x!tile.ptr<f16>>, %o: i32, %s: i32, %in: i1) {
+  %d = tile.make_descriptor %b, shape [%n, %n], strides [%st, %st], tensormap %tm : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x32xf16>>
+  %q = tile.tensormap_block %p, %tm[%o, %o] : tensor<64x32x!tile.ptr<f16>>
+  tile.tma_init {buffer = 0 : i32, stages = 2 : i32}
+  tile.tma_copy %tm[%o, %o] into stage %s if %in {block = tensor<64x32xf16>, buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32, transposed}
+  tile.tma_wait stage %s phase %o {buffer = 0 : i32, stages = 2 : i32}
+  tile.tma_inval {buffer = 0 : i32, stages = 2 : i32}
+  return
+}
+
 // CHECK-LABEL: func.func @atomics
 func.func @atomics(%p: !tile.ptr<i32>, %ps: tensor<64x!tile.ptr<f32>>, %v: tensor<64xf32>, %m: tensor<64xi1>) -> (i32, tensor<64xf32>, i32) {
   %one = arith.constant 1 : i32

@@ -1,0 +1,113 @@
+// RUN: quire-opt %s --quire-lower-descriptors | FileCheck %s --check-prefix=LOWER
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3" | FileCheck %s
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 async-wgmma=true" | FileCheck %s --check-prefix=LATE
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 tma=false" | FileCheck %s --check-prefix=NOTMA
+// RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
+// RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o /dev/null %}
+// A matmul whose operands are read through descriptors with tensor maps
+// (host TensorDescriptors under tma=True): quire-lower-descriptors marks
+// the blocks' pointers with tile.tensormap_block, and quire-async-copies
+// stages both wgmma operands with TMA: mbarriers initialized before the
+// prologue (stages - 1 iterations of copies), each iteration a barrier
+// (the refilled stage's reads done), the copies of iteration i + 2 issued
+// by one thread where j < K tiles, then every thread waits for its stage's
+// mbarrier phase, which the loop carries (flipped when the stage wraps);
+// mbarriers invalidated after the loop. tma=false keeps cp.async.
+
+// LOWER-LABEL: func.func @matmul
+// LOWER:         %[[P:.*]] = tile.addptr
+// LOWER:         tile.tensormap_block %[[P]], %arg4[%{{.*}}, %{{.*}}] : tensor<128x64x!tile.ptr<f16>>
+// LOWER:         tile.tensormap_block %{{.*}}, %arg9[%{{.*}}, %{{.*}}] : tensor<64x128x!tile.ptr<f16>>
+// The stored block's pointers are not marked (TMA stages loads only).
+// LOWER-NOT:     tile.tensormap_block
+// LOWER:         tile.store
+
+// CHECK-LABEL: func.func @matmul
+// CHECK:         tile.tma_init {buffer = 0 : i32, stages = 3 : i32}
+// CHECK:         tile.tma_init {buffer = 1 : i32, stages = 3 : i32}
+// CHECK:         tile.tma_copy %arg4[%{{.*}}, %c0_i32] into stage %c0_i32 if %{{.*}} {block = tensor<128x64xf16>, buffer = 0 : i32, contig = 1 : i32, stages = 3 : i32}
+// CHECK:         tile.tma_copy %arg9[%c0_i32, %{{.*}}] into stage %c0_i32 if %{{.*}} {block = tensor<64x128xf16>, buffer = 1 : i32, contig = 1 : i32, stages = 3 : i32}
+// CHECK:         tile.tma_copy %arg4[%{{.*}}, %c64_i32] into stage %c1_i32
+// CHECK:         tile.tma_copy %arg9[%c64_i32, %{{.*}}] into stage %c1_i32
+// CHECK:         scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[STAGE:.*]] = %c0_i32, %[[PHASE:.*]] = %c0_i32)
+// CHECK-NEXT:      tile.barrier
+// CHECK:           tile.tma_copy %arg4
+// CHECK:           tile.tma_copy %arg9
+// CHECK:           %[[NEXT:.*]] = arith.select
+// CHECK:           %[[WRAP:.*]] = arith.cmpi eq, %[[NEXT]], %c0_i32
+// CHECK:           %[[FLIP:.*]] = arith.xori %[[PHASE]], %c1_i32
+// CHECK:           %[[NPHASE:.*]] = arith.select %[[WRAP]], %[[FLIP]], %[[PHASE]]
+// CHECK:           tile.tma_wait stage %[[STAGE]] phase %[[PHASE]] {buffer = 0 : i32, stages = 3 : i32}
+// CHECK:           tile.tma_wait stage %[[STAGE]] phase %[[PHASE]] {buffer = 1 : i32, stages = 3 : i32}
+// CHECK:           tile.warpgroup_dot a_stage %[[STAGE]] b_stage %[[STAGE]] acc %[[ACC]]
+// CHECK:           scf.yield %{{.*}}, %[[NEXT]], %[[NPHASE]]
+// CHECK:         tile.tma_inval {buffer = 0 : i32, stages = 3 : i32}
+// CHECK:         tile.tma_inval {buffer = 1 : i32, stages = 3 : i32}
+// CHECK-NOT:     tile.async_copy
+// CHECK-NOT:     tile.tensormap_block
+
+// With async wgmma and 3 stages the refill moves after the wgmma wait and a
+// barrier at the end of the body; the stage's wait stays at the top.
+// LATE:          scf.for
+// LATE-NEXT:       tile.tma_wait
+// LATE-NEXT:       tile.tma_wait
+// LATE-NEXT:       tile.warpgroup_dot {{.*}}async
+// LATE-NEXT:       tile.warpgroup_wait {{.*}}pending = 1
+// LATE-NEXT:       tile.barrier
+// LATE:            tile.tma_copy %arg4
+// LATE:            tile.tma_copy %arg9
+// LATE:            scf.yield
+
+// NOTMA-NOT:     tile.tma_
+// NOTMA:         tile.async_copy {{.*}}nvmma
+// NOTMA-NOT:     tile.tma_
+
+// PTX-LABEL:   .entry matmul(
+// PTX:           .param .align 64 .b8 matmul_param_4[128]
+// PTX:           .param .align 64 .b8 matmul_param_9[128]
+// PTX:           mbarrier.init.shared::cta.b64 [{{.*}}], 1;
+// PTX:           fence.mbarrier_init.release.cluster;
+// PTX:           mbarrier.arrive.expect_tx.shared::cta.b64 _, [{{.*}}], 16384;
+// PTX:           cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes
+// PTX:           mbarrier.try_wait.parity.shared::cta.b64
+// PTX:           wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// PTX:           mbarrier.inval.shared::cta.b64
+// PTX-NOT:       cp.async.cg
+// PTX-NOT:       ld.global
+
+func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %m: i32 {tile.divisibility = 16 : i32},
+                  %k: i32 {tile.divisibility = 16 : i32}, %lda: i64 {tile.divisibility = 16 : i32},
+                  %tma: !tile.tensormap,
+                  %b: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %k2: i32 {tile.divisibility = 16 : i32},
+                  %n: i32 {tile.divisibility = 16 : i32}, %ldb: i64 {tile.divisibility = 16 : i32},
+                  %tmb: !tile.tensormap,
+                  %c: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %ldc: i64 {tile.divisibility = 16 : i32})
+    attributes {tile.kernel} {
+  %c1_i64 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %da = tile.make_descriptor %a, shape [%m, %k], strides [%lda, %c1_i64], tensormap %tma
+      : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x64xf16>>
+  %db = tile.make_descriptor %b, shape [%k2, %n], strides [%ldb, %c1_i64], tensormap %tmb
+      : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x128xf16>>
+  %dc = tile.make_descriptor %c, shape [%m, %n], strides [%ldc, %c1_i64]
+      : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x128xf16>>
+  %pm = tile.program_id x
+  %pn = tile.program_id y
+  %m0 = arith.muli %pm, %c128 : i32
+  %n0 = arith.muli %pn, %c128 : i32
+  %kt = arith.divsi %k, %c64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%acc0 = %zero) -> (tensor<128x128xf32>) : i32 {
+    %k0 = arith.muli %i, %c64 : i32
+    %x = tile.descriptor_load %da[%m0, %k0] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+    %y = tile.descriptor_load %db[%k0, %n0] : !tile.tensordesc<tensor<64x128xf16>> -> tensor<64x128xf16>
+    %d = tile.dot %x, %y, %acc0 : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %h = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xf16>
+  tile.descriptor_store %dc[%m0, %n0], %h : !tile.tensordesc<tensor<128x128xf16>>, tensor<128x128xf16>
+  return
+}
