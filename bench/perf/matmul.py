@@ -12,9 +12,16 @@ Part 2, the rows of docs/performance.md: the fastest configuration of part
 8 tile rows at a time (Triton's tutorial 03 order), checked and timed
 against torch.matmul of the same dtype.
 
-Prints both tables, writes matmul.png into the output folder.
+Part 3, TMA: the tensor-descriptor matmul (bench/lib/desc_matmul.py, host
+TensorDescriptors, grouped tile order) at two tile shapes, 3 and 4 stages,
+synchronous and async wgmma, its operands staged by cp.async and by TMA
+(tma=True: cp.async.bulk.tensor issued by one thread, mbarrier waits), f16
+and bf16 at 4096^3 and 8192^3, each checked against float64 (NaN-poisoned
+outputs, a ragged size too) and timed against torch.matmul.
 
-    bench/run.py matmul [--quick] [--out DIR]
+Prints the tables, writes matmul.png into the output folder.
+
+    bench/run.py matmul [--quick] [--descriptors] [--out DIR]
 """
 
 import math
@@ -49,6 +56,8 @@ def main(argv=None):
     p = parser("matmul", __doc__)
     p.add_argument("--quick", action="store_true",
                    help="the first two configurations only, no 8192^3")
+    p.add_argument("--descriptors", action="store_true",
+                   help="part 3 only (the descriptor matmul, cp.async vs TMA)")
     p.add_argument("--out", help="folder for the plot (default $BENCH_OUT or bench/out)")
     args = p.parse_args(argv)
     torch = require_torch()
@@ -63,6 +72,10 @@ def main(argv=None):
         "max_shared_mem"]
     gen = torch.Generator(device="cuda").manual_seed(7)
     torch_dt = {"f16": torch.half, "bf16": torch.bfloat16}
+    if args.descriptors:
+        ok = descriptor_part(torch, gen, torch_dt, args.quick, us, rel_err)
+        print("correct:", "yes" if ok else "NO")
+        return 0 if ok else 1
 
     def compile_pair(cfg, dtype, opts, group_m=0):
         BM, BN, BK, w = cfg
@@ -164,6 +177,7 @@ def main(argv=None):
                   f"{tg:>10.0f} {f / tg / 1e6:>8.1f} "
                   f"{tt:>9.0f} {f / tt / 1e6:>8.1f} {tt / min(t, tg):>8.3f}",
                   flush=True)
+    ok = descriptor_part(torch, gen, torch_dt, args.quick, us, rel_err) and ok
     print("correct:", "yes" if ok else "NO")
     bars("matmul.png", f"Quire matmul vs torch.matmul, {torch.cuda.get_device_name()}",
          "TFLOP/s (f16, 4096^3)", [f"{s}/{w}w" for s, w, _ in table],
@@ -172,6 +186,63 @@ def main(argv=None):
          lines=[(f"torch.matmul {fl / t_torch / 1e6:.0f} TFLOP/s", fl / t_torch / 1e6)],
          out=args.out)
     return 0 if ok else 1
+
+
+# Part 3's configurations: (BM, BN, BK, warps) x (num_stages, async_wgmma).
+DESC_CONFIGS = [(128, 128, 64, 8), (128, 256, 64, 8)]
+DESC_SCHEDULES = [(3, False), (4, False), (3, True), (4, True)]
+
+
+def descriptor_part(torch, gen, torch_dt, quick, us, rel_err):
+    """Part 3: the descriptor matmul, cp.async against TMA. Returns whether
+    every variant matched float64."""
+    from lib.desc_matmul import launcher
+    ok = True
+    print("\ntensor-descriptor matmul: cp.async vs TMA staging (TFLOP/s; "
+          "ratio to torch.matmul)")
+    print(f"{'dtype':>5} {'size':>5} {'BMxBNxBK/w':>14} {'stages':>6} "
+          f"{'async':>5} {'cp.async':>14} {'tma':>14} {'tma gain':>8} "
+          f"{'max rel err':>11} {'torch':>6}")
+    for dtype in ("f16", "bf16"):
+        tol = 2e-3 if dtype == "f16" else 1e-2
+        for n in (4096,) if quick else (4096, 8192):
+            dt = torch_dt[dtype]
+            a = torch.randn(n, n, device="cuda", generator=gen).to(dt)
+            b = torch.randn(n, n, device="cuda", generator=gen).to(dt)
+            c = torch.empty(n, n, device="cuda", dtype=dt)
+            rep = 50 if n <= 4096 else 20
+            fl = 2 * n ** 3
+            t_torch = us(lambda: torch.matmul(a, b), rep=rep)
+            ref = a.double() @ b.double()
+            # A ragged size: partial tiles at every edge, zero fill past them.
+            ra = torch.randn(1000, 4000, device="cuda", generator=gen).to(dt)
+            rb = torch.randn(4000, 1032, device="cuda", generator=gen).to(dt)
+            rref = ra.double() @ rb.double()
+            for cfg in DESC_CONFIGS[:1] if quick else DESC_CONFIGS:
+                for stages, aw in DESC_SCHEDULES:
+                    tf, worst = {}, 0.0
+                    for tma in (False, True):
+                        opts = dict(num_stages=stages, async_wgmma=aw, tma=tma)
+                        for x, y, want in ((a, b, ref), (ra, rb, rref)):
+                            z = torch.full((x.shape[0], y.shape[1]),
+                                           float("nan"), device="cuda",
+                                           dtype=dt)
+                            launcher(x, y, z, cfg, **opts)()
+                            torch.cuda.synchronize()
+                            e = rel_err(z, want)
+                            worst = max(worst, e) if e == e else float("nan")
+                        t = us(launcher(a, b, c, cfg, **opts), rep=rep)
+                        tf[tma] = fl / t / 1e6
+                    ok = ok and worst < tol
+                    name = f"{cfg[0]}x{cfg[1]}x{cfg[2]}/{cfg[3]}"
+                    tt = fl / t_torch / 1e6
+                    print(f"{dtype:>5} {n:>5} {name:>14} {stages:>6} "
+                          f"{'yes' if aw else 'no':>5} "
+                          f"{tf[False]:>7.1f} ({tf[False] / tt:.3f}) "
+                          f"{tf[True]:>7.1f} ({tf[True] / tt:.3f}) "
+                          f"{tf[True] / tf[False]:>8.3f} {worst:>11.2e} "
+                          f"{tt:>6.1f}", flush=True)
+    return ok
 
 
 if __name__ == "__main__":
