@@ -50,6 +50,19 @@ Value isFirstThread(OpBuilder &b, Location loc) {
                               i32Const(b, loc, 0));
 }
 
+/// `ptx` (predicate $0, the mbarrier's address $1) in thread 0 on each of
+/// the `stages` mbarriers of `buffer`.
+void onEveryBarrier(OpBuilder &b, Location loc, Operation *op,
+                    TileToLLVMState &state, int32_t buffer, int32_t stages,
+                    StringRef ptx) {
+  Value first = isFirstThread(b, loc);
+  for (int32_t s = 0; s < stages; ++s) {
+    Value bar = barrierAddress(b, loc, op, state, i32Const(b, loc, s), buffer,
+                               stages);
+    inlinePtx(b, loc, {}, {first, bar}, ptx, "b,r", /*sideEffects=*/true);
+  }
+}
+
 /// tile.tma_init {buffer = b, stages = S}
 ///   => @thread0 mbarrier.init.shared::cta.b64 [bar(b, s)], 1  (s < S)
 ///      fence.mbarrier_init.release.cluster; bar.sync 0
@@ -61,15 +74,8 @@ struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
   matchAndRewrite(tile::TmaInitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value first = isFirstThread(rewriter, loc);
-    for (int32_t s = 0; s < op.getStages(); ++s) {
-      Value bar =
-          barrierAddress(rewriter, loc, op, state, i32Const(rewriter, loc, s),
-                         op.getBuffer(), op.getStages());
-      inlinePtx(rewriter, loc, {}, {first, bar},
-                "@$0 mbarrier.init.shared::cta.b64 [$1], 1;", "b,r",
-                /*sideEffects=*/true);
-    }
+    onEveryBarrier(rewriter, loc, op, state, op.getBuffer(), op.getStages(),
+                   "@$0 mbarrier.init.shared::cta.b64 [$1], 1;");
     inlinePtx(rewriter, loc, {}, {}, "fence.mbarrier_init.release.cluster;", "",
               /*sideEffects=*/true);
     NVVM::Barrier0Op::create(rewriter, loc);
@@ -90,15 +96,8 @@ struct TmaInvalOpLowering : public ConvertOpToLLVMPattern<tile::TmaInvalOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     NVVM::Barrier0Op::create(rewriter, loc);
-    Value first = isFirstThread(rewriter, loc);
-    for (int32_t s = 0; s < op.getStages(); ++s) {
-      Value bar =
-          barrierAddress(rewriter, loc, op, state, i32Const(rewriter, loc, s),
-                         op.getBuffer(), op.getStages());
-      inlinePtx(rewriter, loc, {}, {first, bar},
-                "@$0 mbarrier.inval.shared::cta.b64 [$1];", "b,r",
-                /*sideEffects=*/true);
-    }
+    onEveryBarrier(rewriter, loc, op, state, op.getBuffer(), op.getStages(),
+                   "@$0 mbarrier.inval.shared::cta.b64 [$1];");
     rewriter.eraseOp(op);
     return success();
   }
