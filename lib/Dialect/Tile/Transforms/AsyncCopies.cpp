@@ -54,6 +54,8 @@ struct Candidate {
   bool nvmma = false;      // staged for wgmma (tile.warpgroup_dot)
   arith::ExtFOp ext;       // fp8 to f16/bf16 between the load and the
                            // conversion (fp8 is staged as bytes)
+  bool tmaOnly = false;    // a tensor map's block only TMA can stage (its
+                           // runs are too narrow for cp.async)
 };
 
 /// True for the element types a load may have to be staged: 16-bit, or fp8
@@ -133,8 +135,11 @@ LogicalResult collect(scf::ForOp loop, Value v, Slice &slice,
   return success();
 }
 
-/// The candidate `load` stands for, if it is one.
-std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
+/// The candidate `load` stands for, if it is one. With `allowTma`, a block
+/// of a tensor map whose runs are too narrow for cp.async is one too
+/// (tmaOnly): TMA reads it whole, zero-filling what lies outside the tensor.
+std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info,
+                               bool allowTma) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
   if (!type || type.getRank() != 2 || !load->hasOneUse() ||
       !isStagedElement(type.getElementType()))
@@ -192,8 +197,13 @@ std::optional<Candidate> match(LoadOp load, const AxisInfoAnalysis &info) {
                                    type.getElementType());
   unsigned runDim = blocked.getOrder()[0];
   unsigned bytes = type.getElementType().getIntOrFloatBitWidth() / 8;
-  if (vec * bytes < 4 || (c.trans ? 1 - runDim : runDim) != c.contig)
-    return std::nullopt;
+  if (vec * bytes < 4 || (c.trans ? 1 - runDim : runDim) != c.contig) {
+    // TMA stages the block with its last dimension contiguous.
+    if (!allowTma || c.ext || c.contig != (c.trans ? 0u : 1u) ||
+        !load.getPtr().getDefiningOp<TensorMapBlockOp>())
+      return std::nullopt;
+    c.tmaOnly = true;
+  }
   return c;
 }
 
@@ -351,18 +361,49 @@ struct AsyncCopiesPass
     };
     SmallVector<Candidate> cands;
     Slice slice;
-    for (LoadOp load : loop.getBody()->getOps<LoadOp>()) {
-      std::optional<Candidate> c = match(load, info);
-      if (!c || (!stored.empty() && readsStored(load)))
-        continue;
-      Slice s = slice;
-      if (failed(collect(loop, load.getPtr(), s)) ||
-          (load.getMask() && failed(collect(loop, load.getMask(), s))))
-        continue;
-      if (!stored.empty() && llvm::any_of(s.loads, readsStored))
-        continue;
-      slice = std::move(s);
-      cands.push_back(*c);
+    bool useTma = false;
+    // First with the blocks only TMA can stage; again without them when the
+    // loop does not come out TMA-staged.
+    for (bool allowTma : {tma && warpgroup, false}) {
+      cands.clear();
+      slice = Slice();
+      for (LoadOp load : loop.getBody()->getOps<LoadOp>()) {
+        std::optional<Candidate> c = match(load, info, allowTma);
+        if (!c || (!stored.empty() && readsStored(load)))
+          continue;
+        Slice s = slice;
+        if (failed(collect(loop, load.getPtr(), s)) ||
+            (load.getMask() && failed(collect(loop, load.getMask(), s))))
+          continue;
+        if (!stored.empty() && llvm::any_of(s.loads, readsStored))
+          continue;
+        slice = std::move(s);
+        cands.push_back(*c);
+      }
+      // wgmma reads B (and a staged A of the same dot) from the buffers.
+      if (warpgroup) {
+        // (Not fp8 tiles: wgmma reads f16/bf16 operands from shared memory
+        // as they are, and fp8 only when both operands are fp8.)
+        for (Candidate &c : cands)
+          c.nvmma = c.dot && !c.ext &&
+                    c.dot.getB() == c.convert.getResult() &&
+                    isWarpgroupDot(c.dot) && fitsNvmma(c);
+        for (Candidate &a : cands)
+          if (a.dot && !a.ext && a.dot.getA() == a.convert.getResult() &&
+              fitsNvmma(a))
+            a.nvmma = llvm::any_of(cands, [&](Candidate b) {
+              return stagesB(b) && b.dot == a.dot;
+            });
+      }
+      // TMA when every staged load is a wgmma operand read through a
+      // tensor map: the copies and their waits are then mbarrier-based
+      // throughout.
+      useTma = tma && !cands.empty() && llvm::all_of(cands, [](Candidate c) {
+                 return c.nvmma &&
+                        c.load.getPtr().getDefiningOp<TensorMapBlockOp>();
+               });
+      if (useTma || llvm::none_of(cands, [](Candidate c) { return c.tmaOnly; }))
+        break;
     }
     if (cands.empty())
       return;
@@ -377,27 +418,8 @@ struct AsyncCopiesPass
       if (slice.loads.contains(&op))
         sliceLoads.push_back(&op);
     }
-    // wgmma reads B (and a staged A of the same dot) from the buffers.
-    if (warpgroup) {
-      // (Not fp8 tiles: wgmma reads f16/bf16 operands from shared memory
-      // as they are, and fp8 only when both operands are fp8.)
-      for (Candidate &c : cands)
-        c.nvmma = c.dot && !c.ext && c.dot.getB() == c.convert.getResult() &&
-                  isWarpgroupDot(c.dot) && fitsNvmma(c);
-      for (Candidate &a : cands)
-        if (a.dot && !a.ext && a.dot.getA() == a.convert.getResult() &&
-            fitsNvmma(a))
-          a.nvmma = llvm::any_of(
-              cands, [&](Candidate b) { return stagesB(b) && b.dot == a.dot; });
-    }
     bool anyNvmma =
         llvm::any_of(cands, [](const Candidate &c) { return c.nvmma; });
-    // TMA when every staged load is a wgmma operand read through a tensor
-    // map: the copies and their waits are then mbarrier-based throughout.
-    bool useTma = tma && llvm::all_of(cands, [](Candidate c) {
-                    return c.nvmma && c.load.getPtr()
-                                          .getDefiningOp<TensorMapBlockOp>();
-                  });
     // The dots' results stay in flight across iterations when every wgmma
     // dot only carries its accumulator (iter_arg k in, yield k out) and
     // reads an A that no later iteration rewrites while the group runs

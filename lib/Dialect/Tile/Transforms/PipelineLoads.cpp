@@ -127,6 +127,9 @@ bool stageable(LoadOp load, const AxisInfoAnalysis &info) {
     if (!matchPattern(other, m_AnyZeroFloat()) &&
         !matchPattern(other, m_Zero()))
       return false;
+  // A tensor map's block: TMA stages it whatever its runs' width.
+  if (!fp8 && load.getPtr().getDefiningOp<TensorMapBlockOp>())
+    return true;
   unsigned vec = accessVectorWidth(info, load.getPtr(), load.getMask(),
                                    type.getElementType(), /*dim=*/1,
                                    /*run=*/8);

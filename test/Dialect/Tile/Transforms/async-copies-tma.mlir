@@ -22,7 +22,7 @@
 // LOWER-NOT:     tile.tensormap_block
 // LOWER:         tile.store
 
-// CHECK-LABEL: func.func @matmul
+// CHECK-LABEL: func.func @matmul(
 // CHECK:         tile.tma_init {buffer = 0 : i32, stages = 3 : i32}
 // CHECK:         tile.tma_init {buffer = 1 : i32, stages = 3 : i32}
 // CHECK:         tile.tma_copy %arg4[%{{.*}}, %c0_i32] into stage %c0_i32 if %{{.*}} {block = tensor<128x64xf16>, buffer = 0 : i32, contig = 1 : i32, stages = 3 : i32}
@@ -45,6 +45,17 @@
 // CHECK:         tile.tma_inval {buffer = 1 : i32, stages = 3 : i32}
 // CHECK-NOT:     tile.async_copy
 // CHECK-NOT:     tile.tensormap_block
+// CHECK:         return
+
+// K not known to be a multiple of 16 elements: the A rows' mask leaves runs too
+// narrow for cp.async (tma=false: B staged by cp.async, A loaded in the loop);
+// TMA reads the blocks whole (zeros past K) and stages both.
+// CHECK-LABEL: func.func @matmul_ragged_k
+// CHECK:         tile.tma_init {buffer = 0
+// CHECK:         scf.for
+// CHECK:           tile.tma_copy %arg4
+// CHECK:           tile.tma_copy %arg9
+// CHECK:           tile.warpgroup_dot a_stage
 
 // With async wgmma and 3 stages the refill moves after the wgmma wait and a
 // barrier at the end of the body; the stage's wait stays at the top.
@@ -58,9 +69,15 @@
 // LATE:            tile.tma_copy %arg9
 // LATE:            scf.yield
 
+// NOTMA-LABEL:   func.func @matmul(
 // NOTMA-NOT:     tile.tma_
 // NOTMA:         tile.async_copy {{.*}}nvmma
 // NOTMA-NOT:     tile.tma_
+// NOTMA-LABEL:   func.func @matmul_ragged_k
+// NOTMA:         tile.async_copy {{.*}} : tensor<64x128x!tile.ptr<f16>
+// NOTMA:         scf.for
+// NOTMA:           tile.load {{.*}} : tensor<128x64x!tile.ptr<f16>
+// NOTMA:         return
 
 // PTX-LABEL:   .entry matmul(
 // PTX:           .param .align 64 .b8 matmul_param_4[128]
@@ -99,6 +116,45 @@ func.func @matmul(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %m: i32 {ti
   %m0 = arith.muli %pm, %c128 : i32
   %n0 = arith.muli %pn, %c128 : i32
   %kt = arith.divsi %k, %c64 : i32
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%acc0 = %zero) -> (tensor<128x128xf32>) : i32 {
+    %k0 = arith.muli %i, %c64 : i32
+    %x = tile.descriptor_load %da[%m0, %k0] : !tile.tensordesc<tensor<128x64xf16>> -> tensor<128x64xf16>
+    %y = tile.descriptor_load %db[%k0, %n0] : !tile.tensordesc<tensor<64x128xf16>> -> tensor<64x128xf16>
+    %d = tile.dot %x, %y, %acc0 : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %h = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xf16>
+  tile.descriptor_store %dc[%m0, %n0], %h : !tile.tensordesc<tensor<128x128xf16>>, tensor<128x128xf16>
+  return
+}
+
+func.func @matmul_ragged_k(%a: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %m: i32,
+                  %k: i32, %lda: i64 {tile.divisibility = 8 : i32},
+                  %tma: !tile.tensormap,
+                  %b: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %k2: i32,
+                  %n: i32 {tile.divisibility = 16 : i32}, %ldb: i64 {tile.divisibility = 16 : i32},
+                  %tmb: !tile.tensormap,
+                  %c: !tile.ptr<f16> {tile.divisibility = 16 : i32}, %ldc: i64 {tile.divisibility = 16 : i32})
+    attributes {tile.kernel} {
+  %c1_i64 = arith.constant 1 : i64
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c63 = arith.constant 63 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %da = tile.make_descriptor %a, shape [%m, %k], strides [%lda, %c1_i64], tensormap %tma
+      : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x64xf16>>
+  %db = tile.make_descriptor %b, shape [%k2, %n], strides [%ldb, %c1_i64], tensormap %tmb
+      : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x128xf16>>
+  %dc = tile.make_descriptor %c, shape [%m, %n], strides [%ldc, %c1_i64]
+      : !tile.ptr<f16> -> !tile.tensordesc<tensor<128x128xf16>>
+  %pm = tile.program_id x
+  %pn = tile.program_id y
+  %m0 = arith.muli %pm, %c128 : i32
+  %n0 = arith.muli %pn, %c128 : i32
+  %kr = arith.addi %k, %c63 : i32
+  %kt = arith.divsi %kr, %c64 : i32
   %zero = arith.constant dense<0.0> : tensor<128x128xf32>
   %acc = scf.for %i = %c0 to %kt step %c1 iter_args(%acc0 = %zero) -> (tensor<128x128xf32>) : i32 {
     %k0 = arith.muli %i, %c64 : i32
