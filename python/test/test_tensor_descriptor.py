@@ -139,6 +139,23 @@ def matmul_desc_nt(a_desc, bt_desc, c_desc, K, BM: tl.constexpr,
     c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
 
 
+@quire.jit
+def matmul_desc_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr,
+                           BN: tl.constexpr, BK: tl.constexpr):
+    # Each program walks output tiles; every tile's K loop stages into the
+    # same buffers (TMA: its mbarriers initialized and invalidated again).
+    tiles_n = tl.cdiv(N, BN)
+    for t in range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n,
+                   tl.num_programs(0)):
+        pm, pn = t // tiles_n, t % tiles_n
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            a = a_desc.load([pm * BM, k * BK])
+            b = b_desc.load([k * BK, pn * BN])
+            acc += tl.dot(a, b)
+        c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
+
+
 def _matmul_descs(a, b, c, BM, BN, BK):
     return (TensorDescriptor.from_tensor(a, [BM, BK]),
             TensorDescriptor.from_tensor(b, [BK, BN]),
@@ -305,6 +322,25 @@ def test_transposed_matmul_on_the_gpu(M, N, K, tma):
         BK=BK, num_warps=8, num_stages=3, tma=tma)
     torch.cuda.synchronize()
     ref = a.double() @ bt.double().T
+    err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
+    assert err < 2e-3, err
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("M, N, K", [(300, 520, 200), (512, 1024, 1024)])
+@pytest.mark.parametrize("tma", [False, True])
+def test_persistent_matmul_on_the_gpu(M, N, K, tma):
+    torch = pytest.importorskip("torch")
+    gen = torch.Generator(device="cuda").manual_seed(M + 3 * K)
+    a = torch.randn(M, K, device="cuda", generator=gen).half()
+    b = torch.randn(K, N, device="cuda", generator=gen).half()
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.half)
+    BM, BN, BK = 128, 128, 64
+    matmul_desc_persistent[(5,)](*_matmul_descs(a, b, c, BM, BN, BK), M, N,
+                                 K, BM=BM, BN=BN, BK=BK, num_warps=8,
+                                 num_stages=3, async_wgmma=True, tma=tma)
+    torch.cuda.synchronize()
+    ref = a.double() @ b.double()
     err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
     assert err < 2e-3, err
 
