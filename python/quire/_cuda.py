@@ -128,13 +128,15 @@ def encode_tensormap(ptr, dtype, dims, strides, box, swizzle):
                          f"bytes, got {ptr:#x}")
     lib = _driver()
     fn = _symbol(lib, "cuTensorMapEncodeTiled")
-    tmap = (ctypes.c_uint64 * 16)()
-    check(fn(ctypes.byref(tmap), ctypes.c_int(args[0]),
+    # A CUtensorMap is 64-byte aligned.
+    buf = ctypes.create_string_buffer(128 + 64)
+    at = (ctypes.addressof(buf) + 63) & ~63
+    check(fn(ctypes.c_void_p(at), ctypes.c_int(args[0]),
              ctypes.c_uint32(args[1]), ctypes.c_void_p(ptr), args[2],
              args[3], args[4], args[5], ctypes.c_int(args[6]),
              ctypes.c_int(args[7]), ctypes.c_int(args[8]),
              ctypes.c_int(args[9])), "cuTensorMapEncodeTiled")
-    return bytes(tmap)
+    return ctypes.string_at(at, 128)
 
 
 def device_count():
