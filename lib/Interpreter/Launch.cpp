@@ -401,6 +401,13 @@ LogicalResult KernelLaunch::bind(func::FuncOp kernelOp, ArrayRef<ArgSpec> specs,
     std::string where = ("error: argument #" + Twine(index) + " of @" + name +
                          " (" + typeName(argType) + ")")
                             .str();
+    if (isa<tile::TensorMapType>(argType)) {
+      error = where + " cannot be given to the interpreter: a tensor map is "
+                      "what the GPU's TMA reads; run the kernel without it "
+                      "(tile.make_descriptor reads the same blocks without "
+                      "`tensormap`)";
+      return failure();
+    }
     auto ptrType = dyn_cast<tile::PointerType>(argType);
     if (!ptrType) {
       if (spec.kind != ArgSpec::Scalar) {

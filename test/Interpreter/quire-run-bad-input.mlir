@@ -15,6 +15,10 @@
 // RUN: not quire-run %t/nokernel.mlir 2>&1 | FileCheck %s --check-prefix=NOKERNEL
 // NOKERNEL: error: the module has no kernel (a func.func with the tile.kernel attribute)
 
+// RUN: printf 'func.func @k(%%%%t: !tile.tensormap, %%%%n: i32) attributes {tile.kernel} {\n  return\n}\n' > %t/tensormap.mlir
+// RUN: not quire-run %t/tensormap.mlir --arg i32:0 --arg i32:1 2>&1 | FileCheck %s --check-prefix=TENSORMAP
+// TENSORMAP: error: argument #0 of @k (!tile.tensormap) cannot be given to the interpreter: a tensor map is what the GPU's TMA reads
+
 // RUN: not quire-run %s 2>&1 | FileCheck %s --check-prefix=SEVERAL
 // SEVERAL: error: the module has several kernels (@scale, @other); choose one with --kernel
 // RUN: not quire-run %s --kernel nope 2>&1 | FileCheck %s --check-prefix=UNKNOWN
