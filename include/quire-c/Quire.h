@@ -157,6 +157,13 @@ quireCompileOptionsSetAsyncWgmma(QuireCompileOptions *options,
  * mbarriers (quirec --tma). Zero stages them with cp.async. */
 QUIRE_CAPI_EXPORTED void quireCompileOptionsSetTma(QuireCompileOptions *options,
                                                    int32_t tma);
+/* Nonzero: with TMA staging, each warp releases the stage it read through
+ * an mbarrier that the thread refilling it waits on, instead of a CTA
+ * barrier per iteration (quirec --tma-release). Zero (the default) keeps
+ * the barrier. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetTmaRelease(QuireCompileOptions *options,
+                                 int32_t tmaRelease);
 /* Nonzero: with wgmma and 3 or more async stages, a staged loop's first
  * dot (attention's scores Q K^T: A in registers from before the loop, a
  * loop-invariant accumulator) is issued one iteration early, so the tensor

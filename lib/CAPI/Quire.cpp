@@ -58,6 +58,7 @@ struct QuireCompileOptions {
   bool wgmma = true;
   bool asyncWgmma = false;
   bool tma = true;
+  bool tmaRelease = false;
   bool earlyDots = false;
   bool wideFp8Operands = true;
   bool fpFusion = true;
@@ -295,6 +296,12 @@ void quireCompileOptionsSetTma(QuireCompileOptions *options, int32_t tma) {
     options->tma = tma != 0;
 }
 
+void quireCompileOptionsSetTmaRelease(QuireCompileOptions *options,
+                                      int32_t tmaRelease) {
+  if (options)
+    options->tmaRelease = tmaRelease != 0;
+}
+
 void quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
                                      int32_t earlyDots) {
   if (options)
@@ -359,6 +366,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.wgmma = options->wgmma;
   compileOptions.asyncWgmma = options->asyncWgmma;
   compileOptions.tma = options->tma;
+  compileOptions.tmaRelease = options->tmaRelease;
   compileOptions.earlyDots = options->earlyDots;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.fpFusion = options->fpFusion;

@@ -122,6 +122,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     copies.eagerRefill = options.asyncEagerRefill;
     copies.asyncWgmma = options.asyncWgmma;
     copies.tma = options.tma;
+    copies.tmaRelease = options.tmaRelease;
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -313,6 +314,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.wgmma = options.wgmma;
   popts.asyncWgmma = options.asyncWgmma;
   popts.tma = options.tma;
+  popts.tmaRelease = options.tmaRelease;
   popts.earlyDots = options.earlyDots;
   popts.wideFp8Operands = options.wideFp8Operands;
   popts.asyncEagerRefill = options.asyncEagerRefill;

@@ -122,6 +122,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetTma":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetTmaRelease":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireResultGetIRDump":
                 (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)])}
     for name, (restype, argtypes) in list(sigs.items()) + list(optional.items()):
@@ -241,6 +243,8 @@ OPTIONS = (
            "read staged fp8 dot operands byte by byte (wide_fp8_operands)"),
     Option("tma", False, "quireCompileOptionsSetTma",
            "stage tensor-descriptor operands with TMA (tma)"),
+    Option("tma_release", False, "quireCompileOptionsSetTmaRelease",
+           "release TMA stages through mbarriers (tma_release)"),
 )
 OPTION_DEFAULTS = {o.name: o.default for o in OPTIONS}
 

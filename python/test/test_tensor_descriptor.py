@@ -156,6 +156,11 @@ def matmul_desc_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr,
         c_desc.store([pm * BM, pn * BN], acc.to(c_desc.dtype))
 
 
+# The launch options of each way of staging the descriptor operands.
+STAGING = {"cp.async": {}, "tma": {"tma": True},
+           "tma_release": {"tma": True, "tma_release": True}}
+
+
 def _matmul_descs(a, b, c, BM, BN, BK):
     return (TensorDescriptor.from_tensor(a, [BM, BK]),
             TensorDescriptor.from_tensor(b, [BK, BN]),
@@ -286,9 +291,9 @@ def test_kernel_errors_are_located(monkeypatch, kernel, args, message):
 @pytest.mark.parametrize("M, N, K", [(128, 128, 64), (1000, 1024, 4000),
                                      (300, 200, 72)])
 @pytest.mark.parametrize("async_wgmma", [False, True])
-@pytest.mark.parametrize("tma", [False, True])
+@pytest.mark.parametrize("staging", ["cp.async", "tma", "tma_release"])
 @pytest.mark.parametrize("num_stages", [3, 4])
-def test_matmul_matches_float64_on_the_gpu(M, N, K, async_wgmma, tma,
+def test_matmul_matches_float64_on_the_gpu(M, N, K, async_wgmma, staging,
                                            num_stages):
     torch = pytest.importorskip("torch")
     gen = torch.Generator(device="cuda").manual_seed(M + N + K)
@@ -298,7 +303,8 @@ def test_matmul_matches_float64_on_the_gpu(M, N, K, async_wgmma, tma,
     BM, BN, BK = 128, 128, 64
     matmul_desc[(-(-M // BM), -(-N // BN))](
         *_matmul_descs(a, b, c, BM, BN, BK), K, BM=BM, BN=BN, BK=BK,
-        num_warps=8, num_stages=num_stages, async_wgmma=async_wgmma, tma=tma)
+        num_warps=8, num_stages=num_stages, async_wgmma=async_wgmma,
+        **STAGING[staging])
     torch.cuda.synchronize()
     ref = a.double() @ b.double()
     err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
@@ -328,8 +334,8 @@ def test_transposed_matmul_on_the_gpu(M, N, K, tma):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("M, N, K", [(300, 520, 200), (512, 1024, 1024)])
-@pytest.mark.parametrize("tma", [False, True])
-def test_persistent_matmul_on_the_gpu(M, N, K, tma):
+@pytest.mark.parametrize("staging", ["cp.async", "tma", "tma_release"])
+def test_persistent_matmul_on_the_gpu(M, N, K, staging):
     torch = pytest.importorskip("torch")
     gen = torch.Generator(device="cuda").manual_seed(M + 3 * K)
     a = torch.randn(M, K, device="cuda", generator=gen).half()
@@ -338,7 +344,8 @@ def test_persistent_matmul_on_the_gpu(M, N, K, tma):
     BM, BN, BK = 128, 128, 64
     matmul_desc_persistent[(5,)](*_matmul_descs(a, b, c, BM, BN, BK), M, N,
                                  K, BM=BM, BN=BN, BK=BK, num_warps=8,
-                                 num_stages=3, async_wgmma=True, tma=tma)
+                                 num_stages=3, async_wgmma=True,
+                                 **STAGING[staging])
     torch.cuda.synchronize()
     ref = a.double() @ b.double()
     err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
@@ -366,6 +373,19 @@ def test_tma_matmul_compiles_to_tensor_copies():
     assert ptx.count(".param .align 64 .b8") == 3
     assert "cp.async.cg" not in ptx and "ld.global" not in ptx
     assert "wgmma.mma_async.sync.aligned.m64n128k16" in ptx
+    # tma_release: no CTA barrier in the loop; each warp arrives on the
+    # stage's release mbarrier (8 warps), thread 0 waits for it.
+    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
+                           num_stages=3, tma=True, tma_release=True, BM=128,
+                           BN=128, BK=64)
+    ptx = k.asm["ptx"]
+    # The K loop: from its label to the branch back to it.
+    label = re.search(r"(\$L__BB\d+_\d+):(?:(?!\$L__BB).)*wait_acquire:",
+                      ptx, re.S).group(1)
+    loop = ptx[ptx.index(label + ":"):ptx.rindex("bra \t" + label + ";")]
+    assert "wait_acquire:" in loop and "bar.sync" not in loop
+    assert "mbarrier.arrive.shared::cta.b64 _," in loop
+    assert re.search(r"mbarrier\.init\.shared::cta\.b64 \[%r\d+\], 8;", ptx)
     # tma=False (the default) keeps cp.async and takes no tensor maps.
     k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
                            num_stages=3, BM=128, BN=128, BK=64)

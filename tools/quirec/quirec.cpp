@@ -124,6 +124,13 @@ static cl::opt<bool> tma(
              "(cp.async.bulk.tensor) and mbarriers instead of cp.async "
              "(quire-async-copies tma; default true)"),
     cl::cat(category));
+static cl::opt<bool> tmaRelease(
+    "tma-release", cl::init(false),
+    cl::desc("with --tma, each warp releases the stage it read through an "
+             "mbarrier, and the thread that refills it waits for that, "
+             "instead of a CTA barrier per iteration (quire-async-copies "
+             "tma-release; default false)"),
+    cl::cat(category));
 static cl::opt<bool> earlyDots(
     "early-dots", cl::init(false),
     cl::desc("with --wgmma and --async-stages=3 or more, issue the first dot "
@@ -234,6 +241,7 @@ int main(int argc, char **argv) {
   options.wgmma = wgmma;
   options.asyncWgmma = asyncWgmma;
   options.tma = tma;
+  options.tmaRelease = tmaRelease;
   options.earlyDots = earlyDots;
   options.wideFp8Operands = wideFp8Operands;
   options.fpFusion = fpFusion;

@@ -104,6 +104,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("on sm_90, stage wgmma operands read through tensor "
                      "maps with TMA and mbarriers (quire-async-copies tma)"),
       llvm::cl::init(true)};
+  Option<bool> tmaRelease{
+      *this, "tma-release",
+      llvm::cl::desc("with tma, warps release the stages they read through "
+                     "mbarriers instead of a CTA barrier per iteration "
+                     "(quire-async-copies tma-release)"),
+      llvm::cl::init(false)};
   Option<bool> earlyDots{
       *this, "early-dots",
       llvm::cl::desc("issue a wgmma-staged loop's first dot (attention's "
@@ -168,6 +174,9 @@ struct CompileOptions {
   /// wgmma operands read through tensor maps staged with TMA
   /// (quire-async-copies tma).
   bool tma = true;
+  /// With tma, stages released through mbarriers (quire-async-copies
+  /// tma-release).
+  bool tmaRelease = false;
   /// A wgmma-staged loop's first dot issued one iteration early
   /// (quire-early-dots).
   bool earlyDots = false;

@@ -32,12 +32,15 @@ namespace {
 /// buffer's id (staging buffer ids are small: one per staged operand).
 constexpr int64_t kTmaBarrierBuffer = 1 << 16;
 
-/// The 32-bit shared address of stage `stage`'s mbarrier of `buffer`.
+/// The 32-bit shared address of stage `stage`'s mbarrier of `buffer`: the
+/// one its copies complete (`full`), or the one the warps release it on.
 Value barrierAddress(OpBuilder &b, Location loc, Operation *op,
                      TileToLLVMState &state, Value stage, int32_t buffer,
-                     int32_t stages) {
-  state.reserveAsync(kTmaBarrierBuffer + buffer, 8 * int64_t(stages), 8);
+                     int32_t stages, bool release = false) {
+  state.reserveAsync(kTmaBarrierBuffer + buffer, 16 * int64_t(stages), 8);
   Value off = LLVM::MulOp::create(b, loc, stage, i32Const(b, loc, 8));
+  if (release)
+    off = LLVM::AddOp::create(b, loc, off, i32Const(b, loc, 8 * stages));
   Value ptr = asyncSharedPtr(b, loc, op, off, kTmaBarrierBuffer + buffer);
   return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
 }
@@ -54,11 +57,11 @@ Value isFirstThread(OpBuilder &b, Location loc) {
 /// the `stages` mbarriers of `buffer`.
 void onEveryBarrier(OpBuilder &b, Location loc, Operation *op,
                     TileToLLVMState &state, int32_t buffer, int32_t stages,
-                    StringRef ptx) {
+                    StringRef ptx, bool release = false) {
   Value first = isFirstThread(b, loc);
   for (int32_t s = 0; s < stages; ++s) {
     Value bar = barrierAddress(b, loc, op, state, i32Const(b, loc, s), buffer,
-                               stages);
+                               stages, release);
     inlinePtx(b, loc, {}, {first, bar}, ptx, "b,r", /*sideEffects=*/true);
   }
 }
@@ -76,6 +79,11 @@ struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
     Location loc = op.getLoc();
     onEveryBarrier(rewriter, loc, op, state, op.getBuffer(), op.getStages(),
                    "@$0 mbarrier.init.shared::cta.b64 [$1], 1;");
+    if (op.getRelease())
+      onEveryBarrier(rewriter, loc, op, state, op.getBuffer(), op.getStages(),
+                     "@$0 mbarrier.init.shared::cta.b64 [$1], " +
+                         std::to_string(state.numWarps) + ";",
+                     /*release=*/true);
     inlinePtx(rewriter, loc, {}, {}, "fence.mbarrier_init.release.cluster;", "",
               /*sideEffects=*/true);
     NVVM::Barrier0Op::create(rewriter, loc);
@@ -98,6 +106,10 @@ struct TmaInvalOpLowering : public ConvertOpToLLVMPattern<tile::TmaInvalOp> {
     NVVM::Barrier0Op::create(rewriter, loc);
     onEveryBarrier(rewriter, loc, op, state, op.getBuffer(), op.getStages(),
                    "@$0 mbarrier.inval.shared::cta.b64 [$1];");
+    if (op.getRelease())
+      onEveryBarrier(rewriter, loc, op, state, op.getBuffer(), op.getStages(),
+                     "@$0 mbarrier.inval.shared::cta.b64 [$1];",
+                     /*release=*/true);
     rewriter.eraseOp(op);
     return success();
   }
@@ -193,6 +205,63 @@ struct TmaWaitOpLowering : public ConvertOpToLLVMPattern<tile::TmaWaitOp> {
   TileToLLVMState &state;
 };
 
+/// tile.tma_release stage %s if %p {buffer = b}
+///   => bar.warp.sync; @(%p && lane 0) mbarrier.arrive [release(b, s)]
+struct TmaReleaseOpLowering
+    : public ConvertOpToLLVMPattern<tile::TmaReleaseOp> {
+  TmaReleaseOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::TmaReleaseOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierAddress(rewriter, loc, op, state,
+                               adaptor.getStage().front(), op.getBuffer(),
+                               op.getStages(), /*release=*/true);
+    Value lane = getThreadIds(rewriter, loc).lane;
+    Value pred = LLVM::AndOp::create(
+        rewriter, loc, adaptor.getPred().front(),
+        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, lane,
+                             i32Const(rewriter, loc, 0)));
+    // Every lane's reads are done before the warp's one arrival.
+    inlinePtx(rewriter, loc, {}, {pred, bar},
+              "bar.warp.sync -1;\n"
+              "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];",
+              "b,r", /*sideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+/// tile.tma_acquire stage %s phase %p {buffer = b}
+///   => thread 0: loop: mbarrier.try_wait.parity [release(b, s)], %p
+struct TmaAcquireOpLowering
+    : public ConvertOpToLLVMPattern<tile::TmaAcquireOp> {
+  TmaAcquireOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::TmaAcquireOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value bar = barrierAddress(rewriter, loc, op, state,
+                               adaptor.getStage().front(), op.getBuffer(),
+                               op.getStages(), /*release=*/true);
+    // Only the issuing thread waits: a divergent branch around the loop.
+    inlinePtx(rewriter, loc, {},
+              {bar, adaptor.getPhase().front(), isFirstThread(rewriter, loc)},
+              "{\n.reg .pred done;\n@!$2 bra skip_acquire;\nwait_acquire:\n"
+              "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
+              "@!done bra wait_acquire;\nskip_acquire:\n}",
+              "r,r,b", /*sideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
 /// tile.tensormap_block %p, %tm[...] => %p (the pointers themselves).
 struct TensorMapBlockOpLowering
     : public ConvertOpToLLVMPattern<tile::TensorMapBlockOp> {
@@ -212,6 +281,7 @@ void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
                                    RewritePatternSet &patterns,
                                    TileToLLVMState &state) {
   patterns.add<TmaInitOpLowering, TmaInvalOpLowering, TmaCopyOpLowering,
-               TmaWaitOpLowering>(converter, state);
+               TmaWaitOpLowering, TmaReleaseOpLowering, TmaAcquireOpLowering>(
+      converter, state);
   patterns.add<TensorMapBlockOpLowering>(converter);
 }

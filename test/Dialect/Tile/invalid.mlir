@@ -1081,3 +1081,19 @@ func.func @tma_copy_elements(%tm: !tile.tensormap, %o: i32, %s: i32, %p: i1) {
   tile.tma_copy %tm[%o, %o] into stage %s if %p {block = tensor<64x64xf32>, buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32}
   return
 }
+
+// -----
+
+func.func @tma_release_buffer(%s: i32, %p: i1) {
+  // expected-error @+1 {{buffer must be >= 0, got -2}}
+  tile.tma_release stage %s if %p {buffer = -2 : i32, stages = 2 : i32}
+  return
+}
+
+// -----
+
+func.func @tma_acquire_stages(%s: i32) {
+  // expected-error @+1 {{stages must be >= 1, got 0}}
+  tile.tma_acquire stage %s phase %s {buffer = 0 : i32, stages = 0 : i32}
+  return
+}

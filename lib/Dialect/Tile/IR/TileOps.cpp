@@ -624,6 +624,14 @@ LogicalResult TmaWaitOp::verify() {
   return verifyTmaBuffer(*this, getBuffer(), getStages());
 }
 
+LogicalResult TmaReleaseOp::verify() {
+  return verifyTmaBuffer(*this, getBuffer(), getStages());
+}
+
+LogicalResult TmaAcquireOp::verify() {
+  return verifyTmaBuffer(*this, getBuffer(), getStages());
+}
+
 SmallVector<int64_t> TmaCopyOp::getStagedShape() {
   auto block = dyn_cast<RankedTensorType>(getBlock());
   SmallVector<int64_t> shape(block ? block.getShape() : ArrayRef<int64_t>());

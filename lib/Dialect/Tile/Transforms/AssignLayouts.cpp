@@ -551,7 +551,7 @@ struct AssignLayoutsPass
         return op->emitOpError() << "layouts are already assigned";
       } else if (isa<AsyncCopyOp, AsyncWaitOp, AsyncLocalLoadOp, LocalStoreOp,
                      WarpgroupDotOp, WarpgroupWaitOp, TmaInitOp, TmaCopyOp,
-                     TmaWaitOp, TmaInvalOp>(op)) {
+                     TmaWaitOp, TmaInvalOp, TmaReleaseOp, TmaAcquireOp>(op)) {
         // Made by quire-async-copies from laid-out loads, never written.
         return op->emitOpError() << "not supported in a kernel's source: "
                                     "quire-async-copies makes these ops";

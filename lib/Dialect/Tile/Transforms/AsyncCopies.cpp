@@ -534,11 +534,18 @@ struct AsyncCopiesPass
 
     // Prologue: iterations 0 .. ahead0-1 into stages 0 .. ahead0-1; the
     // slice loads of iteration ahead0 start the carried values.
+    // With tma-release the first buffer's release mbarriers stand for the
+    // stage of every buffer (one dot group reads them all).
+    bool useRelease = useTma && tmaRelease;
+    auto releaseAttr = [&](OpBuilder &b, int32_t buffer) {
+      return useRelease && buffer == buffers.front() ? b.getUnitAttr()
+                                                     : UnitAttr();
+    };
     OpBuilder pre(loop);
     if (useTma)
       for (int32_t buffer : buffers)
         TmaInitOp::create(pre, loc, pre.getI32IntegerAttr(buffer),
-                          pre.getI32IntegerAttr(S));
+                          pre.getI32IntegerAttr(S), releaseAttr(pre, buffer));
     for (int64_t k = 0; k < ahead0; ++k) {
       auto [j, in] = ahead(pre, lb, k);
       IRMapping map;
@@ -588,7 +595,7 @@ struct AsyncCopiesPass
       // nothing: the later iterations' copies stay pending).
       OpBuilder issue = top;
       Value issueStage;
-      if (eager || late)
+      if ((eager || late) && !useRelease)
         // Built here, after the wait; moved below the body once the loop
         // holds it (the original body is merged in after this callback).
         refillBegin =
@@ -598,7 +605,7 @@ struct AsyncCopiesPass
                          issue.getI32IntegerAttr((ahead0 - 1) * perIter),
                          UnitAttr())
                          .getOperation();
-      else if (useTma)
+      else if (useTma && !useRelease)
         // Every thread's reads of the stage refilled below came first.
         BarrierOp::create(issue, loc);
       if (eager) {
@@ -608,10 +615,26 @@ struct AsyncCopiesPass
         int64_t back = S - ahead0;
         Value wraps = arith::CmpIOp::create(
             issue, loc, arith::CmpIPredicate::slt, stageArg, cst(issue, back));
+        if (late && useRelease)
+          refillBegin = wraps.getDefiningOp();
         issueStage = arith::SelectOp::create(
             issue, loc, wraps,
             arith::AddIOp::create(issue, loc, stageArg, cst(issue, ahead0)),
             arith::SubIOp::create(issue, loc, stageArg, cst(issue, back)));
+        if (useRelease) {
+          // Iteration j = i + ahead0 fills stage j % S for the (j / S)-th
+          // time: it waits for release phase (j / S) - 1, whose parity is
+          // that of j's fill phase flipped (phase 1 passes on a fresh
+          // mbarrier). j's fill phase is this iteration's, flipped when
+          // the stage index wraps.
+          Value flipped =
+              arith::XOrIOp::create(issue, loc, phaseArg, cst(issue, 1));
+          Value parity =
+              arith::SelectOp::create(issue, loc, wraps, flipped, phaseArg);
+          TmaAcquireOp::create(issue, loc, issueStage, parity,
+                               issue.getI32IntegerAttr(buffers.front()),
+                               issue.getI32IntegerAttr(S));
+        }
       }
       auto [j, in] = ahead(issue, iv, ahead0);
       IRMapping map;
@@ -705,6 +728,15 @@ struct AsyncCopiesPass
     // groups (this iteration's stay pending) and the loop carries its
     // results; after the loop, a wait retires every group.
     Operation *afterLoop = newLoop;
+    if (useRelease && asyncResults.empty()) {
+      // Synchronous dots: this iteration's stage is read no more at the
+      // end of the body.
+      OpBuilder b(newLoop.getBody()->getTerminator());
+      Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+      TmaReleaseOp::create(b, loc, stageArg, yes,
+                           b.getI32IntegerAttr(buffers.front()),
+                           b.getI32IntegerAttr(S));
+    }
     if (!asyncResults.empty()) {
       WarpgroupDotOp last = asyncResults.front().first;
       for (auto [d, k] : asyncResults)
@@ -721,6 +753,21 @@ struct AsyncCopiesPass
           b, loc, inFlight, b.getI32IntegerAttr(asyncResults.size()));
       for (auto [d, v] : llvm::zip(inFlight, wait.getResults()))
         d.replaceAllUsesExcept(v, wait);
+      if (useRelease) {
+        // The wait retired the previous iteration's dots: their stage is
+        // read no more (none before the first iteration).
+        Value iv = newLoop.getInductionVar();
+        Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne,
+                                            iv, newLoop.getLowerBound());
+        Value atZero = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                             stageArg, cst(b, 0));
+        Value prev = arith::SelectOp::create(
+            b, loc, atZero, cst(b, S - 1),
+            arith::SubIOp::create(b, loc, stageArg, cst(b, 1)));
+        TmaReleaseOp::create(b, loc, prev, first,
+                             b.getI32IntegerAttr(buffers.front()),
+                             b.getI32IntegerAttr(S));
+      }
       b.setInsertionPointAfter(newLoop);
       auto done =
           WarpgroupWaitOp::create(b, loc, results, b.getI32IntegerAttr(0));
@@ -749,7 +796,8 @@ struct AsyncCopiesPass
       // the last reads before a later loop's copies into the buffers.
       for (int32_t buffer : buffers)
         TmaInvalOp::create(after, loc, after.getI32IntegerAttr(buffer),
-                           after.getI32IntegerAttr(S));
+                           after.getI32IntegerAttr(S),
+                           releaseAttr(after, buffer));
       return;
     }
     AsyncWaitOp::create(after, loc, after.getI32IntegerAttr(0));

@@ -2,6 +2,10 @@
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3" | FileCheck %s
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 async-wgmma=true" | FileCheck %s --check-prefix=LATE
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 tma=false" | FileCheck %s --check-prefix=NOTMA
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 tma-release=true" | FileCheck %s --check-prefix=REL
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=4 async-wgmma=true tma-release=true" | FileCheck %s --check-prefix=RELASYNC
+// RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --tma-release --emit=ptx %s -o - | FileCheck %s --check-prefix=RELPTX
+// RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --async-wgmma --tma-release --emit=ptx %s -o %t.rel.ptx && %ptxas -arch=sm_90a %t.rel.ptx -o /dev/null %}
 // RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o /dev/null %}
 // A matmul whose operands are read through descriptors with tensor maps
@@ -68,6 +72,47 @@
 // LATE:            tile.tma_copy %arg4
 // LATE:            tile.tma_copy %arg9
 // LATE:            scf.yield
+
+// With tma-release the loop has no CTA barrier: the first buffer's release
+// mbarriers stand for the stage; thread 0 acquires the stage it refills
+// (iteration j = i + 2 fills stage j % 3 for the (j / 3)-th time: release
+// parity = j's fill phase flipped), every warp releases the stage it read at
+// the end of the body (synchronous dots) or, with async wgmma, the previous
+// iteration's stage after the wait that retires its dots (not in the first).
+// REL-LABEL:   func.func @matmul(
+// REL:           tile.tma_init {buffer = 0 : i32, release, stages = 3 : i32}
+// REL:           tile.tma_init {buffer = 1 : i32, stages = 3 : i32}
+// REL:           scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[STAGE:.*]] = %c0_i32, %[[PHASE:.*]] = %c0_i32)
+// REL-NOT:         tile.barrier
+// REL:             %[[NOWRAP:.*]] = arith.cmpi slt, %[[STAGE]], %c1_i32
+// REL:             %[[ISSUE:.*]] = arith.select %[[NOWRAP]]
+// REL:             %[[FLIP:.*]] = arith.xori %[[PHASE]], %c1_i32
+// REL:             %[[PARITY:.*]] = arith.select %[[NOWRAP]], %[[FLIP]], %[[PHASE]]
+// REL:             tile.tma_acquire stage %[[ISSUE]] phase %[[PARITY]] {buffer = 0 : i32, stages = 3 : i32}
+// REL:             tile.tma_copy %arg4{{.*}} into stage %[[ISSUE]]
+// REL:             tile.tma_wait stage %[[STAGE]] phase %[[PHASE]]
+// REL:             tile.warpgroup_dot
+// REL:             tile.tma_release stage %[[STAGE]] if %true {buffer = 0 : i32, stages = 3 : i32}
+// REL-NEXT:        scf.yield
+// REL:           tile.tma_inval {buffer = 0 : i32, release, stages = 3 : i32}
+// RELASYNC-LABEL: func.func @matmul(
+// RELASYNC:        scf.for %[[IV:[^ ]*]] = %[[LB:[^ ]*]] to {{.*}} iter_args(%{{.*}} = %{{.*}}, %[[STAGE:.*]] = %c0_i32, %{{.*}} = %c0_i32)
+// RELASYNC-NOT:      tile.barrier
+// RELASYNC:          tile.tma_acquire
+// RELASYNC:          tile.warpgroup_dot {{.*}}async
+// RELASYNC-NEXT:     tile.warpgroup_wait {{.*}}pending = 1
+// RELASYNC-NEXT:     %[[NOTFIRST:.*]] = arith.cmpi ne, %[[IV]], %[[LB]]
+// RELASYNC-NEXT:     %[[AT0:.*]] = arith.cmpi eq, %[[STAGE]], %c0_i32
+// RELASYNC-NEXT:     %[[DEC:.*]] = arith.subi %[[STAGE]], %c1_i32
+// RELASYNC-NEXT:     %[[PREV:.*]] = arith.select %[[AT0]], %c3_i32, %[[DEC]]
+// RELASYNC-NEXT:     tile.tma_release stage %[[PREV]] if %[[NOTFIRST]]
+// RELASYNC-NOT:      tile.barrier
+// RELASYNC:          scf.yield
+// RELPTX-LABEL: .entry matmul(
+// RELPTX:         mbarrier.init.shared::cta.b64 [{{.*}}], 8;
+// RELPTX:         mbarrier.try_wait.parity.shared::cta.b64
+// RELPTX:         bar.warp.sync -1;
+// RELPTX-NEXT:    mbarrier.arrive.shared::cta.b64 _, [{{.*}}];
 
 // NOTMA-LABEL:   func.func @matmul(
 // NOTMA-NOT:     tile.tma_

@@ -567,13 +567,15 @@ def Tile_TmaInitOp : Tile_Op<"tma_init", [MemoryEffects<[MemRead, MemWrite]>]> {
   let description = [{
     Inserted by `quire-async-copies` before a loop it stages with TMA: one
     thread initializes the `stages` mbarriers of staging buffer `buffer`
-    (arrival count 1, phase 0), then the CTA synchronizes.
+    (arrival count 1, phase 0), and with `release` its `stages` release
+    mbarriers too (arrival count: the warps of the CTA; `tile.tma_release`,
+    `tile.tma_acquire`), then the CTA synchronizes.
 
     ```mlir
     tile.tma_init {buffer = 0 : i32, stages = 3 : i32}
     ```
   }];
-  let arguments = (ins I32Attr:$buffer, I32Attr:$stages);
+  let arguments = (ins I32Attr:$buffer, I32Attr:$stages, UnitAttr:$release);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
@@ -583,14 +585,15 @@ def Tile_TmaInvalOp : Tile_Op<"tma_inval", [MemoryEffects<[MemRead, MemWrite]>]>
   let description = [{
     Inserted by `quire-async-copies` after a loop it staged with TMA, once
     every copy has been waited for: the CTA synchronizes, then one thread
-    invalidates the buffer's `stages` mbarriers (so a later `tile.tma_init`
-    may initialize them again).
+    invalidates the buffer's `stages` mbarriers, and with `release` its
+    release mbarriers (so a later `tile.tma_init` may initialize them
+    again).
 
     ```mlir
     tile.tma_inval {buffer = 0 : i32, stages = 3 : i32}
     ```
   }];
-  let arguments = (ins I32Attr:$buffer, I32Attr:$stages);
+  let arguments = (ins I32Attr:$buffer, I32Attr:$stages, UnitAttr:$release);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
@@ -644,6 +647,44 @@ def Tile_TmaWaitOp : Tile_Op<"tma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
 
     ```mlir
     tile.tma_wait stage %s phase %p {buffer = 0 : i32, stages = 3 : i32}
+    ```
+  }];
+  let arguments = (ins I32:$stage, I32:$phase, I32Attr:$buffer,
+                       I32Attr:$stages);
+  let assemblyFormat = "`stage` $stage `phase` $phase attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_TmaReleaseOp : Tile_Op<"tma_release", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "release a TMA stage the warps have read";
+  let description = [{
+    Where `pred` holds, every warp (its first lane, once the warp's reads of
+    stage `stage` are done) arrives on the stage's release mbarrier of
+    buffer `buffer` (made by `tile.tma_init` with `release`): once every
+    warp has, the stage may be refilled (`tile.tma_acquire`). Inserted by
+    `quire-async-copies` with `tma-release` after the last read of a stage.
+
+    ```mlir
+    tile.tma_release stage %s if %p {buffer = 0 : i32, stages = 3 : i32}
+    ```
+  }];
+  let arguments = (ins I32:$stage, I1:$pred, I32Attr:$buffer, I32Attr:$stages);
+  let assemblyFormat = "`stage` $stage `if` $pred attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_TmaAcquireOp : Tile_Op<"tma_acquire", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until every warp has released a TMA stage";
+  let description = [{
+    The thread that issues TMA copies (thread 0) waits until phase `phase`
+    of stage `stage`'s release mbarrier of buffer `buffer` completes (every
+    warp released the stage since its previous fill); the other threads go
+    on. A stage's first fill waits for phase 1, which a fresh mbarrier
+    reports complete. Inserted by `quire-async-copies` with `tma-release`
+    before the copies that refill a stage, in place of a CTA barrier.
+
+    ```mlir
+    tile.tma_acquire stage %s phase %p {buffer = 0 : i32, stages = 3 : i32}
     ```
   }];
   let arguments = (ins I32:$stage, I32:$phase, I32Attr:$buffer,

@@ -388,6 +388,14 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     previous reads of a stage before its refill stays: a `tile.barrier`
     where the `tile.async_wait` stood. No registers hold addresses or
     masks, and no thread issues per-element copies.
+
+    With `tma-release`, the barrier goes too: each staged buffer group has
+    release mbarriers (one per stage, one arrival per warp); after its last
+    read of a stage (after its dots, or with async wgmma after the wait
+    that retires the previous iteration's dots) every warp arrives on the
+    stage's (`tile.tma_release`), and the issuing thread waits for the
+    stage's release phase before refilling it (`tile.tma_acquire`): the
+    warps synchronize only through mbarriers.
   }];
   let options = [
     Option<"stages", "stages", "unsigned", "2",
@@ -403,7 +411,11 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
            "that only carries their accumulators">,
     Option<"tma", "tma", "bool", "true",
            "stage wgmma operands read through tensor maps with TMA "
-           "(cp.async.bulk.tensor and mbarriers) instead of cp.async">
+           "(cp.async.bulk.tensor and mbarriers) instead of cp.async">,
+    Option<"tmaRelease", "tma-release", "bool", "false",
+           "with tma, each warp releases the stage it read through an "
+           "mbarrier that the issuing thread waits on before refilling it, "
+           "instead of a CTA barrier per iteration">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
