@@ -17,7 +17,8 @@ TensorDescriptors, grouped tile order) at two tile shapes, 3 and 4 stages,
 synchronous and async wgmma, its operands staged by cp.async, by TMA
 (tma=True: cp.async.bulk.tensor issued by one thread, mbarrier waits) and by
 TMA with the stages released through mbarriers instead of a CTA barrier per
-iteration (tma_release=True), f16
+iteration (tma_release=True), and by a producer warp issuing the copies
+(warp_specialize=True), f16
 and bf16 at 4096^3 and 8192^3, each checked against float64 (NaN-poisoned
 outputs, a ragged size too) and timed against torch.matmul.
 
@@ -195,7 +196,9 @@ DESC_CONFIGS = [(128, 128, 64, 8), (128, 256, 64, 8)]
 DESC_SCHEDULES = [(3, False), (4, False), (3, True), (4, True)]
 # The ways of staging the operands: launch options.
 DESC_STAGING = {"cp.async": {}, "tma": {"tma": True},
-                "tma_release": {"tma": True, "tma_release": True}}
+                "tma_release": {"tma": True, "tma_release": True},
+                "producer warp": {"tma": True, "tma_release": True,
+                                  "warp_specialize": True}}
 
 
 def descriptor_part(torch, gen, torch_dt, quick, us, rel_err):

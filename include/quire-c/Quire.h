@@ -164,6 +164,12 @@ QUIRE_CAPI_EXPORTED void quireCompileOptionsSetTma(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetTmaRelease(QuireCompileOptions *options,
                                  int32_t tmaRelease);
+/* Nonzero: with TMA release, a kernel's TMA-staged loop gets a producer
+ * warp (one more warp per CTA) that issues its copies (quirec
+ * --warp-specialize). Zero (the default) leaves the copies to thread 0. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetWarpSpecialize(QuireCompileOptions *options,
+                                     int32_t warpSpecialize);
 /* Nonzero: with wgmma and 3 or more async stages, a staged loop's first
  * dot (attention's scores Q K^T: A in registers from before the loop, a
  * loop-invariant accumulator) is issued one iteration early, so the tensor

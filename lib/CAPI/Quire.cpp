@@ -59,6 +59,7 @@ struct QuireCompileOptions {
   bool asyncWgmma = false;
   bool tma = true;
   bool tmaRelease = false;
+  bool warpSpecialize = false;
   bool earlyDots = false;
   bool wideFp8Operands = true;
   bool fpFusion = true;
@@ -302,6 +303,12 @@ void quireCompileOptionsSetTmaRelease(QuireCompileOptions *options,
     options->tmaRelease = tmaRelease != 0;
 }
 
+void quireCompileOptionsSetWarpSpecialize(QuireCompileOptions *options,
+                                          int32_t warpSpecialize) {
+  if (options)
+    options->warpSpecialize = warpSpecialize != 0;
+}
+
 void quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
                                      int32_t earlyDots) {
   if (options)
@@ -367,6 +374,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.asyncWgmma = options->asyncWgmma;
   compileOptions.tma = options->tma;
   compileOptions.tmaRelease = options->tmaRelease;
+  compileOptions.warpSpecialize = options->warpSpecialize;
   compileOptions.earlyDots = options->earlyDots;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.fpFusion = options->fpFusion;

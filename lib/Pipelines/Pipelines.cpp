@@ -126,6 +126,12 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    if (warpgroup && options.tma && options.tmaRelease &&
+        options.warpSpecialize) {
+      pm.addPass(tile::createWarpSpecialize());
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+    }
     if (warpgroup && options.earlyDots) {
       pm.addPass(tile::createEarlyDots());
       pm.addPass(createCanonicalizerPass());
@@ -315,6 +321,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.asyncWgmma = options.asyncWgmma;
   popts.tma = options.tma;
   popts.tmaRelease = options.tmaRelease;
+  popts.warpSpecialize = options.warpSpecialize;
   popts.earlyDots = options.earlyDots;
   popts.wideFp8Operands = options.wideFp8Operands;
   popts.asyncEagerRefill = options.asyncEagerRefill;
@@ -335,10 +342,15 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
     return success();
   }
   for (KernelInfo &k : kernels)
-    if (auto f = module->lookupSymbol<LLVM::LLVMFuncOp>(k.name))
+    if (auto f = module->lookupSymbol<LLVM::LLVMFuncOp>(k.name)) {
       if (auto b = f->getAttrOfType<IntegerAttr>(
               tile::TileDialect::getSharedBytesAttrName()))
         k.sharedBytes = b.getInt();
+      // Producer warps (quire-warp-specialize) widen the CTA.
+      if (auto t = f->getAttrOfType<DenseI32ArrayAttr>(
+              NVVM::NVVMDialect::getMaxntidAttrName()))
+        k.threads = t.asArrayRef()[0];
+    }
   result.kernels = kernels;
   if (options.emit == EmitKind::LLVMMLIR) {
     result.output = printOp(*module);

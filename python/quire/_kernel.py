@@ -347,7 +347,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             num_stages=2, wgmma=True, max_registers=0, source_name=None,
             raise_paged_loads=True, forward_stores=True, dump_ir=None,
             async_wgmma=False, early_dots=False, enable_fp_fusion=True,
-            wide_fp8_operands=True, tma=False, tma_release=False):
+            wide_fp8_operands=True, tma=False, tma_release=False,
+            warp_specialize=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -382,7 +383,9 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     (quirec --tma, whose default is true); False stages them with cp.async.
     `tma_release=True` (with tma) lets each warp release the stage it read
     through an mbarrier that the refilling thread waits on, instead of a
-    CTA barrier per iteration (quirec --tma-release).
+    CTA barrier per iteration (quirec --tma-release). `warp_specialize=True`
+    (with tma_release) gives such a loop's copies to a producer warp, one
+    warp more per CTA (quirec --warp-specialize).
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)
@@ -407,7 +410,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "forward_stores": forward_stores, "async_wgmma": async_wgmma,
                "early_dots": early_dots, "enable_fp_fusion": enable_fp_fusion,
                "wide_fp8_operands": wide_fp8_operands, "tma": tma,
-               "tma_release": tma_release}
+               "tma_release": tma_release,
+               "warp_specialize": warp_specialize}
     for option, value in options.items():
         _OPTION_CHECKS.get(option, check_bool)(option, value)
     sm = resolve_sm(sm)

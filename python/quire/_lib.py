@@ -124,6 +124,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetTmaRelease":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetWarpSpecialize":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireResultGetIRDump":
                 (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)])}
     for name, (restype, argtypes) in list(sigs.items()) + list(optional.items()):
@@ -245,6 +247,8 @@ OPTIONS = (
            "stage tensor-descriptor operands with TMA (tma)"),
     Option("tma_release", False, "quireCompileOptionsSetTmaRelease",
            "release TMA stages through mbarriers (tma_release)"),
+    Option("warp_specialize", False, "quireCompileOptionsSetWarpSpecialize",
+           "give TMA copies to a producer warp (warp_specialize)"),
 )
 OPTION_DEFAULTS = {o.name: o.default for o in OPTIONS}
 

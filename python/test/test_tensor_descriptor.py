@@ -158,7 +158,9 @@ def matmul_desc_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr,
 
 # The launch options of each way of staging the descriptor operands.
 STAGING = {"cp.async": {}, "tma": {"tma": True},
-           "tma_release": {"tma": True, "tma_release": True}}
+           "tma_release": {"tma": True, "tma_release": True},
+           "warp_specialize": {"tma": True, "tma_release": True,
+                               "warp_specialize": True}}
 
 
 def _matmul_descs(a, b, c, BM, BN, BK):
@@ -291,7 +293,7 @@ def test_kernel_errors_are_located(monkeypatch, kernel, args, message):
 @pytest.mark.parametrize("M, N, K", [(128, 128, 64), (1000, 1024, 4000),
                                      (300, 200, 72)])
 @pytest.mark.parametrize("async_wgmma", [False, True])
-@pytest.mark.parametrize("staging", ["cp.async", "tma", "tma_release"])
+@pytest.mark.parametrize("staging", list(STAGING))
 @pytest.mark.parametrize("num_stages", [3, 4])
 def test_matmul_matches_float64_on_the_gpu(M, N, K, async_wgmma, staging,
                                            num_stages):
@@ -334,7 +336,7 @@ def test_transposed_matmul_on_the_gpu(M, N, K, tma):
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("M, N, K", [(300, 520, 200), (512, 1024, 1024)])
-@pytest.mark.parametrize("staging", ["cp.async", "tma", "tma_release"])
+@pytest.mark.parametrize("staging", list(STAGING))
 def test_persistent_matmul_on_the_gpu(M, N, K, staging):
     torch = pytest.importorskip("torch")
     gen = torch.Generator(device="cuda").manual_seed(M + 3 * K)
@@ -386,6 +388,15 @@ def test_tma_matmul_compiles_to_tensor_copies():
     assert "wait_acquire:" in loop and "bar.sync" not in loop
     assert "mbarrier.arrive.shared::cta.b64 _," in loop
     assert re.search(r"mbarrier\.init\.shared::cta\.b64 \[%r\d+\], 8;", ptx)
+    # warp_specialize: a ninth warp issues the copies; the consumers' barriers
+    # are named barriers of their 256 threads.
+    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
+                           num_stages=3, tma=True, tma_release=True,
+                           warp_specialize=True, BM=128, BN=128, BK=64)
+    assert k.metadata["threads"] == 288
+    assert ".maxntid 288, 1, 1" in k.asm["ptx"]
+    assert "bar.sync \t1, 256;" in k.asm["ptx"]
+    assert "tile.is_producer" in k.asm["tile"]
     # tma=False (the default) keeps cp.async and takes no tensor maps.
     k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
                            num_stages=3, BM=128, BN=128, BK=64)

@@ -131,6 +131,13 @@ static cl::opt<bool> tmaRelease(
              "instead of a CTA barrier per iteration (quire-async-copies "
              "tma-release; default false)"),
     cl::cat(category));
+static cl::opt<bool> warpSpecialize(
+    "warp-specialize", cl::init(false),
+    cl::desc("with --tma-release, a kernel's TMA-staged loop gets a producer "
+             "warp (one warp more per CTA) that issues its copies as stages "
+             "are released, while the other warps only compute "
+             "(quire-warp-specialize; default false)"),
+    cl::cat(category));
 static cl::opt<bool> earlyDots(
     "early-dots", cl::init(false),
     cl::desc("with --wgmma and --async-stages=3 or more, issue the first dot "
@@ -242,6 +249,7 @@ int main(int argc, char **argv) {
   options.asyncWgmma = asyncWgmma;
   options.tma = tma;
   options.tmaRelease = tmaRelease;
+  options.warpSpecialize = warpSpecialize;
   options.earlyDots = earlyDots;
   options.wideFp8Operands = wideFp8Operands;
   options.fpFusion = fpFusion;

@@ -110,6 +110,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "mbarriers instead of a CTA barrier per iteration "
                      "(quire-async-copies tma-release)"),
       llvm::cl::init(false)};
+  Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("with tma-release, a producer warp issues a TMA-staged "
+                     "loop's copies (quire-warp-specialize)"),
+      llvm::cl::init(false)};
   Option<bool> earlyDots{
       *this, "early-dots",
       llvm::cl::desc("issue a wgmma-staged loop's first dot (attention's "
@@ -177,6 +182,9 @@ struct CompileOptions {
   /// With tma, stages released through mbarriers (quire-async-copies
   /// tma-release).
   bool tmaRelease = false;
+  /// With tmaRelease, a producer warp issues the copies
+  /// (quire-warp-specialize).
+  bool warpSpecialize = false;
   /// A wgmma-staged loop's first dot issued one iteration early
   /// (quire-early-dots).
   bool earlyDots = false;

@@ -147,6 +147,29 @@ Pending placeBarriersIn(Block &block, Pending in) {
 }
 } // namespace
 
+void tilellvm::consumerBarriers(ModuleOp module, unsigned consumerWarps) {
+  module.walk([&](LLVM::LLVMFuncOp func) {
+    if (!func->hasAttr(kProducerWarpsAttr))
+      return;
+    func->removeAttr(kProducerWarpsAttr);
+    SmallVector<NVVM::Barrier0Op> bars;
+    func.walk([&](NVVM::Barrier0Op bar) { bars.push_back(bar); });
+    for (NVVM::Barrier0Op bar : bars) {
+      if (bar->hasAttr(kAllThreadsAttr)) {
+        bar->removeAttr(kAllThreadsAttr);
+        continue;
+      }
+      OpBuilder b(bar);
+      Location loc = bar.getLoc();
+      NVVM::BarrierOp::create(b, loc, Type(), i32Const(b, loc, 1),
+                              i32Const(b, loc, consumerWarps * 32),
+                              NVVM::BarrierReductionAttr(), Value());
+      bar.erase();
+    }
+  });
+  module.walk([](NVVM::Barrier0Op bar) { bar->removeAttr(kAllThreadsAttr); });
+}
+
 void tilellvm::placeBarriers(ModuleOp module) {
   SmallVector<Operation *> requested;
   module.walk([&](NVVM::Barrier0Op bar) {

@@ -29,6 +29,18 @@ void barrier(OpBuilder &b, Location loc);
 /// the slot tags of the shared-memory addresses (kSlotAttr) it reads.
 void placeBarriers(ModuleOp module);
 
+/// Marks a barrier every thread of the CTA takes, producer warps included
+/// (the one after a tile.tma_init).
+constexpr llvm::StringLiteral kAllThreadsAttr = "quire.all_threads";
+/// On a kernel's llvm.func: the warps beyond the consumers' (see
+/// tile.producer_warps).
+constexpr llvm::StringLiteral kProducerWarpsAttr = "quire.producer_warps";
+
+/// In kernels with producer warps: every barrier but those marked
+/// kAllThreadsAttr becomes named barrier 1 of the consumer warps'
+/// `consumerWarps` * 32 threads (the producer warps take no part in them).
+void consumerBarriers(ModuleOp module, unsigned consumerWarps);
+
 /// tile.barrier.
 void populateBarrierPatterns(LLVMTypeConverter &converter,
                              RewritePatternSet &patterns);

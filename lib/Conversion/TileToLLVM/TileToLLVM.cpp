@@ -166,9 +166,17 @@ struct KernelOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
                                             func.getName(), llvmType);
     newFunc->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                      rewriter.getUnitAttr());
-    newFunc->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
-                     rewriter.getDenseI32ArrayAttr(
-                         {int32_t(state.numWarps * tile::kWarpSize), 1, 1}));
+    // Producer warps (quire-warp-specialize) run beside the consumers.
+    int32_t producers = 0;
+    if (auto p = func->getAttrOfType<IntegerAttr>(
+            tile::TileDialect::getProducerWarpsAttrName())) {
+      producers = p.getInt();
+      newFunc->setAttr(kProducerWarpsAttr, p);
+    }
+    newFunc->setAttr(
+        NVVM::NVVMDialect::getMaxntidAttrName(),
+        rewriter.getDenseI32ArrayAttr(
+            {int32_t((state.numWarps + producers) * tile::kWarpSize), 1, 1}));
     if (state.maxRegisters)
       newFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                        rewriter.getI32IntegerAttr(state.maxRegisters));
@@ -486,6 +494,7 @@ struct ConvertTileToLLVMPass
         return signalPassFailure();
       sharedNeed = placeSharedBuffers(module, state);
       placeBarriers(module);
+      consumerBarriers(module, state.numWarps);
       sinkMatrixLoads(module);
     }
     // (2) structured control flow to branches.

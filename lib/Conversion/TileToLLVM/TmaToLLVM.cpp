@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Barriers.h"
 #include "SharedMemory.h"
 #include "Utility.h"
 
@@ -45,12 +46,18 @@ Value barrierAddress(OpBuilder &b, Location loc, Operation *op,
   return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
 }
 
-/// True in thread 0 of the CTA: the thread that issues TMA copies and
-/// initializes mbarriers.
-Value isFirstThread(OpBuilder &b, Location loc) {
+/// True in thread `first` of the CTA (0: the thread that initializes
+/// mbarriers and, without a producer warp, issues TMA copies).
+Value isFirstThread(OpBuilder &b, Location loc, int64_t first = 0) {
   Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
   return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
-                              i32Const(b, loc, 0));
+                              i32Const(b, loc, first));
+}
+
+/// The thread that issues an op's TMA work: the producer warp's first
+/// (after the consumers' warps) or thread 0.
+int64_t issuer(const TileToLLVMState &state, bool producer) {
+  return producer ? int64_t(state.numWarps) * tile::kWarpSize : 0;
 }
 
 /// `ptx` (predicate $0, the mbarrier's address $1) in thread 0 on each of
@@ -86,7 +93,9 @@ struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
                      /*release=*/true);
     inlinePtx(rewriter, loc, {}, {}, "fence.mbarrier_init.release.cluster;", "",
               /*sideEffects=*/true);
-    NVVM::Barrier0Op::create(rewriter, loc);
+    // Producer warps too wait for the initialization.
+    auto bar = NVVM::Barrier0Op::create(rewriter, loc);
+    bar->setAttr(kAllThreadsAttr, rewriter.getUnitAttr());
     rewriter.eraseOp(op);
     return success();
   }
@@ -146,8 +155,9 @@ struct TmaCopyOpLowering : public ConvertOpToLLVMPattern<tile::TmaCopyOp> {
         asyncSharedPtr(rewriter, loc, op, stageOff, op.getBuffer()));
     Value bar = barrierAddress(rewriter, loc, op, state, stage, op.getBuffer(),
                                op.getStages());
-    Value pred = LLVM::AndOp::create(rewriter, loc, adaptor.getPred().front(),
-                                     isFirstThread(rewriter, loc));
+    Value pred = LLVM::AndOp::create(
+        rewriter, loc, adaptor.getPred().front(),
+        isFirstThread(rewriter, loc, issuer(state, op.getProducer())));
     Value tensormap = adaptor.getTensormap().front();
     Value outer = adaptor.getOffsets()[0].front();
     Value inner = adaptor.getOffsets()[1].front();
@@ -251,12 +261,32 @@ struct TmaAcquireOpLowering
                                op.getStages(), /*release=*/true);
     // Only the issuing thread waits: a divergent branch around the loop.
     inlinePtx(rewriter, loc, {},
-              {bar, adaptor.getPhase().front(), isFirstThread(rewriter, loc)},
+              {bar, adaptor.getPhase().front(),
+               isFirstThread(rewriter, loc, issuer(state, op.getProducer()))},
               "{\n.reg .pred done;\n@!$2 bra skip_acquire;\nwait_acquire:\n"
               "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
               "@!done bra wait_acquire;\nskip_acquire:\n}",
               "r,r,b", /*sideEffects=*/true);
     rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+/// tile.is_producer => tid.x >= num_warps * 32
+struct IsProducerOpLowering
+    : public ConvertOpToLLVMPattern<tile::IsProducerOp> {
+  IsProducerOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::IsProducerOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(
+        op, LLVM::ICmpPredicate::uge, tid,
+        i32Const(rewriter, loc, issuer(state, /*producer=*/true)));
     return success();
   }
   TileToLLVMState &state;
@@ -281,7 +311,7 @@ void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
                                    RewritePatternSet &patterns,
                                    TileToLLVMState &state) {
   patterns.add<TmaInitOpLowering, TmaInvalOpLowering, TmaCopyOpLowering,
-               TmaWaitOpLowering, TmaReleaseOpLowering, TmaAcquireOpLowering>(
-      converter, state);
+               TmaWaitOpLowering, TmaReleaseOpLowering, TmaAcquireOpLowering,
+               IsProducerOpLowering>(converter, state);
   patterns.add<TensorMapBlockOpLowering>(converter);
 }

@@ -354,6 +354,21 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                << "' must be an i32 in [0, 8] on an scf.for";
     return success();
   }
+  if (attr.getName() == getProducerWarpsAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<func::FuncOp>(op) || !value || value.getInt() != 1)
+      return op->emitOpError() << "'" << getProducerWarpsAttrName()
+                               << "' must be 1 on a kernel";
+    return success();
+  }
+  if (attr.getName() == getTmaAheadAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (op->getName().getStringRef() != "scf.for" || !value ||
+        value.getInt() < 1)
+      return op->emitOpError() << "'" << getTmaAheadAttrName()
+                               << "' must be an integer >= 1 on an scf.for";
+    return success();
+  }
   return op->emitOpError() << "unknown tile dialect attribute '"
                            << attr.getName().getValue() << "'";
 }

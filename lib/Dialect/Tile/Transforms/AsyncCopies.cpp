@@ -666,6 +666,9 @@ struct AsyncCopiesPass
     if (failed(grown))
       return;
     auto newLoop = cast<scf::ForOp>(grown->getOperation());
+    if (useRelease)
+      newLoop->setAttr(TileDialect::getTmaAheadAttrName(),
+                       rewriter.getI32IntegerAttr(ahead0));
     if (refillBegin) {
       // The eager or late refill (barrier, copies, next slice loads, next
       // stage) goes after the body's last read of the stage (and, late,

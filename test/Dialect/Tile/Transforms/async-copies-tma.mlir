@@ -5,6 +5,9 @@
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 tma-release=true" | FileCheck %s --check-prefix=REL
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=4 async-wgmma=true tma-release=true" | FileCheck %s --check-prefix=RELASYNC
 // RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --tma-release --emit=ptx %s -o - | FileCheck %s --check-prefix=RELPTX
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 tma-release=true warp-specialize=true" | FileCheck %s --check-prefix=WS
+// RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --tma-release --warp-specialize --emit=ptx %s -o - | FileCheck %s --check-prefix=WSPTX
+// RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 4 --async-wgmma --tma-release --warp-specialize --emit=ptx %s -o %t.ws.ptx && %ptxas -arch=sm_90a %t.ws.ptx -o /dev/null %}
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --async-wgmma --tma-release --emit=ptx %s -o %t.rel.ptx && %ptxas -arch=sm_90a %t.rel.ptx -o /dev/null %}
 // RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o /dev/null %}
@@ -113,6 +116,43 @@
 // RELPTX:         mbarrier.try_wait.parity.shared::cta.b64
 // RELPTX:         bar.warp.sync -1;
 // RELPTX-NEXT:    mbarrier.arrive.shared::cta.b64 _, [{{.*}}];
+
+// quire-warp-specialize: one warp more; after the inits, the producer warp
+// (tile.is_producer) runs every iteration's acquire and copies, issued by its
+// first thread, iteration j's offsets (the consumer loop's copies were of
+// iteration i + 2: j - 2 * step maps back); the consumers run the loop
+// without copies, acquires or prologue, then the rest of the kernel. Every
+// barrier after the inits' is a named barrier of the 8 consumer warps.
+// WS-LABEL:    func.func @matmul(
+// WS-SAME:       tile.producer_warps = 1 : i32
+// WS:            tile.tma_init {buffer = 0 : i32, release, stages = 3 : i32}
+// WS:            tile.tma_init {buffer = 1 : i32, stages = 3 : i32}
+// WS-NEXT:       %[[P:.*]] = tile.is_producer
+// WS-NEXT:       scf.if %[[P]] {
+// WS-NEXT:         scf.for %[[J:[^ ]*]] = {{.*}} iter_args(%[[S:.*]] = %c0_i32, %[[PH:.*]] = %c0_i32) -> (i32, i32)
+// WS-NEXT:           %[[PAR:.*]] = arith.xori %[[PH]], %c1_i32
+// WS-NEXT:           tile.tma_acquire stage %[[S]] phase %[[PAR]] {buffer = 0 : i32, producer, stages = 3 : i32}
+// WS-NEXT:           %[[K:.*]] = arith.muli %[[J]], %c64_i32
+// WS-NEXT:           tile.tma_copy %arg4[%{{.*}}, %[[K]]] into stage %[[S]] if %true {{.*}}producer
+// WS-NEXT:           tile.tma_copy %arg9[%[[K]], %{{.*}}] into stage %[[S]] if %true {{.*}}producer
+// WS:              scf.yield
+// WS:            } else {
+// WS-NOT:          tile.tma_copy
+// WS-NOT:          tile.tma_acquire
+// WS:              scf.for
+// WS:                tile.tma_wait
+// WS:                tile.warpgroup_dot
+// WS:                tile.tma_release
+// WS:              tile.tma_inval
+// WS:              tile.store
+// WS-NEXT:       {{^}}  }
+// WS-NEXT:       return
+// WSPTX-LABEL: .entry matmul(
+// WSPTX:         .maxntid 288, 1, 1
+// WSPTX:         bar.sync 0;
+// WSPTX:         bar.sync 0;
+// WSPTX-NOT:     bar.sync 0;
+// WSPTX:         bar.sync 1, 256;
 
 // NOTMA-LABEL:   func.func @matmul(
 // NOTMA-NOT:     tile.tma_

@@ -84,6 +84,18 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getNumStagesAttrName() {
       return ::llvm::StringLiteral("tile.num_stages");
     }
+    /// On a kernel: warps the CTA runs beyond the module's `tile.num_warps`
+    /// that only issue TMA copies (quire-warp-specialize); an i32, 1.
+    static constexpr ::llvm::StringLiteral getProducerWarpsAttrName() {
+      return ::llvm::StringLiteral("tile.producer_warps");
+    }
+    /// On an scf.for quire-async-copies staged with TMA and release
+    /// mbarriers: how many iterations ahead of the one it computes an
+    /// iteration issues copies (an i32 >= 1; quire-warp-specialize reads
+    /// it).
+    static constexpr ::llvm::StringLiteral getTmaAheadAttrName() {
+      return ::llvm::StringLiteral("tile.tma_ahead");
+    }
   }];
 }
 

@@ -612,7 +612,8 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
     block's last), written as one copy per S-byte column (S = the last
     dimension's bytes, at most 128), which the tensor map's box (S bytes by
     the block's rows) and swizzle (S bytes) must match. Read the stage only
-    after a `tile.tma_wait` on it.
+    after a `tile.tma_wait` on it. With `producer` the issuing thread is the
+    first of the producer warp (`tile.is_producer`), not thread 0.
 
     ```mlir
     tile.tma_copy %tm[%m0, %k0] into stage %s if %in {block = tensor<128x64xf16>,
@@ -621,7 +622,8 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
   }];
   let arguments = (ins Tile_TensorMap:$tensormap, Variadic<I32>:$offsets,
                        I32:$stage, I1:$pred, TypeAttr:$block, I32Attr:$buffer,
-                       I32Attr:$contig, I32Attr:$stages, UnitAttr:$transposed);
+                       I32Attr:$contig, I32Attr:$stages, UnitAttr:$transposed,
+                       UnitAttr:$producer);
   let assemblyFormat = [{
     $tensormap `[` $offsets `]` `into` `stage` $stage `if` $pred attr-dict
   }];
@@ -681,14 +683,15 @@ def Tile_TmaAcquireOp : Tile_Op<"tma_acquire", [MemoryEffects<[MemRead, MemWrite
     warp released the stage since its previous fill); the other threads go
     on. A stage's first fill waits for phase 1, which a fresh mbarrier
     reports complete. Inserted by `quire-async-copies` with `tma-release`
-    before the copies that refill a stage, in place of a CTA barrier.
+    before the copies that refill a stage, in place of a CTA barrier. With
+    `producer` the waiting thread is the first of the producer warp.
 
     ```mlir
     tile.tma_acquire stage %s phase %p {buffer = 0 : i32, stages = 3 : i32}
     ```
   }];
   let arguments = (ins I32:$stage, I32:$phase, I32Attr:$buffer,
-                       I32Attr:$stages);
+                       I32Attr:$stages, UnitAttr:$producer);
   let assemblyFormat = "`stage` $stage `phase` $phase attr-dict";
   let hasVerifier = 1;
 }
@@ -802,6 +805,23 @@ def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [
 //===----------------------------------------------------------------------===//
 // Synchronization
 //===----------------------------------------------------------------------===//
+
+def Tile_IsProducerOp : Tile_Op<"is_producer", [Pure]> {
+  let summary = "true in the producer warp quire-warp-specialize adds";
+  let description = [{
+    In a kernel with `tile.producer_warps = 1` (set by
+    `quire-warp-specialize`), the CTA has one warp more than the module's
+    `tile.num_warps`: the producer, which only issues TMA copies. The op is
+    true in its threads and false in the others (the consumers, which run
+    every laid-out op).
+
+    ```mlir
+    %p = tile.is_producer
+    ```
+  }];
+  let results = (outs I1:$result);
+  let assemblyFormat = "attr-dict";
+}
 
 def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "synchronize the threads of a program";

@@ -422,6 +422,37 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
+  let summary = "give a TMA-staged loop's copies to a producer warp";
+  let description = [{
+    Expects the IR `quire-async-copies` makes with `tma` and `tma-release`.
+    A kernel whose one TMA-staged loop sits in its body's top level, after
+    ops that touch no memory and need no shared memory (scalars, constants,
+    index tensors), gets one warp more (`tile.producer_warps = 1` on the
+    function; the CTA runs `tile.num_warps + 1` warps), and the loop splits
+    in two roles under `scf.if %p = tile.is_producer`:
+
+      producer: for every iteration j of the loop, in order: wait for the
+                release of the stage j fills (`tile.tma_acquire`, phase of
+                the previous fill) and issue its copies (`tile.tma_copy`),
+                both by the producer warp's first thread (`producer`);
+      consumers: the loop without its copies and acquires (no prologue):
+                 wait for the stage, compute, release it; then the rest of
+                 the kernel.
+
+    The mbarriers are still initialized before the split (every thread
+    passes the barrier after it); every other barrier of the kernel is a
+    named barrier of the consumer warps alone (the lowering's job). So the
+    copies of later iterations are issued as soon as their stage is
+    released, by a warp that waits for nothing else, and the consumers
+    never wait for an issuing thread. Kernels with other shapes are left as
+    they are.
+  }];
+  let dependentDialects = ["::mlir::quire::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def EarlyDots : Pass<"quire-early-dots", "::mlir::ModuleOp"> {
   let summary = "issue a staged loop's first wgmma dot one iteration early, "
                 "so it runs while the iteration computes on the one before";

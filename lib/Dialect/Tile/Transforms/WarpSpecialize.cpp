@@ -1,0 +1,254 @@
+//===- WarpSpecialize.cpp - A producer warp for TMA copies -----------------===//
+//
+// A kernel whose TMA-staged loop (quire-async-copies with tma and
+// tma-release) is at the top level of its body
+//   <scalar and index ops>
+//   tile.tma_init ...                     (the loop's mbarriers)
+//   tile.tma_copy ... into stage k        (prologue, k < ahead)
+//   scf.for %i ... iter_args(..., %stage, %phase) {tile.tma_ahead = ahead}
+//     tile.tma_acquire; tile.tma_copy (iteration i + ahead); tile.tma_wait
+//     ... dots; tile.tma_release ...
+//   <the rest>
+// becomes, with one warp more (tile.producer_warps = 1):
+//   <scalar and index ops>
+//   tile.tma_init ...
+//   scf.if (tile.is_producer) {
+//     scf.for %j ... iter_args(%s = 0, %ph = 0) {
+//       tile.tma_acquire stage %s phase %ph ^ 1 {producer}
+//       tile.tma_copy (iteration j) into stage %s {producer}
+//     }
+//   } else {
+//     scf.for %i ... { tile.tma_wait; ... dots; tile.tma_release }
+//     <the rest>
+//   }
+// See Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Dialect/Tile/Transforms/Passes.h"
+
+#include "LoopSlices.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::quire::tile {
+#define GEN_PASS_DEF_WARPSPECIALIZE
+#include "quire/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::quire::tile
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tile;
+
+namespace {
+
+/// True for an op the producer warp may run before the split: it touches no
+/// memory and its lowering needs no shared memory or warp-dependent layout
+/// work beyond index arithmetic (scalars, constants, index tensors).
+bool runsAnywhere(Operation *op) {
+  if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+    return false;
+  bool tensors = llvm::any_of(op->getResultTypes(), [](Type t) {
+    return isa<RankedTensorType>(t);
+  });
+  if (!tensors)
+    return true;
+  return isa<arith::ConstantOp, SplatOp, RangeOp, ExpandDimsOp, BroadcastOp,
+             AddPtrOp, TensorMapBlockOp>(op) ||
+         (isa<arith::ArithDialect>(op->getDialect()) &&
+          !isa<arith::ExtFOp, arith::TruncFOp>(op));
+}
+
+/// The ops of `loop`'s body that the copies' offsets are computed from, in
+/// body order; fails on loop-carried values and on ops with effects.
+FailureOr<SmallVector<Operation *>> bodySlice(scf::ForOp loop,
+                                              ArrayRef<Operation *> copies) {
+  llvm::SetVector<Operation *> slice;
+  SmallVector<Value> work;
+  for (Operation *op : copies)
+    llvm::append_range(work, cast<TmaCopyOp>(op).getOffsets());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == loop.getBody() && arg != loop.getInductionVar())
+        return failure();
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() != loop.getBody() || slice.contains(def))
+      continue;
+    if (!isMemoryEffectFree(def) || def->getNumRegions() != 0)
+      return failure();
+    slice.insert(def);
+    work.append(def->operand_begin(), def->operand_end());
+  }
+  SmallVector<Operation *> ordered;
+  for (Operation &op : *loop.getBody())
+    if (slice.contains(&op))
+      ordered.push_back(&op);
+  return ordered;
+}
+
+struct WarpSpecializePass
+    : public mlir::quire::tile::impl::WarpSpecializeBase<WarpSpecializePass> {
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (isKernel(func) && !func.isExternal())
+        specialize(func);
+  }
+
+  void specialize(func::FuncOp func) {
+    Block &body = func.getBody().front();
+    scf::ForOp loop;
+    for (Operation &op : body)
+      if (auto f = dyn_cast<scf::ForOp>(op);
+          f && f->hasAttr(TileDialect::getTmaAheadAttrName())) {
+        if (loop)
+          return; // one loop per kernel
+        loop = f;
+      }
+    if (!loop)
+      return;
+    int64_t ahead =
+        loop->getAttrOfType<IntegerAttr>(TileDialect::getTmaAheadAttrName())
+            .getInt();
+    // The loop's copies and acquires; every TMA op of the kernel is the
+    // loop's (its init before it, its inval after).
+    SmallVector<Operation *> copies;
+    TmaAcquireOp acquire;
+    for (Operation &op : *loop.getBody()) {
+      if (isa<TmaCopyOp>(op))
+        copies.push_back(&op);
+      else if (auto a = dyn_cast<TmaAcquireOp>(op)) {
+        if (acquire)
+          return;
+        acquire = a;
+      }
+    }
+    if (copies.empty() || !acquire)
+      return;
+    FailureOr<SmallVector<Operation *>> slice = bodySlice(loop, copies);
+    if (failed(slice))
+      return;
+    // Before the loop: what the producer needs (the loop's bounds, the
+    // copies' operands from before it) stays before the split, and must be
+    // ops any warp may run; the rest moves into the consumers' branch. The
+    // prologue's copies go (the producer issues every iteration's).
+    llvm::SetVector<Operation *> needed;
+    SmallVector<Value> work{loop.getLowerBound(), loop.getUpperBound(),
+                            loop.getStep()};
+    for (Operation *op : llvm::concat<Operation *const>(*slice, copies))
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp();
+            def && def->getBlock() == &body)
+          work.push_back(v);
+    while (!work.empty()) {
+      Operation *def = work.pop_back_val().getDefiningOp();
+      if (!def || def->getBlock() != &body || !needed.insert(def))
+        continue;
+      work.append(def->operand_begin(), def->operand_end());
+    }
+    SmallVector<Operation *> prologue, consumerOnly;
+    for (Operation &op : body) {
+      if (&op == loop.getOperation())
+        break;
+      if (isa<TmaCopyOp>(op))
+        prologue.push_back(&op);
+      else if (needed.contains(&op) && !runsAnywhere(&op))
+        return;
+      else if (!needed.contains(&op) && !isa<TmaInitOp>(op))
+        consumerOnly.push_back(&op);
+    }
+    bool nested = false;
+    func.walk([&](Operation *op) {
+      if (isa<TmaCopyOp, TmaAcquireOp, TmaInitOp>(op) &&
+          op->getParentOp() != loop && op->getBlock() != &body)
+        nested = true;
+    });
+    if (nested)
+      return;
+
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    auto cst = [&](int64_t v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+    };
+    int32_t stages = acquire.getStages();
+    Value isProducer = IsProducerOp::create(b, loc);
+    auto split = scf::IfOp::create(b, loc, TypeRange(), isProducer,
+                                   /*withElseRegion=*/true);
+
+    // The producer: every iteration's copies, each after its stage's
+    // release.
+    b.setInsertionPointToStart(split.thenBlock());
+    Value zero = cst(0);
+    auto producerLoop = scf::ForOp::create(
+        b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+        ValueRange{zero, zero});
+    {
+      OpBuilder pb = OpBuilder::atBlockBegin(producerLoop.getBody());
+      Value stage = producerLoop.getRegionIterArgs()[0];
+      Value phase = producerLoop.getRegionIterArgs()[1];
+      auto pc = [&](int64_t v) -> Value {
+        return arith::ConstantOp::create(pb, loc, pb.getI32IntegerAttr(v));
+      };
+      // The consumer loop's copies are of iteration i + ahead * step.
+      IRMapping map;
+      Value back = arith::MulIOp::create(pb, loc, loop.getStep(), pc(ahead));
+      map.map(loop.getInductionVar(),
+              arith::SubIOp::create(pb, loc, producerLoop.getInductionVar(),
+                                    back));
+      // Fill f of a stage waits for release f - 1: parity of this fill's
+      // phase flipped (a fresh mbarrier passes phase 1).
+      Value parity = arith::XOrIOp::create(pb, loc, phase, pc(1));
+      TmaAcquireOp::create(pb, acquire.getLoc(), stage, parity,
+                           acquire.getBufferAttr(), acquire.getStagesAttr(),
+                           pb.getUnitAttr());
+      cloneSlice(pb, *slice, map);
+      Value yes = arith::ConstantOp::create(pb, loc, pb.getBoolAttr(true));
+      for (Operation *op : copies) {
+        auto copy = cast<TmaCopyOp>(op);
+        SmallVector<Value> offsets;
+        for (Value o : copy.getOffsets())
+          offsets.push_back(map.lookupOrDefault(o));
+        TmaCopyOp::create(pb, copy.getLoc(), copy.getTensormap(), offsets,
+                          stage, yes, copy.getBlockAttr(),
+                          copy.getBufferAttr(), copy.getContigAttr(),
+                          copy.getStagesAttr(), copy.getTransposedAttr(),
+                          pb.getUnitAttr());
+      }
+      Value next = nextStage(pb, loc, stage, stages);
+      Value wraps =
+          arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::eq, next, pc(0));
+      Value flipped = arith::XOrIOp::create(pb, loc, phase, pc(1));
+      Value nextPhase =
+          arith::SelectOp::create(pb, loc, wraps, flipped, phase);
+      scf::YieldOp::create(pb, loc, ValueRange{next, nextPhase});
+    }
+
+    // The consumers: the loop without its copies, and the rest of the
+    // kernel.
+    Block *consumers = split.elseBlock();
+    for (Operation *op : prologue)
+      op->erase();
+    for (Operation *op : consumerOnly)
+      op->moveBefore(consumers->getTerminator());
+    Operation *terminator = body.getTerminator();
+    for (Operation *op = loop, *next; op != terminator; op = next) {
+      next = op->getNextNode();
+      op->moveBefore(consumers->getTerminator());
+    }
+    for (Operation *op : copies)
+      op->erase();
+    acquire->erase();
+    loop->removeAttr(TileDialect::getTmaAheadAttrName());
+    func->setAttr(TileDialect::getProducerWarpsAttrName(),
+                  b.getI32IntegerAttr(1));
+  }
+};
+
+} // namespace
