@@ -103,6 +103,8 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     pipelining.numWarps = options.numWarps;
     pipelining.maxRegisters = options.pipelineMaxRegisters;
     pipelining.skipDotOperands = async;
+    pipelining.tmaOperands =
+        async && options.wgmma && options.sm == 90 && options.tma;
     pm.addPass(tile::createPipelineLoads(pipelining));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

@@ -365,6 +365,27 @@ class DeviceBuffer:
             self.ptr = ctypes.c_uint64()
 
 
+_zeros = {}
+
+
+def zeros_address():
+    """The address of 16 zero bytes in the current context's device memory
+    (made once per context): what the tensor map of an empty tensor
+    describes, so that a block read through it is all padding."""
+    ctx = ctypes.c_void_p()
+    check(_driver().cuCtxGetCurrent(ctypes.byref(ctx)), "cuCtxGetCurrent")
+    buf = _zeros.get(ctx.value)
+    if buf is None:
+        with _lock:
+            buf = _zeros.get(ctx.value)
+            if buf is None:
+                buf = DeviceBuffer(16)
+                buf.zero()
+                synchronize()
+                _zeros[ctx.value] = buf
+    return buf.ptr.value
+
+
 def synchronize():
     check(_driver().cuCtxSynchronize(), "cuCtxSynchronize")
 

@@ -286,6 +286,11 @@ class Kernel:
                 if spec["kind"] == "ptr":
                     codes.append("Q")
                     convert.append(None)
+                elif spec["kind"] == "tensormap":
+                    raise TypeError(
+                        f"kernel '{self.name}': quire.ops launches take no "
+                        f"!tile.tensormap arguments (argument "
+                        f"{spec.get('name', '?')})")
                 elif spec["kind"] == "int":
                     bits = max(8, spec["bits"])
                     codes.append({8: "B", 16: "H", 32: "I", 64: "Q"}[bits])

@@ -431,6 +431,39 @@ def test_tensormap_encoding_arguments():
         _cuda.tensormap_args("f32", [40, 10], [160], [32, 8], 128)
 
 
+def test_tensormap_follows_the_descriptor(monkeypatch):
+    """A descriptor's tensor map is encoded again when its address, shape
+    or strides change (lists changed in place too, which are checked
+    again); an empty tensor's map describes one zero element. Checked with
+    the driver's encoder replaced by a recorder."""
+    from quire import _cuda
+    calls = []
+
+    def encode(ptr, dtype, dims, strides, box, swizzle):
+        calls.append((ptr, dtype, list(dims), list(strides), list(box),
+                      swizzle))
+        return bytes([len(calls)]) * 128
+
+    monkeypatch.setattr(_cuda, "encode_tensormap", encode)
+    monkeypatch.setattr(_cuda, "zeros_address", lambda: 0xA000)
+    x = FakeCudaArray((256, 96), "<f2")
+    d = TensorDescriptor(x, [256, 96], [96, 1], [128, 64])
+    ptr = x.__cuda_array_interface__["data"][0]
+    first = d._tensormap()
+    assert calls == [(ptr, "f16", [96, 256], [192], [64, 128], 128)]
+    assert d._tensormap() is first and len(calls) == 1  # cached
+    d.shape[0] = 200  # in place: encoded again
+    assert d._tensormap() != first
+    assert calls[-1][2] == [96, 200]
+    with pytest.raises(ValueError, match="strides other than the last"):
+        d.strides[0] = 95  # checked again when next encoded
+        d._tensormap()
+    d.strides[0] = 96
+    d.shape[1] = 0  # empty: one zero element
+    d._tensormap()
+    assert calls[-1][0] == 0xA000 and calls[-1][2] == [1, 1]
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("shift", [0, 5])
 def test_blocks_on_the_gpu(shift):

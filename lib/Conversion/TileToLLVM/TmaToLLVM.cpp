@@ -75,7 +75,8 @@ void onEveryBarrier(OpBuilder &b, Location loc, Operation *op,
 
 /// tile.tma_init {buffer = b, stages = S}
 ///   => @thread0 mbarrier.init.shared::cta.b64 [bar(b, s)], 1  (s < S)
-///      fence.mbarrier_init.release.cluster; bar.sync 0
+///      fence.mbarrier_init.release.cluster; fence.proxy.async.global;
+///      bar.sync 0
 struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
   TmaInitOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
       : ConvertOpToLLVMPattern(c), state(s) {}
@@ -92,6 +93,11 @@ struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
                          std::to_string(state.numWarps) + ";",
                      /*release=*/true);
     inlinePtx(rewriter, loc, {}, {}, "fence.mbarrier_init.release.cluster;", "",
+              /*sideEffects=*/true);
+    // Global memory this kernel wrote before (an earlier tile of a
+    // persistent loop) is visible to the copies' async proxy after the
+    // barrier.
+    inlinePtx(rewriter, loc, {}, {}, "fence.proxy.async.global;", "",
               /*sideEffects=*/true);
     // Producer warps too wait for the initialization.
     auto bar = NVVM::Barrier0Op::create(rewriter, loc);

@@ -97,27 +97,39 @@ class TensorDescriptor:
                              f"elements, got {v.dtype}")
         object.__setattr__(self, "_view", v)
         object.__setattr__(self, "_tmap", None)
+        object.__setattr__(self, "_checked", (list(self.shape),
+                                              list(self.strides)))
 
     def _tensormap(self):
         """The 128-byte tensor map (CUtensorMap) of this descriptor for a
-        kernel compiled with TMA (tma_box), encoded by the driver once."""
-        tmap = self._tmap
-        if tmap is None:
-            from .. import _cuda
-            v = self._view
-            box = tma_box(v.itemsize * 8, self.block_shape, self.padding)
-            if box is None:
-                raise ValueError("TensorDescriptor: TMA does not read this "
-                                 "descriptor's blocks")
-            if any(s < 1 for s in self.shape):
-                raise ValueError(f"TensorDescriptor: a kernel compiled with "
-                                 f"tma=True needs a non-empty shape, got "
-                                 f"{self.shape}")
-            tmap = _cuda.encode_tensormap(
-                v.ptr, v.dtype, list(reversed(self.shape)),
-                [s * v.itemsize for s in reversed(self.strides[:-1])],
-                list(box[:2]), box[2])
-            object.__setattr__(self, "_tmap", tmap)
+        kernel compiled with TMA (tma_box), encoded by the driver when the
+        base address, shape or strides differ from the last encoding's (a
+        list changed in place included)."""
+        from ..runtime.launcher import descriptor_ptr
+        ptr = descriptor_ptr(self)
+        key = (ptr, tuple(self.shape), tuple(self.strides))
+        cached = self._tmap
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        if key[1:] != (tuple(self._checked[0]), tuple(self._checked[1])):
+            self.__post_init__()  # a field changed in place: check it again
+        from .. import _cuda
+        v = self._view
+        box = tma_box(v.itemsize * 8, self.block_shape, self.padding)
+        if box is None:
+            raise ValueError("TensorDescriptor: TMA does not read this "
+                             "descriptor's blocks")
+        # An empty tensor: every element of every block is padding. The
+        # driver takes no zero extent, so the map describes one zero element
+        # (the same strides: the copies address nothing else in bounds).
+        dims, at = list(reversed(self.shape)), ptr
+        if 0 in dims:
+            dims, at = [1] * len(dims), _cuda.zeros_address()
+        tmap = _cuda.encode_tensormap(
+            at, v.dtype, dims,
+            [s * v.itemsize for s in reversed(self.strides[:-1])],
+            list(box[:2]), box[2])
+        object.__setattr__(self, "_tmap", (key, tmap))
         return tmap
 
     def __setattr__(self, name, value):

@@ -22,6 +22,8 @@ Value tile::pointerRoot(Value p) {
       p = e.getSrc();
     else if (auto t = p.getDefiningOp<TransOp>())
       p = t.getSrc();
+    else if (auto m = p.getDefiningOp<TensorMapBlockOp>())
+      p = m.getPtrs();
     else
       break;
   }

@@ -115,7 +115,7 @@ bool fp8OperandUnreplicated(LoadOp load, unsigned numWarps) {
 /// AxisInfo proves contiguous, aligned and under a uniform mask. A dot
 /// operand it cannot stage is better prefetched in registers than not at
 /// all.
-bool stageable(LoadOp load, const AxisInfoAnalysis &info) {
+bool stageable(LoadOp load, const AxisInfoAnalysis &info, bool tma) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
   if (!type || type.getRank() != 2)
     return false;
@@ -128,7 +128,7 @@ bool stageable(LoadOp load, const AxisInfoAnalysis &info) {
         !matchPattern(other, m_Zero()))
       return false;
   // A tensor map's block: TMA stages it whatever its runs' width.
-  if (!fp8 && load.getPtr().getDefiningOp<TensorMapBlockOp>())
+  if (tma && !fp8 && load.getPtr().getDefiningOp<TensorMapBlockOp>())
     return true;
   unsigned vec = accessVectorWidth(info, load.getPtr(), load.getMask(),
                                    type.getElementType(), /*dim=*/1,
@@ -199,7 +199,7 @@ struct PipelineLoadsPass
     llvm::SetVector<Operation *> skipped;
     if (skipDotOperands)
       for (auto load : loop.getBody()->getOps<LoadOp>())
-        if (feedsDot(load) && stageable(load, info) &&
+        if (feedsDot(load) && stageable(load, info, tmaOperands) &&
             (!isFp8Type(getElementTypeOrSelf(load.getType())) ||
              fp8OperandUnreplicated(load, numWarps)))
           addressSources(loop, load, skipped);

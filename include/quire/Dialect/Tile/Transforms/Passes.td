@@ -298,7 +298,11 @@ def PipelineLoads : Pass<"quire-pipeline-loads", "::mlir::ModuleOp"> {
            "leave loads that feed a tile.dot (directly or through tile.trans "
            "and an arith.extf of fp8) and that quire-async-copies can stage "
            "(2-D, 16-bit or fp8, runs of 4 bytes or more AxisInfo proves "
-           "aligned) to it">
+           "aligned) to it">,
+    Option<"tmaOperands", "tma-operands", "bool", "false",
+           "with skip-dot-operands, also leave the dot operands read through "
+           "tensor maps whatever their runs' width (quire-async-copies stages "
+           "them with TMA)">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
