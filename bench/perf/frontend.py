@@ -417,12 +417,15 @@ class Bench:
 
     def option_rows(self, workload, what, option, candidates, outputs, chk,
                     row, shape, flops, peer_us):
-        """Two TFLOP/s rows of `workload`: both sides over
-        candidates(mod, {}), then Quire alone over candidates(mod, {option:
-        True}) (a Quire launch option) beside Triton's result of the first
-        row (the same Triton kernel)."""
+        """TFLOP/s rows of `workload`: both sides over candidates(mod, {}),
+        then Quire alone over candidates(mod, extra) for each Quire launch
+        option (`option`: a name, set True; or a list of (label, extra
+        options)) beside Triton's result of the first row (the same Triton
+        kernel)."""
+        extras = [(option, {option: True})] if isinstance(option, str) \
+            else list(option)
         triton_res = None
-        for extra in ({}, {option: True}):
+        for label, extra in [("", {})] + extras:
             res = {} if triton_res is None else {"Triton": triton_res}
             for side, mod in self.sides(workload):
                 if extra and side != "Quire":
@@ -431,7 +434,7 @@ class Bench:
                                          outputs, chk)
                 if side == "Triton":
                     triton_res = res[side]
-            self.add_row(workload, row + (f" {option}" if extra else ""),
+            self.add_row(workload, row + (f" {label}" if extra else ""),
                          shape, res, "TFLOP/s", flops, peer_us)
 
     def persistent(self):
@@ -441,8 +444,9 @@ class Bench:
         # Tutorial 09 over the same tiles on both sides (its default
         # 128x128x64 at 3 and 4 stages, and 128x256x64 at 3; group 8, 8
         # warps), host and in-kernel descriptors; under Triton they are TMA
-        # loads, under Quire cp.async staging, with and without async_wgmma
-        # (Quire's launch option; Triton's pipeline is async).
+        # loads, under Quire cp.async staging (host descriptors: also TMA,
+        # Quire's tma option), with and without async_wgmma (Quire's launch
+        # option; Triton's pipeline is async).
         M = N = K = MATMUL_SIZE
         a, b, c, ref, shape, t_torch = self._matmul_operands(
             "persistent matmul")
@@ -455,12 +459,18 @@ class Bench:
                     (cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"],
                      cfg["BLOCK_SIZE_K"]) = tile
                     label = ("x".join(map(str, tile)) + f" g8 w8 s{stages}" +
-                             (" async" if extra else ""))
+                             "".join(" " + k for k in extra))
                     out.append((label, lambda m=mod, cf=cfg: getattr(
                         m, variant)(a, b, c, config=cf)))
                 return out
+            # Host descriptors also with TMA staging (Quire's tma option).
+            options = [("async_wgmma", {"async_wgmma": True})]
+            if variant == "matmul_host_descriptors":
+                options += [("tma", {"tma": True}),
+                            ("tma async_wgmma", {"tma": True,
+                                                 "async_wgmma": True})]
             self.option_rows(
-                "persistent", f"persistent {variant} {shape}", "async_wgmma",
+                "persistent", f"persistent {variant} {shape}", options,
                 candidates, [c], lambda: check(c, ref, FP16),
                 "persistent matmul " + variant.replace("matmul_", ""), shape,
                 2 * M * N * K, t_torch)
