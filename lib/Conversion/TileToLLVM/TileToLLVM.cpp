@@ -177,9 +177,16 @@ struct KernelOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
         NVVM::NVVMDialect::getMaxntidAttrName(),
         rewriter.getDenseI32ArrayAttr(
             {int32_t((state.numWarps + producers) * tile::kWarpSize), 1, 1}));
-    if (state.maxRegisters)
+    if (state.maxRegisters) {
+      // A CTA has 64K registers: with producer warps, the cap of a CTA's
+      // threads comes down to what still launches (multiples of 8).
+      int64_t threads = (state.numWarps + producers) * tile::kWarpSize;
+      int64_t cap = producers ? std::min<int64_t>(state.maxRegisters,
+                                                  (65536 / threads) / 8 * 8)
+                              : state.maxRegisters;
       newFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
-                       rewriter.getI32IntegerAttr(state.maxRegisters));
+                       rewriter.getI32IntegerAttr(cap));
+    }
     // A tensor map (CUtensorMap, 128 bytes, 64-byte aligned) is read in
     // place from the parameter space by cp.async.bulk.tensor.
     for (auto [i, t] : llvm::enumerate(type.getInputs()))

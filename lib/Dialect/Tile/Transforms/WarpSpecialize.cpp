@@ -29,6 +29,8 @@
 
 #include "LoopSlices.h"
 
+#include "quire/Dialect/Tile/IR/Layout.h"
+
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -47,20 +49,36 @@ using namespace mlir::quire::tile;
 namespace {
 
 /// True for an op the producer warp may run before the split: it touches no
-/// memory and its lowering needs no shared memory or warp-dependent layout
-/// work beyond index arithmetic (scalars, constants, index tensors).
+/// memory and its lowering needs no shared memory, no barrier and no
+/// warp-dependent layout work beyond index arithmetic (scalars, constants,
+/// index tensors; not a reduction of a tensor to a scalar, which goes
+/// through shared memory).
 bool runsAnywhere(Operation *op) {
   if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
     return false;
-  bool tensors = llvm::any_of(op->getResultTypes(), [](Type t) {
-    return isa<RankedTensorType>(t);
-  });
-  if (!tensors)
+  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+  if (llvm::none_of(op->getResultTypes(), isTensor) &&
+      llvm::none_of(op->getOperandTypes(), isTensor))
     return true;
   return isa<arith::ConstantOp, SplatOp, RangeOp, ExpandDimsOp, BroadcastOp,
              AddPtrOp, TensorMapBlockOp>(op) ||
          (isa<arith::ArithDialect>(op->getDialect()) &&
-          !isa<arith::ExtFOp, arith::TruncFOp>(op));
+          !isa<arith::ExtFOp, arith::TruncFOp>(op) &&
+          llvm::all_of(op->getResultTypes(), isTensor));
+}
+
+/// True if `op` (run by the consumers only once split off) writes memory,
+/// synchronizes or has effects the pass cannot see: the producer's copies
+/// would no longer come after it.
+bool ordersCopies(Operation *op) {
+  if (isa<TmaInitOp, TmaCopyOp>(op))
+    return false;
+  auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+  if (!effects)
+    return !isMemoryEffectFree(op);
+  return effects.hasEffect<MemoryEffects::Write>() ||
+         effects.hasEffect<MemoryEffects::Allocate>() ||
+         effects.hasEffect<MemoryEffects::Free>();
 }
 
 /// The ops of `loop`'s body that the copies' offsets are computed from, in
@@ -111,7 +129,9 @@ struct WarpSpecializePass
           return; // one loop per kernel
         loop = f;
       }
-    if (!loop)
+    // The CTA takes at most 1024 threads; unsigned loops are not staged.
+    if (!loop || (getNumWarps(func) + 1) * kWarpSize > 1024 ||
+        loop.getUnsignedCmp())
       return;
     int64_t ahead =
         loop->getAttrOfType<IntegerAttr>(TileDialect::getTmaAheadAttrName())
@@ -158,7 +178,8 @@ struct WarpSpecializePass
         break;
       if (isa<TmaCopyOp>(op))
         prologue.push_back(&op);
-      else if (needed.contains(&op) && !runsAnywhere(&op))
+      else if (ordersCopies(&op) ||
+               (needed.contains(&op) && !runsAnywhere(&op)))
         return;
       else if (!needed.contains(&op) && !isa<TmaInitOp>(op))
         consumerOnly.push_back(&op);
