@@ -104,7 +104,8 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     pipelining.maxRegisters = options.pipelineMaxRegisters;
     pipelining.skipDotOperands = async;
     pipelining.tmaOperands =
-        async && options.wgmma && options.sm == 90 && options.tma;
+        async && options.wgmma && options.sm == 90 &&
+        (options.tma || options.tmaRelease || options.warpSpecialize);
     pm.addPass(tile::createPipelineLoads(pipelining));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -123,13 +124,13 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     copies.warpgroup = warpgroup;
     copies.eagerRefill = options.asyncEagerRefill;
     copies.asyncWgmma = options.asyncWgmma;
-    copies.tma = options.tma;
-    copies.tmaRelease = options.tmaRelease;
+    // The producer warp needs release mbarriers, which need TMA.
+    copies.tma = options.tma || options.tmaRelease || options.warpSpecialize;
+    copies.tmaRelease = options.tmaRelease || options.warpSpecialize;
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
-    if (warpgroup && options.tma && options.tmaRelease &&
-        options.warpSpecialize) {
+    if (warpgroup && options.warpSpecialize) {
       pm.addPass(tile::createWarpSpecialize());
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());

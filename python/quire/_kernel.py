@@ -348,6 +348,15 @@ _kernels = {}
 _kernels_lock = threading.Lock()
 
 
+def imply_tma_options(options):
+    """warp_specialize needs tma_release, which needs tma: asking for one
+    turns on what it needs (in place)."""
+    if options.get("warp_specialize"):
+        options["tma_release"] = True
+    if options.get("tma_release"):
+        options["tma"] = True
+
+
 def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             num_stages=2, wgmma=True, max_registers=0, source_name=None,
             raise_paged_loads=True, forward_stores=True, dump_ir=None,
@@ -386,10 +395,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     reads through tensor maps (`!tile.tensormap` arguments; the jit passes
     a host TensorDescriptor's with tma=True) with TMA and mbarriers
     (quirec --tma, whose default is true); False stages them with cp.async.
-    `tma_release=True` (with tma) lets each warp release the stage it read
+    `tma_release=True` (implies tma) lets each warp release the stage it read
     through an mbarrier that the refilling thread waits on, instead of a
     CTA barrier per iteration (quirec --tma-release). `warp_specialize=True`
-    (with tma_release) gives such a loop's copies to a producer warp, one
+    (implies tma_release) gives such a loop's copies to a producer warp, one
     warp more per CTA (quirec --warp-specialize).
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
@@ -419,6 +428,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "warp_specialize": warp_specialize}
     for option, value in options.items():
         _OPTION_CHECKS.get(option, check_bool)(option, value)
+    imply_tma_options(options)
     sm = resolve_sm(sm)
     if dump_ir is None:
         dump_ir = os.environ.get("QUIRE_DUMP_IR", "") not in ("", "0")

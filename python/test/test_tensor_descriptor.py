@@ -390,9 +390,10 @@ def test_tma_matmul_compiles_to_tensor_copies():
     assert re.search(r"mbarrier\.init\.shared::cta\.b64 \[%r\d+\], 8;", ptx)
     # warp_specialize: a ninth warp issues the copies; the consumers' barriers
     # are named barriers of their 256 threads.
+    # (warp_specialize implies tma_release and tma.)
     k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
-                           num_stages=3, tma=True, tma_release=True,
-                           warp_specialize=True, BM=128, BN=128, BK=64)
+                           num_stages=3, warp_specialize=True, BM=128,
+                           BN=128, BK=64)
     assert k.metadata["threads"] == 288
     assert ".maxntid 288, 1, 1" in k.asm["ptx"]
     assert "bar.sync \t1, 256;" in k.asm["ptx"]

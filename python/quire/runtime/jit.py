@@ -537,6 +537,7 @@ class JITFunction:
             _kernel._check_num_warps(num_warps)
         flags = {option: _kernel.check_bool(option, extra.pop(option, default))
                  for option, default in _FLAG_OPTIONS}
+        _kernel.imply_tma_options(flags)
         return {
             "num_warps": 4 if num_warps is None else num_warps,
             "num_stages": 2 if num_stages is None else num_stages,
