@@ -1,5 +1,4 @@
-//===- TmaToLLVM.cpp - TMA staging of tiles
-//--------------------------------===//
+//===- TmaToLLVM.cpp - TMA staging of tiles ------------------------------===//
 //
 // The ops `quire-async-copies` creates for loads through tensor maps:
 // tile.tma_copy is one thread's `mbarrier.arrive.expect_tx` and one
@@ -11,7 +10,11 @@
 // 1024-byte aligned). tile.tma_wait spins on `mbarrier.try_wait.parity`.
 // tile.tma_init / tile.tma_inval bracket a staged loop. Each staging buffer
 // has its own mbarriers, one per stage, in an async buffer of their own
-// (kTmaBarrierBuffer + buffer). tile.tensormap_block is the identity.
+// (kTmaBarrierBuffer + buffer), followed by its release mbarriers when it
+// has them (tile.tma_release: one arrival per warp; tile.tma_acquire: the
+// issuing thread's wait). The issuing thread is thread 0, or the producer
+// warp's first (`producer`, tile.is_producer: quire-warp-specialize).
+// tile.tensormap_block is the identity.
 //
 //===----------------------------------------------------------------------===//
 

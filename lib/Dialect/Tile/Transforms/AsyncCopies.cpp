@@ -16,7 +16,12 @@
 //     scf.yield ..., (%stage + 1) % S
 //   }
 //   tile.async_wait {pending = 0}
-// See the pass description in Passes.td for the contract.
+// Loads through tensor maps (tile.tensormap_block pointers) feeding wgmma
+// are staged with TMA instead (tile.tma_init/copy/wait/inval, the mbarrier
+// phase carried beside the stage), and with tma-release the stages are
+// released through mbarriers (tile.tma_release/acquire) instead of a
+// barrier per iteration. See the pass description in Passes.td for the
+// contract.
 //
 //===----------------------------------------------------------------------===//
 
