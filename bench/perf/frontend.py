@@ -444,9 +444,9 @@ class Bench:
         # Tutorial 09 over the same tiles on both sides (its default
         # 128x128x64 at 3 and 4 stages, and 128x256x64 at 3; group 8, 8
         # warps), host and in-kernel descriptors; under Triton they are TMA
-        # loads, under Quire cp.async staging (host descriptors: also TMA,
-        # Quire's tma option), with and without async_wgmma (Quire's launch
-        # option; Triton's pipeline is async).
+        # loads, under Quire TMA for host descriptors (and cp.async with
+        # tma=False) and cp.async for in-kernel ones, with and without
+        # async_wgmma (Quire's launch option; Triton's pipeline is async).
         M = N = K = MATMUL_SIZE
         a, b, c, ref, shape, t_torch = self._matmul_operands(
             "persistent matmul")
@@ -459,16 +459,18 @@ class Bench:
                     (cfg["BLOCK_SIZE_M"], cfg["BLOCK_SIZE_N"],
                      cfg["BLOCK_SIZE_K"]) = tile
                     label = ("x".join(map(str, tile)) + f" g8 w8 s{stages}" +
-                             "".join(" " + k for k in extra))
+                             "".join(" " + (k if v is True else f"{k}={v}")
+                                     for k, v in extra.items()))
                     out.append((label, lambda m=mod, cf=cfg: getattr(
                         m, variant)(a, b, c, config=cf)))
                 return out
-            # Host descriptors also with TMA staging (Quire's tma option).
+            # Host descriptors are staged by TMA (Quire's tma option, on by
+            # default) and, with tma=False, by cp.async.
             options = [("async_wgmma", {"async_wgmma": True})]
             if variant == "matmul_host_descriptors":
-                options += [("tma", {"tma": True}),
-                            ("tma async_wgmma", {"tma": True,
-                                                 "async_wgmma": True})]
+                options += [("tma=False", {"tma": False}),
+                            ("tma=False async_wgmma", {"tma": False,
+                                                       "async_wgmma": True})]
             self.option_rows(
                 "persistent", f"persistent {variant} {shape}", options,
                 candidates, [c], lambda: check(c, ref, FP16),

@@ -196,7 +196,7 @@ def main(argv=None):
 DESC_CONFIGS = [(128, 128, 64, 8), (128, 256, 64, 8)]
 DESC_SCHEDULES = [(3, False), (4, False), (3, True), (4, True)]
 # The ways of staging the operands: launch options.
-DESC_STAGING = {"cp.async": {}, "tma": {"tma": True},
+DESC_STAGING = {"cp.async": {"tma": False}, "tma": {"tma": True},
                 "tma_release": {"tma": True, "tma_release": True},
                 "producer warp": {"tma": True, "tma_release": True,
                                   "warp_specialize": True}}

@@ -361,7 +361,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             num_stages=2, wgmma=True, max_registers=0, source_name=None,
             raise_paged_loads=True, forward_stores=True, dump_ir=None,
             async_wgmma=False, early_dots=False, enable_fp_fusion=True,
-            wide_fp8_operands=True, tma=False, tma_release=False,
+            wide_fp8_operands=True, tma=True, tma_release=False,
             warp_specialize=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
@@ -391,10 +391,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     mma.sync dots over fp8 tiles staged as bytes renumber their fragments so
     each lane reads 16 consecutive bytes; False reads them one or two
     bytes at a time.
-    `tma=True` (sm_90, with wgmma) stages the wgmma operands a kernel
-    reads through tensor maps (`!tile.tensormap` arguments; the jit passes
-    a host TensorDescriptor's with tma=True) with TMA and mbarriers
-    (quirec --tma, whose default is true); False stages them with cp.async.
+    `tma` (default True; sm_90, with wgmma) stages the wgmma operands a
+    kernel reads through tensor maps (`!tile.tensormap` arguments; the jit
+    passes a host TensorDescriptor's when it is on and the target is sm_90)
+    with TMA and mbarriers (quirec --tma); False stages them with cp.async.
     `tma_release=True` (implies tma) lets each warp release the stage it read
     through an mbarrier that the refilling thread waits on, instead of a
     CTA barrier per iteration (quirec --tma-release). `warp_specialize=True`

@@ -157,7 +157,7 @@ def matmul_desc_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr,
 
 
 # The launch options of each way of staging the descriptor operands.
-STAGING = {"cp.async": {}, "tma": {"tma": True},
+STAGING = {"cp.async": {"tma": False}, "tma": {"tma": True},
            "tma_release": {"tma": True, "tma_release": True},
            "warp_specialize": {"tma": True, "tma_release": True,
                                "warp_specialize": True}}
@@ -192,10 +192,10 @@ def test_descriptor_matmul_compiles_like_the_pointer_one():
              TensorDescriptor(FakeCudaArray((M, N), "<f2"), [M, N], [N, 1],
                               [128, 128]))
     k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
-                           num_stages=3, async_wgmma=True, BM=128, BN=128,
-                           BK=64)
+                           num_stages=3, async_wgmma=True, tma=False, BM=128,
+                           BN=128, BK=64)
     ptx = k.asm["ptx"]
-    # Both operands staged with 16-byte cp.async (128x64 and 64x128 f16
+    # With tma=False, both operands staged with 16-byte cp.async (128x64 and 64x128 f16
     # tiles over 256 threads: 4 each, one commit group per operand), read
     # by wgmma, kept in flight.
     groups = ptx.split("cp.async.commit_group;")[:-1]
@@ -398,8 +398,16 @@ def test_tma_matmul_compiles_to_tensor_copies():
     assert ".maxntid 288, 1, 1" in k.asm["ptx"]
     assert "bar.sync \t1, 256;" in k.asm["ptx"]
     assert "tile.is_producer" in k.asm["tile"]
-    # tma=False (the default) keeps cp.async and takes no tensor maps.
+    # TMA is the default; tma=False keeps cp.async and takes no tensor maps,
+    # and so does a kernel for sm_80, where nothing reads them.
     k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
+                           num_stages=3, BM=128, BN=128, BK=64)
+    assert "cp.async.bulk.tensor" in k.asm["ptx"]
+    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
+                           num_stages=3, tma=False, BM=128, BN=128, BK=64)
+    assert "!tile.tensormap" not in k.asm["source"]
+    assert "cp.async.bulk" not in k.asm["ptx"]
+    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=80, num_warps=8,
                            num_stages=3, BM=128, BN=128, BK=64)
     assert "!tile.tensormap" not in k.asm["source"]
     assert "cp.async.bulk" not in k.asm["ptx"]

@@ -575,9 +575,15 @@ class JITFunction:
             num_warps, num_stages, maxnreg,
             launcher.env_value("QUIRE_DEBUG") if self.debug is None else 0)
         norm = self._norm_key(values)
-        options = self._options({"debug": debug, "tma": launch["tma"]},
-                                interpret)
         device = None if interpret else launcher.current_device()
+        # Host descriptors pass tensor maps only where TMA reads them (sm_90;
+        # older GPUs' drivers may not encode them).
+        sm = launch["sm"]
+        if sm is None and device is not None and launch["tma"]:
+            sm = _cuda.compute_capability(device)
+        options = self._options(
+            {"debug": debug, "tma": launch["tma"] and (sm or 0) >= 90},
+            interpret)
         full_key = (fast_key, launch["sm"], options["debug"], interpret,
                     launch["max_registers"],
                     *(launch[option] for option, _ in _FLAG_OPTIONS))
