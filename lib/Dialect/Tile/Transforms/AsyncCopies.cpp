@@ -652,14 +652,8 @@ struct AsyncCopiesPass
       refillEnd = next.getDefiningOp();
       yields.push_back(next);
       if (useTma) {
-        // The phase flips when the stage index wraps to 0.
-        Value wraps = arith::CmpIOp::create(
-            issue, loc, arith::CmpIPredicate::eq, next, cst(issue, 0));
-        Value flipped = arith::XOrIOp::create(issue, loc, phaseArg,
-                                              cst(issue, 1));
-        Value phase =
-            arith::SelectOp::create(issue, loc, wraps, flipped, phaseArg);
-        refillEnd = phase.getDefiningOp();
+        arith::SelectOp phase = nextPhase(issue, loc, next, phaseArg);
+        refillEnd = phase;
         yields.push_back(phase);
         if (!late)
           waitTma();

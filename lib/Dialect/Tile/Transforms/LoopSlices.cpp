@@ -104,6 +104,17 @@ arith::SelectOp tile::nextStage(OpBuilder &b, Location loc, Value stage,
                                  arith::AddIOp::create(b, loc, stage, cst(1)));
 }
 
+arith::SelectOp tile::nextPhase(OpBuilder &b, Location loc, Value next,
+                                Value phase) {
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  Value wraps =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, next, cst(0));
+  Value flipped = arith::XOrIOp::create(b, loc, phase, cst(1));
+  return arith::SelectOp::create(b, loc, wraps, flipped, phase);
+}
+
 bool tile::isNextStage(Value v, Value stage, int64_t stages) {
   auto select = v.getDefiningOp<arith::SelectOp>();
   if (!select)

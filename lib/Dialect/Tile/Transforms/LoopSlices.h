@@ -49,6 +49,11 @@ Value emitGuardedLoad(OpBuilder &b, LoadOp load, IRMapping &map, Value cond);
 arith::SelectOp nextStage(OpBuilder &b, Location loc, Value stage,
                           int64_t stages);
 
+/// The mbarrier phase of stage `next` (nextStage of a stage whose phase is
+/// `phase`): flipped when the ring wraps to stage 0,
+/// select(next == 0, phase ^ 1, phase).
+arith::SelectOp nextPhase(OpBuilder &b, Location loc, Value next, Value phase);
+
 /// True if `v` is nextStage(stage, stages).
 bool isNextStage(Value v, Value stage, int64_t stages);
 

@@ -243,12 +243,8 @@ struct WarpSpecializePass
                           pb.getUnitAttr());
       }
       Value next = nextStage(pb, loc, stage, stages);
-      Value wraps =
-          arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::eq, next, pc(0));
-      Value flipped = arith::XOrIOp::create(pb, loc, phase, pc(1));
-      Value nextPhase =
-          arith::SelectOp::create(pb, loc, wraps, flipped, phase);
-      scf::YieldOp::create(pb, loc, ValueRange{next, nextPhase});
+      scf::YieldOp::create(pb, loc,
+                           ValueRange{next, nextPhase(pb, loc, next, phase)});
     }
 
     // The consumers: the loop without its copies, and the rest of the
