@@ -14,6 +14,14 @@ runs twice (the first launches compile and load). For example:
         python3 bench/run.py profile decode          # per SASS instruction
     ncu --kernel-name regex:'paged_prefill|_prefill_kernel' --launch-skip 2 \\
         python3 bench/run.py profile prefill
+
+rows: one default paged_decode_attention call on a decode row (after a
+first call that compiles and loads), the only launches between
+cudaProfilerStart and cudaProfilerStop, so ncu takes exactly those:
+
+    ncu --clock-control none --profile-from-start off --section SpeedOfLight \\
+        --section Occupancy --section LaunchStats --section WarpStateStats \\
+        python3 bench/run.py profile rows --row fp8_64x4096
 """
 
 import math
@@ -49,12 +57,49 @@ def prefill(torch):
         pf.run_triton(inp, scale, out, block_n=64, num_warps=4, num_stages=2)
 
 
+# name: (seqs, q heads, kv heads, lengths, page, head dim, kv dtype)
+ROWS = {
+    "fp16_64x4096": (64, 32, 8, 4096, 16, 128, "float16"),
+    "fp8_64x4096": (64, 32, 8, 4096, 16, 128, "float8_e4m3fn"),
+    "fp8_8x32768": (8, 32, 8, 32768, 16, 128, "float8_e4m3fn"),
+    "fp16_8x4096": (8, 32, 8, 4096, 16, 128, "float16"),
+    "hd64_64x4096": (64, 32, 8, 4096, 16, 64, "float16"),
+    "ragged_128x8192": (128, 32, 8, "ragged:8192", 16, 128, "float16"),
+}
+
+
+def rows(torch, name):
+    import quire
+    from lib.reference import decode_lengths, make_paged_kv
+    gen = torch.Generator(device="cuda").manual_seed(3)
+    S, Hq, Hkv, lens, P, D, kv_dtype = ROWS[name]
+    L = decode_lengths(S, lens, gen)
+    kc, vc, bt = make_paged_kv(S, Hkv, D, P, L, torch.half, gen)
+    kc, vc = kc.to(getattr(torch, kv_dtype)), vc.to(getattr(torch, kv_dtype))
+    q = torch.randn(S, Hq, D, device="cuda", generator=gen).half()
+    sl = torch.tensor(L, dtype=torch.int32, device="cuda")
+    out = torch.empty_like(q)
+    call = lambda: quire.ops.paged_decode_attention(q, kc, vc, bt, sl, out=out,
+                                                    max_seq_len=max(L))
+    call()
+    torch.cuda.synchronize()
+    torch.cuda.profiler.start()
+    call()
+    torch.cuda.synchronize()
+    torch.cuda.profiler.stop()
+
+
 def main(argv=None):
     p = parser("profile", __doc__)
-    p.add_argument("kernels", choices=("decode", "prefill"))
+    p.add_argument("kernels", choices=("decode", "prefill", "rows"))
+    p.add_argument("--row", choices=sorted(ROWS), default="fp16_64x4096",
+                   help="the decode row of `rows`")
     args = p.parse_args(argv)
     torch = require_torch()
-    (decode if args.kernels == "decode" else prefill)(torch)
+    if args.kernels == "rows":
+        rows(torch, args.row)
+    else:
+        (decode if args.kernels == "decode" else prefill)(torch)
     torch.cuda.synchronize()
     print(f"profile {args.kernels}: done")
     return 0

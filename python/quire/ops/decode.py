@@ -20,10 +20,12 @@ _local = threading.local()
 
 def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
                 aligned_strides, partials, transposed, checked, varlen,
-                feats, kv_dtype=None, fused=False):
+                feats, kv_dtype=None, fused=False, num_stages=None):
     """The Specialization of the split (PARTIALS) or one-split kernel;
     `kv_dtype` is the caches' element type when it is not `dtype` (fp8);
-    `fused`: the splits merge themselves (FUSED, no combine kernel)."""
+    `fused`: the splits merge themselves (FUSED, no combine kernel);
+    `num_stages`: the cp.async staging depth (configs.decode_stages when
+    None)."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     F32P = launch.core.pointer_type(launch.F32)
@@ -76,8 +78,9 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
         args.pop("lse_head_stride", None)
     name = "paged_decode_split_fused" if fused else "paged_decode_split" \
         if partials else "paged_decode_attention"
-    return launch.specialize(paged_decode, name, consts, args,
-                             configs.decode_stages(kv_dtype in val.FP8))
+    if num_stages is None:
+        num_stages = configs.decode_stages(kv_dtype in val.FP8)
+    return launch.specialize(paged_decode, name, consts, args, num_stages)
 
 
 def _combine_spec(dtype, head_dim, aligned_pointers, aligned_strides, varlen,
@@ -208,10 +211,11 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                   num_warps=None, transposed=None, checked=False,
                   window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
                   sinks=None, return_lse=False, q_descale=None,
-                  k_descale=None, v_descale=None, wide_fp8_operands=True):
-    """paged_decode_attention, with the tile height, warps and form of the
-    split kernel open for benchmarks and tests (and `wide_fp8_operands`,
-    the compile option, for their ablation)."""
+                  k_descale=None, v_descale=None, wide_fp8_operands=True,
+                  num_stages=None):
+    """paged_decode_attention, with the tile height, warps, form and
+    staging depth of the split kernel open for benchmarks and tests (and
+    `wide_fp8_operands`, the compile option, for their ablation)."""
     extra, optional = features.optional_items(alibi_slopes, sinks, q_descale,
                                               k_descale, v_descale)
     v = decode_views(query, key_cache, value_cache, block_table, seq_lens,
@@ -239,16 +243,22 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
     num_splits = val.check_num_splits(num_splits, configs.MAX_SPLITS)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     val.check_bool(wide_fp8_operands, "wide_fp8_operands")
+    if num_stages is not None and (isinstance(num_stages, bool) or not
+                                   isinstance(num_stages, int) or
+                                   not 2 <= num_stages <= 8):
+        raise ValueError("num_stages must be None or an int in [2, 8], got "
+                         f"{num_stages!r}")
     run_decode(WHAT, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, num_seqs, lse, block_n=block_n,
                num_warps=num_warps, transposed=transposed,
-               wide_fp8_operands=wide_fp8_operands)
+               wide_fp8_operands=wide_fp8_operands, num_stages=num_stages)
     return (out, lse) if return_lse else out
 
 
 def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, split_seqs, lse, cu=None, block_n=None,
-               num_warps=None, transposed=None, wide_fp8_operands=True):
+               num_warps=None, transposed=None, wide_fp8_operands=True,
+               num_stages=None):
     """Launches the decode kernels over every sequence of the validated
     views `v` (query rows by sequence, or by cu_seqlens_q with `cu`),
     writing `o` (and `lse`). `split_seqs` is how many sequences the split
@@ -330,13 +340,13 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
     key = (dtype, kv_dtype, group, head_dim, page_size, block_n,
            aligned_pointers, aligned_strides, partials, fused,
-           bool(transposed), checked, varlen, feats.key)
+           bool(transposed), checked, varlen, feats.key, num_stages)
     plan = _plans.get(key)
     if plan is None:
         first = _split_spec(dtype, group, head_dim, page_size, block_n,
                             aligned_pointers, aligned_strides, partials,
                             bool(transposed), checked, varlen, feats,
-                            kv_dtype, fused)
+                            kv_dtype, fused, num_stages)
         combine = _combine_spec(dtype, head_dim, aligned_pointers,
                                 aligned_strides, varlen,
                                 feats.lse) if partials and not fused else None
