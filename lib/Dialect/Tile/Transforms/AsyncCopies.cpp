@@ -358,7 +358,7 @@ struct AsyncCopiesPass
     // taken not to overlap, as in quire-pipeline-loads).
     SmallVector<Value> stored;
     if (!loop.getInductionVar().getType().isSignlessInteger(32) ||
-        !storedArguments(loop, stored))
+        loop.getUnsignedCmp() || !storedArguments(loop, stored))
       return;
     auto readsStored = [&](Operation *load) {
       Value root = pointerRoot(cast<LoadOp>(load).getPtr());
@@ -465,7 +465,8 @@ struct AsyncCopiesPass
     auto cst = [&](OpBuilder &b, int64_t v) -> Value {
       return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
     };
-    // iv + k * step, and whether it is below ub.
+    // iv + k * step, and whether that iteration runs (iterationRuns: the
+    // sum may wrap past the last iteration).
     auto ahead = [&](OpBuilder &b, Value iv,
                      int64_t k) -> std::pair<Value, Value> {
       Value j = k == 0 ? iv
@@ -473,9 +474,7 @@ struct AsyncCopiesPass
                              b, loc, iv,
                              arith::MulIOp::create(b, loc, step, cst(b, k)))
                              .getResult();
-      Value in =
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, ub);
-      return {j, in};
+      return {j, iterationRuns(b, loc, iv, step, k, ub)};
     };
     auto emitCopies = [&](OpBuilder &b, IRMapping &map, Value in,
                           Value stageIdx) {

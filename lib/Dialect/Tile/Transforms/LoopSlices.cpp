@@ -115,6 +115,30 @@ arith::SelectOp tile::nextPhase(OpBuilder &b, Location loc, Value next,
   return arith::SelectOp::create(b, loc, wraps, flipped, phase);
 }
 
+Value tile::iterationRuns(OpBuilder &b, Location loc, Value iv, Value step,
+                          int64_t k, Value ub) {
+  auto runs = [&](Value j, Value bound) -> Value {
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, bound);
+  };
+  if (k == 0)
+    return runs(iv, ub);
+  Type type = iv.getType();
+  if (type.getIntOrFloatBitWidth() < 64) {
+    Type i64 = b.getI64Type();
+    auto wide = [&](Value v) -> Value {
+      return arith::ExtSIOp::create(b, loc, i64, v);
+    };
+    iv = wide(iv);
+    step = wide(step);
+    ub = wide(ub);
+    type = i64;
+  }
+  Value kv = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, k));
+  Value j = arith::AddIOp::create(b, loc, iv,
+                                  arith::MulIOp::create(b, loc, step, kv));
+  return runs(j, ub);
+}
+
 bool tile::isNextStage(Value v, Value stage, int64_t stages) {
   auto select = v.getDefiningOp<arith::SelectOp>();
   if (!select)

@@ -54,6 +54,14 @@ arith::SelectOp nextStage(OpBuilder &b, Location loc, Value stage,
 /// select(next == 0, phase ^ 1, phase).
 arith::SelectOp nextPhase(OpBuilder &b, Location loc, Value next, Value phase);
 
+/// Whether iteration `iv + k * step` of a signed loop whose bound is `ub`
+/// runs (k >= 0). Induction variables narrower than 64 bits are compared in
+/// 64 bits, so the answer holds where `iv + k * step` wraps in the loop's
+/// type (an upper bound near its maximum); the pipelining passes guard the
+/// copies of later iterations with it.
+Value iterationRuns(OpBuilder &b, Location loc, Value iv, Value step,
+                    int64_t k, Value ub);
+
 /// True if `v` is nextStage(stage, stages).
 bool isNextStage(Value v, Value stage, int64_t stages);
 

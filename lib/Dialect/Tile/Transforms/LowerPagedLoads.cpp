@@ -22,6 +22,8 @@
 
 #include "quire/Dialect/Tile/Transforms/Passes.h"
 
+#include "LoopSlices.h"
+
 #include "quire/Analysis/AxisInfo.h"
 
 #include "mlir/IR/Builders.h"
@@ -29,6 +31,8 @@
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 namespace mlir::quire::tile {
 #define GEN_PASS_DEF_LOWERPAGEDLOADS
@@ -380,7 +384,14 @@ struct LowerPagedLoadsPass
           Emitter in{b, loc, shifts};
           Value next = arith::AddIOp::create(b, loc, loop.getInductionVar(),
                                              loop.getStep());
-          return {emitEntries(in, bt, firstOf(b, next), len, p, n, onePage)};
+          // Past the last iteration `next` may wrap to a negative token
+          // below seq_len: no row of that prefetch is read.
+          Value runs =
+              iterationRuns(b, loc, loop.getInductionVar(), loop.getStep(), 1,
+                            loop.getUpperBound());
+          Value none = in.cst(in.i32(), std::numeric_limits<int32_t>::min());
+          Value bound = arith::SelectOp::create(b, loc, runs, len, none);
+          return {emitEntries(in, bt, firstOf(b, next), bound, p, n, onePage)};
         }));
     return newLoop.getRegionIterArgs()[index];
   }

@@ -185,7 +185,7 @@ struct PipelineLoadsPass
     // them; see the pass description).
     SmallVector<Value> stored;
     if (!loop.getInductionVar().getType().isSignlessInteger() ||
-        !storedArguments(loop, stored))
+        loop.getUnsignedCmp() || !storedArguments(loop, stored))
       return;
     // Loads of the body itself (not of nested regions), in program order; a
     // load may use the value of one pipelined before it (a block-table
@@ -259,7 +259,7 @@ struct PipelineLoadsPass
     OpBuilder top = OpBuilder::atBlockBegin(loop.getBody());
     Value next = arith::AddIOp::create(top, loc, loop.getInductionVar(), step);
     Value nextIn =
-        arith::CmpIOp::create(top, loc, arith::CmpIPredicate::slt, next, ub);
+        iterationRuns(top, loc, loop.getInductionVar(), step, 1, ub);
     IRMapping ahead;
     ahead.map(loop.getInductionVar(), next);
     SmallVector<Value> nexts;

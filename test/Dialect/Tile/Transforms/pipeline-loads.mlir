@@ -2,7 +2,8 @@
 // RUN: quire-opt %s "--quire-pipeline-loads=skip-dot-operands" --canonicalize | FileCheck %s --check-prefix=SKIP
 // The load of the next iteration is issued at the top of the current one and
 // carried; the first iteration's load moves before the loop. Both masks are
-// and-ed with "that iteration exists", so nothing past the end is read.
+// and-ed with "that iteration exists", so nothing past the end is read; the
+// next iteration's is compared in 64 bits, since i + step may wrap in i32.
 // Loads that depend on a loop-carried value stay where they are.
 
 // CHECK-LABEL: func.func @sum_rows
@@ -12,7 +13,10 @@
 // CHECK: %[[X0:.*]] = tile.load %{{.*}}, %[[M0]], %{{.*}} : tensor<64x!tile.ptr<f32>>
 // CHECK: scf.for %[[I:.*]] = %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[X:.*]] = %[[X0]])
 // CHECK:   %[[N:.*]] = arith.addi %[[I]], %{{.*}} : i32
-// CHECK:   %[[IN:.*]] = arith.cmpi slt, %[[N]], %[[UB]] : i32
+// CHECK:   %[[I64:.*]] = arith.extsi %[[I]] : i32 to i64
+// CHECK:   %[[UB64:.*]] = arith.extsi %[[UB]] : i32 to i64
+// CHECK:   %[[N64:.*]] = arith.addi %[[I64]], %{{.*}} : i64
+// CHECK:   %[[IN:.*]] = arith.cmpi slt, %[[N64]], %[[UB64]] : i64
 // CHECK:   %[[G:.*]] = tile.splat %[[IN]] : i1 -> tensor<64xi1>
 // CHECK:   %[[M:.*]] = arith.andi %{{.*}}, %[[G]] : tensor<64xi1>
 // CHECK:   %[[XN:.*]] = tile.load %{{.*}}, %[[M]], %{{.*}} : tensor<64x!tile.ptr<f32>>
@@ -65,6 +69,32 @@ func.func @sum_rows_printed(%p: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: i32, %ro
     %ptr = tile.addptr %ps, %off : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
     %x = tile.load %ptr, %inrow, %zero : tensor<64x!tile.ptr<f32>>
     tile.print "row", %x : tensor<64xf32>
+    %s = arith.addf %acc, %x : tensor<64xf32>
+    scf.yield %s : tensor<64xf32>
+  }
+  %os = tile.splat %o : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %op = tile.addptr %os, %r : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+  tile.store %op, %sum : tensor<64x!tile.ptr<f32>>
+  return
+}
+
+// An unsigned loop (bounds compared as unsigned) is left alone: the
+// "next iteration runs" test is a signed one.
+// CHECK-LABEL: func.func @unsigned_loop
+// CHECK: scf.for unsigned %{{.*}} iter_args(%{{[^,]*}} = %{{[^)]*}}) -> (tensor<64xf32>)
+// CHECK-NEXT: arith.muli
+func.func @unsigned_loop(%p: !tile.ptr<f32>, %o: !tile.ptr<f32>, %n: i32, %rows: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %r = tile.range 0, 64 : tensor<64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<64x!tile.ptr<f32>>
+  %sum = scf.for unsigned %i = %c0 to %rows step %c1 iter_args(%acc = %zero) -> (tensor<64xf32>) : i32 {
+    %base = arith.muli %i, %n : i32
+    %bs = tile.splat %base : i32 -> tensor<64xi32>
+    %off = arith.addi %bs, %r : tensor<64xi32>
+    %ptr = tile.addptr %ps, %off : tensor<64x!tile.ptr<f32>>, tensor<64xi32>
+    %x = tile.load %ptr : tensor<64x!tile.ptr<f32>>
     %s = arith.addf %acc, %x : tensor<64xf32>
     scf.yield %s : tensor<64xf32>
   }
