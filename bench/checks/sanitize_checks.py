@@ -4,13 +4,16 @@ Ragged lengths, tiles that end mid-page, empty sequences: the examples
 (vector add, softmax, matmul, single-pass paged decode), the decode op in
 both kernel forms with one and several splits, 64-token tiles on 2 warps,
 a padded head dim in bf16, the tensor-core matmul at its benchmark tile
-shape (and with async wgmma at 3 and 4 stages), the prefill op in every tile configuration with the chunk's K/V
+shape (and with async wgmma at 3 and 4 stages), the tensor-descriptor
+matmul under each staging (cp.async, TMA, TMA with release mbarriers, a
+producer warp), the prefill op in every tile configuration with the chunk's K/V
 separate and in the cache, and unified_attention on a mixed ragged batch
 with every feature on (window, softcap, ALiBi, sinks, lse, descales), with
 one and several splits, over fp16 and fp8 (e4m3fn, e5m2) caches.
 
     compute-sanitizer --tool memcheck python3 bench/run.py sanitize_checks
     compute-sanitizer --tool racecheck python3 bench/run.py sanitize_checks
+    compute-sanitizer --tool synccheck python3 bench/run.py sanitize_checks
 """
 
 import math
@@ -74,6 +77,17 @@ def main(argv=None):
     for stages in (3, 4):
         quire.compile(matmul_mlir(128, 128, 32, aligned=True), num_stages=stages,
                       async_wgmma=True)[(2, 2)](A, B, C, 200, 160, 96, 96, 160, 160)
+    # Host tensor descriptors: the K loop staged by cp.async, by TMA, by TMA
+    # with per-stage release mbarriers, and by a producer warp (M, N, K not
+    # multiples of the tile: the copies' boxes cross every edge).
+    from lib.desc_matmul import launcher
+    A = torch.randn(200, 200, device="cuda").half()
+    B = torch.randn(200, 136, device="cuda").half()
+    C = torch.empty(200, 136, device="cuda").half()
+    for staging in (dict(tma=False), dict(tma=True), dict(tma_release=True),
+                    dict(warp_specialize=True)):
+        launcher(A, B, C, (128, 128, 64, 8), num_stages=3, async_wgmma=True,
+                 **staging)()
     inp = prefill.make_inputs([0, 40, 300], [70, 3, 200], 16, gen, 8, 2)
     for cfg in [prefill.DEFAULT] + prefill.CONFIGS:
         for separate in (True, False):
