@@ -155,6 +155,32 @@ def test_tile_shapes_match_float64(block_m, block_n, warps):
         assert _rel(out, ref) < 2e-3
 
 
+@pytest.mark.parametrize("separate", [True, False])
+def test_flat_grid_matches_float64(separate):
+    # One-token and empty chunks around two long ones that start mid-block:
+    # the flat grid (configs.prefill_grid) has fewer programs than one row
+    # per sequence, and each program finds its sequence by binary search.
+    ctx = [5, 30, 0, 7, 12, 64, 3, 9, 1]
+    qlens = [1, 37, 1, 0, 1, 50, 1, 1, 1]
+    T = sum(qlens)
+    assert quire.ops.configs.prefill_grid(T, len(ctx), max(qlens), 16) == \
+        (T // 16 + len(ctx), True)
+    rng = np.random.default_rng(8)
+    a, kn, vn = _case(rng, ctx, qlens, 16, 4, 2, 32)
+    ref = reference(a, kn, vn, 0.2)
+    kv = (kn, vn) if separate else (None, None)
+    out = np.full(a["query"].shape, np.nan, np.float16)
+    quire.ops._paged_prefill(*a.values(), 0.2, out, *kv, max(qlens), 16, 16, 1)
+    assert _rel(out, ref) < 2e-3
+
+
+def test_prefill_grid_keeps_one_row_per_sequence_for_even_chunks():
+    grid = quire.ops.configs.prefill_grid
+    assert grid(4096, 8, 512, 128) == (32, False)        # 8 x 512
+    assert grid(2048, 16, 128, 128) == (16, False)       # 16 x 128
+    assert grid(60 + 2048, 64, 512, 128) == (80, True)   # 60 decodes + 4 x 512
+
+
 def test_max_query_len_sizes_the_grid():
     rng = np.random.default_rng(1)
     a, kn, vn = _case(rng, [10, 20], [30, 70], 16, 2, 1, 16)

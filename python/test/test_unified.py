@@ -227,6 +227,18 @@ def test_split_counts(kind, feature, num_splits):
     run(b, kw, ref, num_splits=num_splits)
 
 
+@pytest.mark.parametrize("feature", ["none", "window40+alibi+sinks+lse"])
+def test_mixed_batch_on_the_flat_prefill_grid(feature):
+    # Chunks longer than the 128-row query tile among decode tokens: the
+    # prefill kernel runs on the flat grid (8 programs a head, not 6 x 2).
+    ctx, qlens = [20, 5, 0, 40, 3, 9], [1, 150, 1, 1, 0, 131]
+    assert quire.ops.configs.prefill_grid(sum(qlens), 6, 150, 128) == (8, True)
+    rng = np.random.default_rng(_seed("flat", feature))
+    b = Batch(rng, ctx, qlens)
+    kw, ref_kw = features(feature, b, rng)
+    run(b, kw, ref_kw)
+
+
 def test_one_token_sequences_match_the_decode_op():
     # A decode batch with one query row per sequence runs exactly
     # paged_decode_attention's kernels: the outputs are bit-identical.

@@ -118,6 +118,19 @@ def prefill_config(head_dim):
     return (128, 64, 8) if tile_width(head_dim) <= 128 else (128, 32, 8)
 
 
+def prefill_grid(num_tokens, num_seqs, max_q, block_m):
+    """(programs per query head, flat) of the prefill kernel: one per
+    (sequence, block of block_m chunk tokens up to the longest chunk
+    max_q), or the flat grid of num_tokens // block_m + num_seqs programs
+    (prefill_kernel.py, FLAT) where that is fewer: a mixed batch of many
+    one-token chunks and a few long ones would otherwise launch a row of
+    idle programs for every decode sequence. Shapes only, so a launch can
+    be graph-captured."""
+    rect = num_seqs * max(1, -(-max_q // block_m))
+    flat = num_tokens // block_m + num_seqs
+    return (flat, True) if flat < rect else (rect, False)
+
+
 def window_tokens(max_tokens, window_left, block_n):
     """The most keys one query of a sequence of at most max_tokens reads
     with a left window (-1: none): the window and the query, and the part

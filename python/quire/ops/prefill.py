@@ -16,7 +16,7 @@ _plans = {}
 
 def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           aligned_pointers, aligned_strides, separate, checked, causal,
-          skip_decode, feats, kv_dtype=None, num_stages=2):
+          skip_decode, feats, kv_dtype=None, num_stages=2, flat=False):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -25,7 +25,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     sd = 16 if aligned_strides else 1
     consts = dict(GROUP=group, D=head_dim, DP=configs.tile_width(head_dim),
                   PAGE_SIZE=page_size, BLOCK_M=block_m, BLOCK_N=block_n,
-                  SEPARATE=separate, CAUSAL=causal, SKIP_DECODE=skip_decode)
+                  SEPARATE=separate, CAUSAL=causal, FLAT=flat,
+                  SKIP_DECODE=skip_decode)
     args = dict(
         out=(P, pd), q=(P, pd), k_cache=(KP, pd), v_cache=(KP, pd),
         block_tables=(I32P, pd), query_start=(I32P, 1), seq_lens=(I32P, 1),
@@ -46,6 +47,10 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         args["num_blocks"] = (I32, 1)
     else:
         consts["num_blocks"] = None
+    if flat:
+        args.update(num_seqs=(I32, 1), search_steps=(I32, 1))
+    else:
+        consts.update(num_seqs=None, search_steps=None)
     feats.spec(consts, args)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
                              consts, args, num_stages)
@@ -233,9 +238,14 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     if num_heads > 65535:
         val.unsupported(what, f"num_heads {num_heads} (grid y is at most "
                         "65535)")
-    if -(-max_q // block_m) > 65535:
+    programs, flat = configs.prefill_grid(num_tokens, num_seqs, max_q,
+                                          block_m)
+    if not flat and -(-max_q // block_m) > 65535:
         val.unsupported(what, f"max_query_len {max_q} (grid z, chunks of "
                         f"{block_m} tokens, is at most 65535)")
+    if flat and programs > val.I32_MAX:
+        val.unsupported(what, f"{num_tokens} tokens in {num_seqs} sequences "
+                        "(grid x is below 2^31)")
     if bt.shape[1] * page_size > val.I32_MAX // 2 or \
             num_tokens > val.I32_MAX // 2:
         val.unsupported(what, "sequences or batches past 2^30 tokens (token "
@@ -271,13 +281,13 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
-           skip_decode, feats.key, num_stages)
+           skip_decode, feats.key, num_stages, flat)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
             dtype, group, head_dim, page_size, block_m, block_n,
             aligned_pointers, aligned_strides, separate, checked, causal,
-            skip_decode, feats, kv_dtype, num_stages))
+            skip_decode, feats, kv_dtype, num_stages, flat))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,
@@ -289,5 +299,10 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     tensors = list(v.values()) + [o] + feats.views()
     if lse is not None:
         tensors.append(_args.view(lse, "lse"))
-    grid = (num_seqs, num_heads, max(1, -(-max_q // block_m)))
+    if flat:
+        values.update(num_seqs=num_seqs,
+                      search_steps=max(0, num_seqs - 1).bit_length())
+        grid = (programs, num_heads, 1)
+    else:
+        grid = (num_seqs, num_heads, max(1, -(-max_q // block_m)))
     return [(spec, grid, values, num_warps)], tensors

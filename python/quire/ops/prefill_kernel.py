@@ -27,9 +27,13 @@ Layouts (strides in elements; the last dimension of each is dense):
   lse           f32 [num_q_heads, num_tokens]  (LSE)
 out[t, h, :] = softmax(scale * q[t, h] . [K_ctx; K_new[:i+1]]^T + bias) [V_ctx; V_new[:i+1]]
 
-Grid: (num_seqs, num_q_heads, ceil(max_chunk_len / BLOCK_M)); programs past
-their chunk's end do nothing. The grid depends on shapes and the longest
-chunk only. The contract with the host (ops/prefill.py): query_start is
+Grid: (num_seqs, num_q_heads, ceil(max_chunk_len / BLOCK_M)), or with FLAT
+(num_tokens // BLOCK_M + num_seqs, num_q_heads, 1), where sequence s owns
+the programs query_start[s] // BLOCK_M + s .. query_start[s + 1] //
+BLOCK_M + s (at least its chunk's blocks: vLLM's unified attention numbers
+its query blocks so) and a program finds its sequence by binary search;
+programs past their chunk's end do nothing. Either grid depends on shapes
+and the longest chunk only. The contract with the host (ops/prefill.py): query_start is
 non-decreasing from 0 to num_tokens and seq_lens[s] <= max_blocks *
 PAGE_SIZE (the cache holds the context, and the chunk too when it is read
 from there); in-tile offsets (BLOCK_M rows of q/out, BLOCK_N of
@@ -45,6 +49,10 @@ Constexprs, each off costing nothing:
   SEPARATE     the chunk's keys and values come from k_new/v_new
   CAUSAL       query token i of a chunk sees its chunk's tokens j <= i
                (else all of them)
+  FLAT         the flat grid above (configs.prefill_grid: where it has fewer
+               programs, as in a mixed batch of many one-token chunks and a
+               few long ones); the kernel then takes num_seqs and
+               search_steps (ceil(log2(num_seqs)))
   SKIP_DECODE  programs of sequences with a one-token chunk return at once
                (unified_attention's mixed batches: the split-KV decode
                kernel takes those)
@@ -91,6 +99,23 @@ def _softmax_step(s, m, l, GUARD: tl.constexpr):
 
 
 @jit
+def _flat_block(query_start, pid, num_seqs, search_steps,
+                BLOCK_M: tl.constexpr):
+    """(sequence, query block) of program pid of the flat grid: the last
+    sequence s whose first program query_start[s] // BLOCK_M + s is at most
+    pid (first programs increase with s), by binary search over [0,
+    num_seqs) in search_steps halvings."""
+    lo = 0
+    hi = num_seqs
+    for _ in range(0, search_steps):
+        mid = (lo + hi) // 2
+        below = tl.load(query_start + mid) // BLOCK_M + mid <= pid
+        lo = tl.where(below, mid, lo)
+        hi = tl.where(below, hi, mid)
+    return lo, pid - (tl.load(query_start + lo) // BLOCK_M + lo)
+
+
+@jit
 def paged_prefill(
         out, q, k_new, v_new, k_cache, v_cache, block_tables, query_start,
         seq_lens, scale, num_blocks, bt_stride: tl.int64,
@@ -106,17 +131,21 @@ def paged_prefill(
         window_left,
         q_descale, qd_seq_stride, qd_head_stride,
         k_descale, kd_seq_stride, kd_head_stride,
-        v_descale, vd_seq_stride, vd_head_stride,
+        v_descale, vd_seq_stride, vd_head_stride, num_seqs, search_steps,
         GROUP: tl.constexpr, D: tl.constexpr, DP: tl.constexpr,
         PAGE_SIZE: tl.constexpr, BLOCK_M: tl.constexpr,
         BLOCK_N: tl.constexpr, SEPARATE: tl.constexpr, CAUSAL: tl.constexpr,
-        SKIP_DECODE: tl.constexpr, WINDOW: tl.constexpr,
+        FLAT: tl.constexpr, SKIP_DECODE: tl.constexpr, WINDOW: tl.constexpr,
         SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, SINKS: tl.constexpr,
         LSE: tl.constexpr, Q_DESCALE: tl.constexpr, K_DESCALE: tl.constexpr,
         V_DESCALE: tl.constexpr):
-    seq = tl.program_id(0)
+    if FLAT:
+        seq, mblk = _flat_block(query_start, tl.program_id(0), num_seqs,
+                                search_steps, BLOCK_M)
+    else:
+        seq = tl.program_id(0)
+        mblk = tl.program_id(2)
     head = tl.program_id(1)
-    mblk = tl.program_id(2)
     kv_head = head // GROUP
     COLS: tl.constexpr = D if DP > D else None
 
