@@ -7,6 +7,7 @@ defaults should be per shape comes from this table.
 
     bench/run.py decode_tune [--rows NAME,...] [--kv-dtype e4m3fn|e5m2]
         [--tiles 16x1,32x4,...] [--splits 1,2,4,...] [--stages 2,3,...]
+        [--orders seqs,heads]
 """
 
 import math
@@ -35,6 +36,10 @@ def main(argv=None):
                    + ",".join(map(str, SPLITS)) + ")")
     p.add_argument("--stages", help="comma-separated cp.async staging depths "
                    "(default: the op's, configs.decode_stages)")
+    p.add_argument("--orders", default="default",
+                   help="comma-separated grid orders of the split kernel: seqs "
+                   "(sequences as grid x), heads (KV heads as grid x) "
+                   "(default: the op's)")
     p.add_argument("--kv-dtype", default="float16",
                    choices=("float16", "e4m3fn", "e5m2"),
                    help="the caches' element type (default float16)")
@@ -46,8 +51,11 @@ def main(argv=None):
             int(s) for s in args.splits.split(","))
         stages = (None,) if not args.stages else tuple(
             int(s) for s in args.stages.split(","))
-    except ValueError:
-        p.error("--tiles takes TOKENSxWARPS,..., --splits and --stages N,...")
+        names = {"default": None, "seqs": False, "heads": True}
+        orders = tuple(names[o] for o in args.orders.split(","))
+    except (ValueError, KeyError):
+        p.error("--tiles takes TOKENSxWARPS,..., --splits and --stages N,..., "
+                "--orders seqs,heads")
     torch = require_torch()
     from quire.ops import configs
     from quire.ops.decode import _paged_decode
@@ -86,40 +94,42 @@ def main(argv=None):
                                     num_warps=dw)
         print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "
               f"transposed {dt}")
-        print("| block_n | warps | splits | transposed | stages | us | TB/s | % of read "
-              "| rel err |")
-        print("|---|---|---|---|---|---|---|---|---|")
+        print("| block_n | warps | splits | transposed | stages | heads first | us | TB/s "
+              "| % of read | rel err |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
         out = torch.empty_like(q)
         results = []
         forms = (dt, not dt) if fp8 else (dt,)
-        configs_ = [(bn, nw, sp, tr, st) for bn, nw in tiles for sp in splits_
-                    for tr in forms for st in stages]
-        if (dn, dw, ds, dt, None) not in configs_:
-            configs_.append((dn, dw, ds, dt, None))
-        for bn, nw, splits, tr, st in configs_:
-            fn = (lambda bn=bn, nw=nw, tr=tr, sp=splits, st=st: _paged_decode(
+        configs_ = [(bn, nw, sp, tr, st, hf) for bn, nw in tiles for sp in splits_
+                    for tr in forms for st in stages for hf in orders]
+        if (dn, dw, ds, dt, None, None) not in configs_:
+            configs_.append((dn, dw, ds, dt, None, None))
+        for bn, nw, splits, tr, st, hf in configs_:
+            fn = (lambda bn=bn, nw=nw, tr=tr, sp=splits, st=st, hf=hf: _paged_decode(
                 q, kc, vc, bt, sl, scale, out, max(L), sp, block_n=bn,
-                num_warps=nw, transposed=tr, num_stages=st))
+                num_warps=nw, transposed=tr, num_stages=st, heads_first=hf))
             st_name = st or configs.decode_stages(fp8)
+            hf_name = configs.DECODE_HEADS_FIRST if hf is None else hf
             try:
                 out.fill_(float("nan"))
                 fn()
                 torch.cuda.synchronize()
             except Exception as e:  # a configuration that does not build
-                print(f"| {bn} | {nw} | {splits} | {tr} | {st_name} | "
+                print(f"| {bn} | {nw} | {splits} | {tr} | {st_name} | {hf_name} | "
                       f"{type(e).__name__} | | | |", flush=True)
                 continue
             err = rel_err(out[sample], ref)
             t = graph_us(fn)
             ok = err < 2e-3 and not torch.isnan(out).any().item()
-            results.append((t, bn, nw, splits, tr, st_name))
-            print(f"| {bn} | {nw} | {splits} | {tr} | {st_name} | {t:.1f} | {tbs(t):.2f} | "
+            results.append((t, bn, nw, splits, tr, st_name, hf_name))
+            print(f"| {bn} | {nw} | {splits} | {tr} | {st_name} | {hf_name} | {t:.1f} | "
+                  f"{tbs(t):.2f} | "
                   f"{100 * tbs(t) / limit:.0f}% | {err:.1e}{'' if ok else ' WRONG'} |",
                   flush=True)
         if results:
-            t, bn, nw, splits, tr, st = min(results)
+            t, bn, nw, splits, tr, st, hf = min(results)
             print(f"best: block_n {bn}, warps {nw}, splits {splits}, transposed {tr}, "
-                  f"stages {st}: "
+                  f"stages {st}, heads first {hf}: "
                   f"{t:.1f} us, {100 * tbs(t) / limit:.0f}% of read")
         if fp8:
             # The ablation of the wide fp8 operands (docs/passes.md): the

@@ -75,6 +75,24 @@ def test_both_forms_match_float64(rng, transposed, group, num_splits):
     assert (out[0] == 0).all()
 
 
+@pytest.mark.parametrize("heads_first", [False, True])
+@pytest.mark.parametrize("num_splits, num_stages", [(1, 2), (3, 3)])
+def test_grid_orders_and_stages_match_float64(rng, heads_first, num_splits,
+                                              num_stages):
+    # The split kernel's grid with the KV heads or the sequences as x, at
+    # the op's staging depth and one more (the tuning hooks).
+    q, k, v, bt, sl = _case(rng, 3, 2, 3, 40, 8, (0, 97, 33))
+    out = np.full(q.shape, np.nan, np.float16)
+    quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, num_splits,
+                            num_stages=num_stages, heads_first=heads_first)
+    assert rel_err(np, out, paged_attention_ref(np, q, k, v, bt, sl)) < 2e-3
+    assert (out[0] == 0).all()
+    with pytest.raises(ValueError, match="num_stages must be None or an int "
+                                         "in \\[2, 8\\], got 1"):
+        quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, 1,
+                                num_stages=1)
+
+
 def test_wide_fp8_operands_hook_is_checked(rng):
     # The benchmarks' ablation switch (a compile option: the interpreter
     # runs the same kernel either way).

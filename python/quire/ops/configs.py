@@ -94,6 +94,11 @@ def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
     return max(1, min(want, most, MAX_SPLITS))
 
 
+# The split kernel's grid order: (KV heads, sequences, splits) when True,
+# (sequences, KV heads, splits) when False (decode_kernels.py, HEADS_FIRST).
+DECODE_HEADS_FIRST = False
+
+
 def decode_stages(fp8):
     """cp.async stages of the split kernel: 3 for fp8 caches, whose tiles
     are half the bytes (two stages leave too little in flight), else 2."""

@@ -20,12 +20,13 @@ _local = threading.local()
 
 def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
                 aligned_strides, partials, transposed, checked, varlen,
-                feats, kv_dtype=None, fused=False, num_stages=None):
+                feats, kv_dtype=None, fused=False, num_stages=None,
+                heads_first=False):
     """The Specialization of the split (PARTIALS) or one-split kernel;
     `kv_dtype` is the caches' element type when it is not `dtype` (fp8);
     `fused`: the splits merge themselves (FUSED, no combine kernel);
     `num_stages`: the cp.async staging depth (configs.decode_stages when
-    None)."""
+    None); `heads_first`: the grid's x is the KV heads (HEADS_FIRST)."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     F32P = launch.core.pointer_type(launch.F32)
@@ -38,7 +39,7 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
         HEADS=configs.tile_cols(group) if transposed else
         configs.tile_rows(group), PAGE_SIZE=page_size, BLOCK_N=block_n,
         PARTIALS=partials, FUSED=fused, TRANSPOSED=transposed,
-        VARLEN=varlen)
+        HEADS_FIRST=heads_first, VARLEN=varlen)
     args = dict(
         q=(P, pd), k_cache=(KP, pd), v_cache=(KP, pd),
         block_tables=(I32P, pd),
@@ -212,10 +213,11 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                   window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
                   sinks=None, return_lse=False, q_descale=None,
                   k_descale=None, v_descale=None, wide_fp8_operands=True,
-                  num_stages=None):
+                  num_stages=None, heads_first=None):
     """paged_decode_attention, with the tile height, warps, form and
-    staging depth of the split kernel open for benchmarks and tests (and
-    `wide_fp8_operands`, the compile option, for their ablation)."""
+    staging depth of the split kernel and its grid order (`heads_first`)
+    open for benchmarks and tests (and `wide_fp8_operands`, the compile
+    option, for their ablation)."""
     extra, optional = features.optional_items(alibi_slopes, sinks, q_descale,
                                               k_descale, v_descale)
     v = decode_views(query, key_cache, value_cache, block_table, seq_lens,
@@ -251,14 +253,15 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
     run_decode(WHAT, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, num_seqs, lse, block_n=block_n,
                num_warps=num_warps, transposed=transposed,
-               wide_fp8_operands=wide_fp8_operands, num_stages=num_stages)
+               wide_fp8_operands=wide_fp8_operands, num_stages=num_stages,
+               heads_first=heads_first)
     return (out, lse) if return_lse else out
 
 
 def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, split_seqs, lse, cu=None, block_n=None,
                num_warps=None, transposed=None, wide_fp8_operands=True,
-               num_stages=None):
+               num_stages=None, heads_first=None):
     """Launches the decode kernels over every sequence of the validated
     views `v` (query rows by sequence, or by cu_seqlens_q with `cu`),
     writing `o` (and `lse`). `split_seqs` is how many sequences the split
@@ -311,6 +314,10 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                         "torch: pass torch tensors, or num_splits=1 for "
                         f"{type(q.obj).__name__} inputs")
     tps, num_splits = configs.tokens_per_split(tokens, num_splits, block_n)
+    if heads_first is None:
+        heads_first = configs.DECODE_HEADS_FIRST
+    # Grid y is at most 65535.
+    heads_first = bool(heads_first) and num_seqs <= 65535
 
     q_hs, o_hs = val.stride(q, 1), val.stride(o, 1)
     for name, hs in (("query", q_hs), ("out", o_hs)):
@@ -340,13 +347,14 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
     key = (dtype, kv_dtype, group, head_dim, page_size, block_n,
            aligned_pointers, aligned_strides, partials, fused,
-           bool(transposed), checked, varlen, feats.key, num_stages)
+           bool(transposed), checked, varlen, feats.key, num_stages,
+           heads_first)
     plan = _plans.get(key)
     if plan is None:
         first = _split_spec(dtype, group, head_dim, page_size, block_n,
                             aligned_pointers, aligned_strides, partials,
                             bool(transposed), checked, varlen, feats,
-                            kv_dtype, fused, num_stages)
+                            kv_dtype, fused, num_stages, heads_first)
         combine = _combine_spec(dtype, head_dim, aligned_pointers,
                                 aligned_strides, varlen,
                                 feats.lse) if partials and not fused else None
@@ -359,7 +367,8 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                   cu_seqlens_q=None if cu is None else cu.obj)
     feats.values(values, None if lse is None else lse,
                  num_tokens if lse is not None else 0)
-    grid = (num_seqs, num_kv_heads, num_splits)
+    grid = (num_kv_heads, num_seqs, num_splits) if heads_first else \
+        (num_seqs, num_kv_heads, num_splits)
     tensors = list(v.values()) + [o] + feats.views()
     if lse is not None:
         tensors.append(_args.view(lse, "lse"))

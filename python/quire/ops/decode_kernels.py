@@ -3,8 +3,8 @@ quire.ops.paged_decode_attention and the decode part of unified_attention
 (examples/paged_decode_attention_split.mlir is one specialization, written
 by hand).
 
-`paged_decode`, grid (num_seqs, num_kv_heads, num_splits): program (s, kvh,
-j) reads tokens [j * tokens_per_split, (j + 1) * tokens_per_split) of
+`paged_decode`, grid (num_seqs, num_kv_heads, num_splits), or with
+HEADS_FIRST (num_kv_heads, num_seqs, num_splits): program (s, kvh, j) reads tokens [j * tokens_per_split, (j + 1) * tokens_per_split) of
 sequence s once for all GROUP query heads of KV head kvh (GQA packed into
 the M of the dots, or their N when TRANSPOSED), runs the online softmax over
 tiles of BLOCK_N tokens in base 2, and with PARTIALS writes the
@@ -51,6 +51,9 @@ Constexprs, each off costing nothing:
               are the M of the MMAs, the group their N (half the
               accumulator and query registers and half the MMAs of the row
               form for groups of 8 or fewer)
+  HEADS_FIRST the KV heads are grid x: the programs of one sequence's heads
+              are launched side by side, and read each cache page (its
+              heads are adjacent in memory) at about the same time
   VARLEN      the query of sequence s is row cu_seqlens_q[s] of q and out
               (unified_attention's layout); sequences whose chunk is not
               one token are left to the prefill kernel
@@ -203,15 +206,20 @@ def paged_decode(
         GROUP: tl.constexpr, HEADS: tl.constexpr, D: tl.constexpr,
         DP: tl.constexpr, PAGE_SIZE: tl.constexpr, BLOCK_N: tl.constexpr,
         PARTIALS: tl.constexpr, FUSED: tl.constexpr,
-        TRANSPOSED: tl.constexpr,
+        TRANSPOSED: tl.constexpr, HEADS_FIRST: tl.constexpr,
         VARLEN: tl.constexpr, WINDOW: tl.constexpr, SOFTCAP: tl.constexpr,
         ALIBI: tl.constexpr, SINKS: tl.constexpr, LSE: tl.constexpr,
         Q_DESCALE: tl.constexpr, K_DESCALE: tl.constexpr,
         V_DESCALE: tl.constexpr):
-    seq = tl.program_id(0)
-    kv_head = tl.program_id(1)
+    if HEADS_FIRST:
+        kv_head = tl.program_id(0)
+        seq = tl.program_id(1)
+        num_kv_heads = tl.num_programs(0)
+    else:
+        seq = tl.program_id(0)
+        kv_head = tl.program_id(1)
+        num_kv_heads = tl.num_programs(1)
     split = tl.program_id(2)
-    num_kv_heads = tl.num_programs(1)
     num_splits = tl.num_programs(2)
     tl.multiple_of(tokens_per_split, BLOCK_N)
     COLS: tl.constexpr = D if DP > D else None
