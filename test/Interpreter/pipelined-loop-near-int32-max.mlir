@@ -1,7 +1,7 @@
 // A loop whose upper bound is INT32_MAX: after its last iteration,
 // i + step wraps to a negative i32, below the bound. The copy of the next
 // iteration that quire-pipeline-loads issues must still be masked off (it
-// decides "that iteration runs" in 64 bits): the pipelined kernel reads only
+// tests i < ub - step, not i + step < ub): the pipelined kernel reads only
 // its 64 elements and writes what the unpipelined one writes.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: quire-opt %s --quire-pipeline-loads -o %t/pipelined.mlir
@@ -13,7 +13,8 @@
 // RUN: cmp %t/plain.npy %t/pipelined.npy
 
 // CHECK: scf.for
-// CHECK: arith.cmpi slt, %{{.*}}, %{{.*}} : i64
+// CHECK: %[[LIM:.*]] = arith.subi %arg3, %c32_i32{{.*}} : i32
+// CHECK: arith.cmpi slt, %arg4, %[[LIM]] : i32
 
 func.func @sum_tail(%x: !tile.ptr<f32>, %out: !tile.ptr<f32>, %lb: i32, %ub: i32)
     attributes {tile.kernel} {

@@ -474,7 +474,8 @@ struct AsyncCopiesPass
                              b, loc, iv,
                              arith::MulIOp::create(b, loc, step, cst(b, k)))
                              .getResult();
-      return {j, iterationRuns(b, loc, iv, step, k, ub)};
+      return {j, iterationRuns(b, loc, iv, step, k, ub,
+                               /*ivRuns=*/iv != lb)};
     };
     auto emitCopies = [&](OpBuilder &b, IRMapping &map, Value in,
                           Value stageIdx) {

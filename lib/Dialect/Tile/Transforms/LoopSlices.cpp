@@ -3,8 +3,10 @@
 #include "LoopSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::quire;
@@ -116,27 +118,52 @@ arith::SelectOp tile::nextPhase(OpBuilder &b, Location loc, Value next,
 }
 
 Value tile::iterationRuns(OpBuilder &b, Location loc, Value iv, Value step,
-                          int64_t k, Value ub) {
-  auto runs = [&](Value j, Value bound) -> Value {
-    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, j, bound);
+                          int64_t k, Value ub, bool ivRuns) {
+  auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) -> Value {
+    return arith::CmpIOp::create(b, loc, pred, x, y);
   };
   if (k == 0)
-    return runs(iv, ub);
+    return cmp(arith::CmpIPredicate::slt, iv, ub);
   Type type = iv.getType();
-  if (type.getIntOrFloatBitWidth() < 64) {
-    Type i64 = b.getI64Type();
-    auto wide = [&](Value v) -> Value {
-      return arith::ExtSIOp::create(b, loc, i64, v);
-    };
-    iv = wide(iv);
-    step = wide(step);
-    ub = wide(ub);
-    type = i64;
+  unsigned width = type.getIntOrFloatBitWidth();
+  std::optional<int64_t> c = getConstantIntValue(step);
+  Value in;
+  if (c && *c > 0 && *c <= llvm::maxIntN(width) / k) {
+    // A constant step: iv + k * step < ub is iv < ub - k * step, whose
+    // bound wraps exactly where it is not below ub (then no iteration is
+    // that far); the bound and its test are loop-invariant.
+    Value lim = arith::SubIOp::create(
+        b, loc, ub,
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, k * *c)));
+    in = arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::slt, iv, lim),
+                               cmp(arith::CmpIPredicate::slt, lim, ub));
+  } else if (k == 1) {
+    // Where iv runs, ub - iv is exact as an unsigned number (1 ..
+    // 2^width - 1), and scf.for's step is positive: iteration iv + step
+    // runs where the step is below it.
+    Value d = arith::SubIOp::create(b, loc, ub, iv);
+    in = cmp(arith::CmpIPredicate::ugt, d, step);
+  } else {
+    // Otherwise in 64 bits (a 64-bit loop near INT64_MAX is not handled).
+    if (width < 64) {
+      Type i64 = b.getI64Type();
+      auto wide = [&](Value v) -> Value {
+        return arith::ExtSIOp::create(b, loc, i64, v);
+      };
+      iv = wide(iv);
+      step = wide(step);
+      ub = wide(ub);
+      type = i64;
+    }
+    Value kv = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, k));
+    Value j = arith::AddIOp::create(b, loc, iv,
+                                    arith::MulIOp::create(b, loc, step, kv));
+    return cmp(arith::CmpIPredicate::slt, j, ub);
   }
-  Value kv = arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, k));
-  Value j = arith::AddIOp::create(b, loc, iv,
-                                  arith::MulIOp::create(b, loc, step, kv));
-  return runs(j, ub);
+  if (ivRuns)
+    return in;
+  return arith::AndIOp::create(b, loc, cmp(arith::CmpIPredicate::slt, iv, ub),
+                               in);
 }
 
 bool tile::isNextStage(Value v, Value stage, int64_t stages) {

@@ -55,12 +55,15 @@ arith::SelectOp nextStage(OpBuilder &b, Location loc, Value stage,
 arith::SelectOp nextPhase(OpBuilder &b, Location loc, Value next, Value phase);
 
 /// Whether iteration `iv + k * step` of a signed loop whose bound is `ub`
-/// runs (k >= 0). Induction variables narrower than 64 bits are compared in
-/// 64 bits, so the answer holds where `iv + k * step` wraps in the loop's
-/// type (an upper bound near its maximum); the pipelining passes guard the
-/// copies of later iterations with it.
+/// runs (k >= 0), also where `iv + k * step` wraps in the loop's type (an
+/// upper bound near its maximum). In the loop's width where k * step is
+/// known to fit it: for a constant step `iv < ub - k * step` (and that bound
+/// not wrapped, a loop-invariant test), for k = 1 `ub - iv >u step`; each
+/// and'ed with `iv < ub` unless the caller knows that (`ivRuns`: iv is the
+/// loop's induction variable, in its body). Otherwise compared in 64 bits.
+/// The pipelining passes guard the copies of later iterations with it.
 Value iterationRuns(OpBuilder &b, Location loc, Value iv, Value step,
-                    int64_t k, Value ub);
+                    int64_t k, Value ub, bool ivRuns);
 
 /// True if `v` is nextStage(stage, stages).
 bool isNextStage(Value v, Value stage, int64_t stages);

@@ -388,7 +388,7 @@ struct LowerPagedLoadsPass
           // below seq_len: no row of that prefetch is read.
           Value runs =
               iterationRuns(b, loc, loop.getInductionVar(), loop.getStep(), 1,
-                            loop.getUpperBound());
+                            loop.getUpperBound(), /*ivRuns=*/true);
           Value none = in.cst(in.i32(), std::numeric_limits<int32_t>::min());
           Value bound = arith::SelectOp::create(b, loc, runs, len, none);
           return {emitEntries(in, bt, firstOf(b, next), bound, p, n, onePage)};

@@ -259,7 +259,8 @@ struct PipelineLoadsPass
     OpBuilder top = OpBuilder::atBlockBegin(loop.getBody());
     Value next = arith::AddIOp::create(top, loc, loop.getInductionVar(), step);
     Value nextIn =
-        iterationRuns(top, loc, loop.getInductionVar(), step, 1, ub);
+        iterationRuns(top, loc, loop.getInductionVar(), step, 1, ub,
+                      /*ivRuns=*/true);
     IRMapping ahead;
     ahead.map(loop.getInductionVar(), next);
     SmallVector<Value> nexts;

@@ -4,16 +4,16 @@
 // wait lets two iterations' copies run), @unstaged (1) is not staged, and
 // @default keeps the pipeline's 2.
 
-// Whether iteration i + 3 * 32 runs is decided in 64 bits (in i32 the sum
-// wraps to a negative index below the bound near INT32_MAX).
+// Whether iteration i + 3 * 32 runs is i < k - 96 (i + 96 < k would hold
+// where the sum wraps to a negative index, near INT32_MAX).
 // CHECK-LABEL: func.func @deep
 // CHECK:       tile.async_copy {{.*}}stages = 4 : i32
-// CHECK:       %[[UB:.*]] = arith.extsi %arg3 : i32 to i64
 // CHECK:       scf.for %[[I:[^ ]*]] =
 // CHECK-NEXT:    tile.async_wait {pending = 4 : i32}
-// CHECK:         %[[I64:.*]] = arith.extsi %[[I]] : i32 to i64
-// CHECK-NEXT:    %[[J:.*]] = arith.addi %[[I64]], %c96_i64 : i64
-// CHECK-NEXT:    arith.cmpi slt, %[[J]], %[[UB]] : i64
+// CHECK:         %[[LIM:.*]] = arith.subi %arg3, %c96_i32 : i32
+// CHECK-NEXT:    %[[OK:.*]] = arith.cmpi slt, %[[LIM]], %arg3 : i32
+// CHECK-NEXT:    %[[BELOW:.*]] = arith.cmpi slt, %[[I]], %[[LIM]] : i32
+// CHECK-NEXT:    arith.andi %[[BELOW]], %[[OK]] : i1
 // CHECK-LABEL: func.func @unstaged
 // CHECK-NOT:   tile.async_copy
 // CHECK:       scf.for

@@ -10,13 +10,14 @@
 // CHECK:        arith.extui %[[ENTRY]] : i32 to i64
 // CHECK:        tile.load %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x64x!tile.ptr<f16>>
 // The next iteration's entry: one scalar load, masked by next < seq_len
-// where that iteration runs (compared in 64 bits: past the last iteration
-// next may wrap to a negative token), by next < INT32_MIN (never) where not.
+// where that iteration runs (iv < len - 16, not next < len: past the last
+// iteration next may wrap to a negative token), by next < INT32_MIN (never)
+// where not.
 // CHECK:        %[[NEXT:.*]] = arith.addi %[[IV]], %{{.*}} : i32
-// CHECK:        %[[IV64:.*]] = arith.extsi %[[IV]] : i32 to i64
-// CHECK:        %[[UB64:.*]] = arith.extsi %[[LEN]] : i32 to i64
-// CHECK:        %[[NEXT64:.*]] = arith.addi %[[IV64]], %{{.*}} : i64
-// CHECK:        %[[RUNS:.*]] = arith.cmpi slt, %[[NEXT64]], %[[UB64]] : i64
+// CHECK:        %[[LIM:.*]] = arith.subi %[[LEN]], %c16_i32 : i32
+// CHECK:        %[[OK:.*]] = arith.cmpi slt, %[[LIM]], %[[LEN]] : i32
+// CHECK:        %[[BELOW:.*]] = arith.cmpi slt, %[[IV]], %[[LIM]] : i32
+// CHECK:        %[[RUNS:.*]] = arith.andi %[[BELOW]], %[[OK]] : i1
 // CHECK:        %[[BOUND:.*]] = arith.select %[[RUNS]], %[[LEN]], %c-2147483648_i32 : i32
 // CHECK:        %[[PAGE:.*]] = arith.shrui %[[NEXT]], %{{.*}} : i32
 // CHECK:        %[[P:.*]] = tile.addptr %{{.*}}, %[[PAGE]] : !tile.ptr<i32>, i32

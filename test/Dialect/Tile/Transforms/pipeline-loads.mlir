@@ -3,7 +3,8 @@
 // The load of the next iteration is issued at the top of the current one and
 // carried; the first iteration's load moves before the loop. Both masks are
 // and-ed with "that iteration exists", so nothing past the end is read; the
-// next iteration's is compared in 64 bits, since i + step may wrap in i32.
+// next iteration's test is i < ub - step (and ub - step < ub, invariant):
+// i + step < ub would hold where the sum wraps past INT32_MAX.
 // Loads that depend on a loop-carried value stay where they are.
 
 // CHECK-LABEL: func.func @sum_rows
@@ -13,10 +14,10 @@
 // CHECK: %[[X0:.*]] = tile.load %{{.*}}, %[[M0]], %{{.*}} : tensor<64x!tile.ptr<f32>>
 // CHECK: scf.for %[[I:.*]] = %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[X:.*]] = %[[X0]])
 // CHECK:   %[[N:.*]] = arith.addi %[[I]], %{{.*}} : i32
-// CHECK:   %[[I64:.*]] = arith.extsi %[[I]] : i32 to i64
-// CHECK:   %[[UB64:.*]] = arith.extsi %[[UB]] : i32 to i64
-// CHECK:   %[[N64:.*]] = arith.addi %[[I64]], %{{.*}} : i64
-// CHECK:   %[[IN:.*]] = arith.cmpi slt, %[[N64]], %[[UB64]] : i64
+// CHECK:   %[[LIM:.*]] = arith.subi %[[UB]], %{{.*}} : i32
+// CHECK:   %[[OK:.*]] = arith.cmpi slt, %[[LIM]], %[[UB]] : i32
+// CHECK:   %[[BELOW:.*]] = arith.cmpi slt, %[[I]], %[[LIM]] : i32
+// CHECK:   %[[IN:.*]] = arith.andi %[[BELOW]], %[[OK]] : i1
 // CHECK:   %[[G:.*]] = tile.splat %[[IN]] : i1 -> tensor<64xi1>
 // CHECK:   %[[M:.*]] = arith.andi %{{.*}}, %[[G]] : tensor<64xi1>
 // CHECK:   %[[XN:.*]] = tile.load %{{.*}}, %[[M]], %{{.*}} : tensor<64x!tile.ptr<f32>>
