@@ -89,7 +89,7 @@ def main(argv=None):
         tbs = lambda t: 2 * sum(L) * Hkv * D * size / (t * 1e-6) / 1e12
         group = Hq // Hkv
         dn, dw = configs.decode_config(D, group, fp8=fp8)
-        dt = configs.decode_transposed(D, group)
+        dt = configs.decode_transposed(D, group, fp8)
         ds = configs.num_splits_for(S, Hkv, max(L), dn, sms, fp8=fp8,
                                     num_warps=dw)
         print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "

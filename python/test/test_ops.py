@@ -111,6 +111,12 @@ def test_transposed_form_choice():
     f = quire.ops.decode_transposed
     assert [f(128, g) for g in (1, 2, 4, 8, 16)] == [False, True, True, True, False]
     assert not f(256, 4)  # head dim 256: the 4-warp row form
+    assert not f(128, 4, fp8=True)  # fp8 caches: the row form
+    c = quire.ops.configs
+    assert c.decode_config(128, 4, fp8=True) == c.decode_config(128, 4) == (32, 4)
+    # fp8 caches take the 4-warp split rule: 1 split at 512 programs, 8 at 64.
+    assert [c.num_splits_for(s, 8, L, 32, fp8=True, num_warps=4)
+            for s, L in ((64, 4096), (8, 32768))] == [1, 8]
     src = quire.ops.paged_decode_source("f16", 4, 128, 16, 16, transposed=True)
     assert "tensor<128x8xf32" in src and "tensor<16x128xf32" not in src
 
@@ -131,7 +137,8 @@ def test_num_splits_depends_on_shapes_only():
     f = quire.ops.num_splits_for
     assert f(64, 8, 4096, 64, 132) == 3       # 512 programs: 3 splits
     assert f(8, 8, 32768, 64, 132) == 17      # about 8 programs per SM
-    assert f(8, 8, 32768, 64, 132, fp8=True) == 16  # fp8: at most 8 per SM
+    # fp8 on one-warp programs (groups past 16 rows): at most 8 per SM.
+    assert f(8, 8, 32768, 64, 132, fp8=True) == 16
     assert f(64, 8, 4096, 64, 132, fp8=True) == 2
     assert f(256, 32, 8192, 64, 132, fp8=True) == 1
     assert f(1, 1, 100000, 64, 132) == 32      # capped at MAX_SPLITS
@@ -150,7 +157,8 @@ def test_num_splits_depends_on_shapes_only():
     assert c(128, 4) == (32, 4) and c(64, 8) == (64, 4) and c(256, 4) == (32, 4)
     assert c(128, 1) == (32, 4) and c(128, 16) == (32, 4)
     assert c(128, 32) == (16, 2) and c(256, 64) == (32, 4)
-    assert c(128, 4, fp8=True) == (16, 1) and c(256, 4, fp8=True) == (32, 4)
+    assert c(128, 4, fp8=True) == (32, 4) and c(256, 4, fp8=True) == (32, 4)
+    assert c(128, 32, fp8=True) == (16, 2)
 
 
 def test_out_and_scale(rng):

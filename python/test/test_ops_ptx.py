@@ -88,14 +88,14 @@ def test_checked_configurations_keep_their_shape(key):
 # fp8 caches, the split kernel in its default configuration: dtype, cache
 # dtype, group, head dim -> (16- and 8-byte ld.shared, 1- and 2-byte
 # ld.shared, prmt, mma.sync, .local). The staged K and V bytes are read 16
-# at a time (#tile.mma kWidth, nWidth, mWidth: docs/passes.md); the 2-byte
-# loads are Q's one conversion before the loop in the transposed form.
+# at a time (#tile.mma kWidth, nWidth, mWidth: docs/passes.md), never one
+# or two. Every default is the row form on 4 warps.
 EXPECTED_FP8 = {
-    (F16, "f8E4M3FN", 4, 128): (8, 32, 16, 16, 0),     # transposed
-    (BF16, "f8E4M3FN", 8, 128): (8, 32, 16, 16, 0),    # transposed
-    (F16, "f8E4M3FN", 4, 64): (6, 16, 8, 8, 0),        # transposed
-    (F16, "f8E5M2", 1, 128): (16, 0, 16, 32, 0),       # row form
-    (F16, "f8E4M3FN", 4, 256): (28, 0, 16, 32, 0),     # row form, 4 warps
+    (F16, "f8E4M3FN", 4, 128): (10, 0, 8, 16, 0),      # 32-token tiles
+    (BF16, "f8E4M3FN", 8, 128): (10, 0, 8, 16, 0),
+    (F16, "f8E4M3FN", 4, 64): (22, 0, 24, 16, 0),      # 64-token tiles
+    (F16, "f8E5M2", 1, 128): (10, 0, 8, 16, 0),
+    (F16, "f8E4M3FN", 4, 256): (28, 0, 16, 32, 0),
 }
 
 
@@ -104,7 +104,7 @@ def test_fp8_operands_are_read_wide(key):
     dt, kv, group, d = key
     block_n, warps = configs.decode_config(d, group, fp8=True)
     spec = decode._split_spec(dt, group, d, 16, block_n, True, True, True,
-                              configs.decode_transposed(d, group), False,
+                              configs.decode_transposed(d, group, True), False,
                               False, NONE, kv_dtype=kv)
     ptx = launch.compiled(spec, 90, warps).ptx
     assert tuple(len(re.findall(p, ptx)) for p in (
@@ -132,13 +132,13 @@ def test_fp8_prefill_runs_on_wgmma(d):
 def test_fp8_operands_are_read_narrow_with_the_option_off():
     block_n, warps = configs.decode_config(128, 4, fp8=True)
     spec = decode._split_spec(F16, 4, 128, 16, block_n, True, True, True,
-                              configs.decode_transposed(128, 4), False,
+                              configs.decode_transposed(128, 4, True), False,
                               False, NONE, kv_dtype="f8E4M3FN")
     wide = launch.compiled(spec, 90, warps)
     narrow = launch.compiled(spec, 90, warps, wide_fp8_operands=False)
     assert narrow is not wide
     assert narrow.options["wide_fp8_operands"] is False
-    assert len(re.findall(r"ld\.shared\.[bu]8\b", narrow.ptx)) == 64
+    assert len(re.findall(r"ld\.shared\.[bu]8\b", narrow.ptx)) == 32
     assert len(re.findall(r"ld\.shared\.[bu]8\b", wide.ptx)) == 0
 
 

@@ -41,27 +41,31 @@ def decode_config(head_dim, group, fp8=False):
     with the split count for about 4 programs per SM (num_splits_for) each
     program streams a long run of its sequence, most batches need one split
     and no combine, and the rows read at 96-100% of the streaming-read
-    ceiling (docs/performance.md, "Decode: tile and split"). fp8 caches and
-    groups padded past 16 rows keep one warp per 16 rows on 16-token tiles
-    (32 tokens and at least 4 warps for head dim 256), the configuration
-    their kernels were measured with (docs/performance.md, "Decode:
-    split-KV over one-warp programs", "fp8 KV caches")."""
+    ceiling (docs/performance.md, "Decode: tile and split"). fp8 caches take
+    the same tiles (with the row form and three stages: decode_transposed,
+    decode_stages; docs/performance.md, "fp8 KV caches"). Groups padded
+    past 16 rows keep one warp per 16 rows on 16-token tiles (32 tokens and
+    at least 4 warps for head dim 256), the configuration their kernels were
+    measured with (docs/performance.md, "Decode: split-KV over one-warp
+    programs")."""
     rows = tile_rows(group)
-    if fp8 or rows > 16:
+    if rows > 16:
         if tile_width(head_dim) <= 128:
             return 16, rows // 16
         return 32, max(4, rows // 16)
     return (64 if tile_width(head_dim) <= 64 else 32), 4
 
 
-def decode_transposed(head_dim, group):
+def decode_transposed(head_dim, group, fp8=False):
     """Whether the split kernel runs its dots transposed (the GQA group as
     the N of the MMAs, padded to 8 instead of 16 rows): for GQA groups of 2
     to 8, where it halves the accumulator and the MMAs. It is the faster
     form on one-warp programs and as fast on the 4-warp default
     (docs/performance.md, "Decode: the transposed form", "Decode: tile and
-    split"); MHA and larger groups keep the row form."""
-    return 2 <= group <= 8 and tile_width(head_dim) <= 128
+    split"); MHA and larger groups keep the row form, and so do fp8 caches,
+    whose 4-warp kernel reads 3-4% faster in it (docs/performance.md, "fp8
+    KV caches")."""
+    return not fp8 and 2 <= group <= 8 and tile_width(head_dim) <= 128
 
 
 # The most tokens one 4-warp split program reads (num_splits_for).
@@ -74,20 +78,20 @@ def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
     split, at most MAX_SPLITS: for 4-warp programs (decode_config's default)
     about 4 programs per SM, rounded to the nearest count, so a batch of
     sequence-heads that already fills the machine runs one split, and
-    enough that no split is longer than SPLIT_TOKENS; for
-    one-warp programs enough for about 8 per SM; on fp8 caches at most 8 per
-    SM (their kernel fits 8 programs per SM; a second wave of a few
-    programs costs as much as the first). Depends on the shapes only (not on
+    enough that no split is longer than SPLIT_TOKENS (fp8 caches too); for
+    one-warp programs enough for about 8 per SM, and on fp8 caches at most 8
+    per SM (a second wave of a few programs costs as much as the first).
+    Depends on the shapes only (not on
     seq_lens), so a launch can be graph-captured. The numbers behind it:
     docs/performance.md, "Decode: tile and split"."""
     programs = max(1, num_seqs * num_kv_heads)
-    if fp8:
-        want = 8 * sms // programs
-    elif num_warps >= 4:
+    if num_warps >= 4:
         want = (8 * sms + programs) // (2 * programs)   # round(4 sms / p)
         # No program longer than SPLIT_TOKENS: in a batch of unequal
         # lengths the longest sequences' programs are the tail.
         want = max(want, -(-max_tokens // SPLIT_TOKENS))
+    elif fp8:
+        want = 8 * sms // programs
     else:
         want = -(-8 * sms // programs)
     most = max(1, -(-max_tokens // (4 * block_n)))
@@ -96,7 +100,10 @@ def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
 
 # The split kernel's grid order: (KV heads, sequences, splits) when True,
 # (sequences, KV heads, splits) when False (decode_kernels.py, HEADS_FIRST).
-DECODE_HEADS_FIRST = False
+# The heads of a sequence then read each page side by side: 2-5% on fp8
+# caches (128-byte rows a head), within 0.5% on fp16 (docs/performance.md,
+# "fp8 KV caches").
+DECODE_HEADS_FIRST = True
 
 
 def decode_stages(fp8):

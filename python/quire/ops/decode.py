@@ -299,7 +299,7 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     block_n = block_n or cfg_n
     num_warps = num_warps or cfg_w
     if transposed is None:
-        transposed = configs.decode_transposed(head_dim, group)
+        transposed = configs.decode_transposed(head_dim, group, fp8)
     tokens = configs.window_tokens(max_tokens, feats.window_left, block_n)
     if num_splits is None:
         if scratch:
