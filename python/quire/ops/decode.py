@@ -245,11 +245,7 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
     num_splits = val.check_num_splits(num_splits, configs.MAX_SPLITS)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     val.check_bool(wide_fp8_operands, "wide_fp8_operands")
-    if num_stages is not None and (isinstance(num_stages, bool) or not
-                                   isinstance(num_stages, int) or
-                                   not 2 <= num_stages <= 8):
-        raise ValueError("num_stages must be None or an int in [2, 8], got "
-                         f"{num_stages!r}")
+    val.check_num_stages(num_stages)
     run_decode(WHAT, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, num_seqs, lse, block_n=block_n,
                num_warps=num_warps, transposed=transposed,

@@ -201,11 +201,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     if host:
         val.check_chunks(v["query_start_loc"], v["seq_lens"], num_tokens,
                          max_q, bt.shape[1] * page_size, key is not None)
-    if num_stages is not None and (
-            isinstance(num_stages, bool) or not isinstance(num_stages, int)
-            or not 2 <= num_stages <= 8):
-        raise ValueError(f"num_stages must be None or an int in [2, 8], got "
-                         f"{num_stages!r}")
+    val.check_num_stages(num_stages)
     val.check_bool(early_dots, "early_dots")
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)

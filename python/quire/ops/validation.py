@@ -204,6 +204,16 @@ def check_bool(value, name):
     return value
 
 
+def check_num_stages(num_stages):
+    """A kernel's cp.async staging depth: None (its default) or 2..8."""
+    if num_stages is not None and (
+            isinstance(num_stages, bool) or not isinstance(num_stages, int)
+            or not 2 <= num_stages <= 8):
+        raise ValueError(f"num_stages must be None or an int in [2, 8], got "
+                         f"{num_stages!r}")
+    return num_stages
+
+
 def check_checked(checked, num_blocks, what):
     """`checked` as a bool; checked mode passes num_blocks as an i32."""
     check_bool(checked, "checked")
