@@ -337,11 +337,7 @@ struct AsyncCopiesPass
         continue;
       work.append(def->operand_begin(), def->operand_end());
     }
-    SmallVector<Operation *> ordered;
-    for (Operation &op : *loop.getBody())
-      if (deps.contains(&op))
-        ordered.push_back(&op);
-    return ordered;
+    return inBodyOrder(loop, deps);
   }
 
   void stage(scf::ForOp loop, const AxisInfoAnalysis &info) {

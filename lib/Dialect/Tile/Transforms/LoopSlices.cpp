@@ -117,6 +117,15 @@ arith::SelectOp tile::nextPhase(OpBuilder &b, Location loc, Value next,
   return arith::SelectOp::create(b, loc, wraps, flipped, phase);
 }
 
+SmallVector<Operation *>
+tile::inBodyOrder(scf::ForOp loop, const llvm::SetVector<Operation *> &set) {
+  SmallVector<Operation *> ordered;
+  for (Operation &op : *loop.getBody())
+    if (set.contains(&op))
+      ordered.push_back(&op);
+  return ordered;
+}
+
 Value tile::iterationRuns(OpBuilder &b, Location loc, Value iv, Value step,
                           int64_t k, Value ub, bool ivRuns) {
   auto cmp = [&](arith::CmpIPredicate pred, Value x, Value y) -> Value {

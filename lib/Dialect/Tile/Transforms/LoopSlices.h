@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::quire::tile {
 
@@ -30,6 +31,10 @@ Value pointerRoot(Value p);
 /// other way (an assert, a barrier, a store whose pointer comes from no
 /// argument, an atomic that acquires).
 bool storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots);
+
+/// The ops of `loop`'s body that `set` contains, in program order.
+SmallVector<Operation *> inBodyOrder(scf::ForOp loop,
+                                     const llvm::SetVector<Operation *> &set);
 
 /// Clones at `b` the ops of `slice` (single-result, in program order) whose
 /// results `map` does not have yet.

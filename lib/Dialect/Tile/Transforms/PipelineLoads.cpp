@@ -228,11 +228,7 @@ struct PipelineLoadsPass
       if (budget + regs > maxRegisters)
         continue;
       budget += regs;
-      SmallVector<Operation *> ordered;
-      for (Operation &op : *loop.getBody())
-        if (slice.contains(&op))
-          ordered.push_back(&op);
-      loads.push_back({load, ordered});
+      loads.push_back({load, inBodyOrder(loop, slice)});
       pipelined.insert(load);
     }
     // Worth it only when a tile is among them.

@@ -104,11 +104,7 @@ FailureOr<SmallVector<Operation *>> bodySlice(scf::ForOp loop,
     slice.insert(def);
     work.append(def->operand_begin(), def->operand_end());
   }
-  SmallVector<Operation *> ordered;
-  for (Operation &op : *loop.getBody())
-    if (slice.contains(&op))
-      ordered.push_back(&op);
-  return ordered;
+  return inBodyOrder(loop, slice);
 }
 
 struct WarpSpecializePass
