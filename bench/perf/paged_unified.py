@@ -15,8 +15,9 @@ every call replayed from a CUDA graph (how serving engines run a step):
                 of it run with the prefill kernel on a side stream beside
                 the decode kernels (the default) and with the two in order;
   window rows   8 x 32k decode with a 4096-token sliding window vs the
-                full context, and a decode row with softcap, ALiBi and
-                sinks on (what the features cost);
+                full context (also timed after a flush that leaves the L2
+                clean, beside 8 x 4096 without a window), and a decode row
+                with softcap, ALiBi and sinks on (what the features cost);
   fp8 rows      the same batch with an fp8 cache (e4m3fn, e5m2) vs the
                 fp16 cache (the ratio is the tokens/s gained).
 
@@ -96,7 +97,7 @@ def main(argv=None):
     import quire
     from lib.plot import bars
     from lib.reference import decode_lengths
-    from lib.timing import graph_us, host_us
+    from lib.timing import clean_l2, graph_us, host_us
 
     print_header("paged_unified")
     gen = torch.Generator(device="cuda").manual_seed(2027)
@@ -189,6 +190,21 @@ def main(argv=None):
     full(), win()
     row("decode 8x32768 window 4096", "full context (unified)", full, win,
         [check(torch, b, out_f, [0, 7]), check(torch, b, out_w, [0, 7], window_left=4095)])
+    # The same two calls, and 8 x 4096 without a window, after each flush:
+    # the memset's write-back is a constant per call, which a 50 us row
+    # feels and a 350 us row hardly does (docs/performance.md, "The
+    # timer's flush").
+    b4 = batch(torch, gen, [4095] * 8, [1] * 8, 16)
+    out_4 = torch.full_like(b4["q"], float("nan"))
+    short = unified(quire, b4, out_4)
+    short()
+    err4 = check(torch, b4, out_4, [0, 7])
+    if err4 >= 2e-3:
+        failures.append("decode 8x4096")
+    reader = clean_l2()
+    flushes = [(name, [graph_us(f, flush=fl) for f in (full, win, short)])
+               for name, fl in (("memset (do_bench's)", None),
+                                ("read (clean L2)", reader))]
     b = batch(torch, gen, [4095] * 64, [1] * 64, 16)
     q = b["q"]
     out_f, out_x = torch.full_like(q, float("nan")), torch.full_like(q, float("nan"))
@@ -230,6 +246,14 @@ def main(argv=None):
     print("|---|---|---|---|---|")
     for name, base_name, tb, tu in rows:
         print(f"| {name} | {base_name} | {tb:.0f} | {tu:.0f} | {tb / tu:.3f} |")
+    print()
+    print("The window row after each L2 flush (CUDA graph replay, us; 8 x 4096 "
+          f"err {err4:.1e}):")
+    print("| flush | 8x32768 full | 8x32768 window 4096 | 8x4096 no window "
+          "| full / window |")
+    print("|---|---|---|---|---|")
+    for name, (tf, tw, ts) in flushes:
+        print(f"| {name} | {tf:.1f} | {tw:.1f} | {ts:.1f} | {tf / tw:.3f} |")
     bars("paged_unified.png", "unified_attention vs the separate ops, fp16, "
          + torch.cuda.get_device_name(), "time (us, CUDA graph)", [r[0] for r in rows],
          [("baseline", [r[2] for r in rows]), ("unified_attention", [r[3] for r in rows])],

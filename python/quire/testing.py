@@ -22,16 +22,26 @@ def _quantile(sorted_times, q):
 
 
 def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None,
-             return_mode="median"):
+             return_mode="median", flush=None):
     """Runs `fn` for about `warmup` ms, then times about `rep` ms of calls,
     each after flushing the L2 cache (a 256 MB memset), and returns the time
     of one call in milliseconds: the median (default), "min", "max", "mean",
     or "all" (the list). With `quantiles` (a list of numbers in [0, 1]) it
     returns those quantiles instead (one float for a single quantile), as
     Triton does. `grad_to_none`: tensors whose .grad is reset before each
-    call."""
+    call.
+
+    `flush` (not in Triton's): a callable run instead of the memset before
+    each timed call, on the stream `fn` launches on. The memset leaves the
+    L2 full of dirty lines, whose write-back to DRAM then shares the timed
+    call's bandwidth (about 50 MB, 10 us on an H100: docs/performance.md,
+    "The timer's flush"); a flush that reads a buffer larger than the L2
+    leaves it clean, so the time is the call's alone."""
     if not callable(fn):
         raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    if flush is not None and not callable(flush):
+        raise TypeError(f"flush must be callable or None, got "
+                        f"{type(flush).__name__}")
     for name, value in (("warmup", warmup), ("rep", rep)):
         if isinstance(value, bool) or not isinstance(value, (int, float)) \
                 or not value >= 0 or math.isinf(value):
@@ -51,8 +61,13 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None,
     device = _cuda.current_device()
     _cuda.make_current(device)
     stream = _cuda.stream_handle(None, device)
-    if _flush is None:
-        _flush = _cuda.DeviceBuffer(256 * 1024 * 1024)
+    if flush is None:
+        if _flush is None:
+            _flush = _cuda.DeviceBuffer(256 * 1024 * 1024)
+        memset = _flush.zero
+
+        def flush():
+            memset(stream)
 
     fn()
     _cuda.synchronize()
@@ -60,7 +75,7 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None,
     start, end = _cuda.Event(), _cuda.Event()
     start.record(stream)
     for _ in range(5):
-        _flush.zero(stream)
+        flush()
         fn()
     end.record(stream)
     end.synchronize()
@@ -76,7 +91,7 @@ def do_bench(fn, warmup=25, rep=100, grad_to_none=None, quantiles=None,
         if grad_to_none is not None:
             for x in grad_to_none:
                 x.grad = None
-        _flush.zero(stream)
+        flush()
         starts[i].record(stream)
         fn()
         ends[i].record(stream)

@@ -14,6 +14,7 @@ from quire import testing
     (dict(rep=float("nan")), ValueError, "rep must be"),
     (dict(return_mode="avg"), ValueError, "return_mode must be one of"),
     (dict(quantiles=[0.5, 2]), ValueError, "quantiles must be"),
+    (dict(flush="read"), TypeError, "flush must be callable or None"),
 ])
 def test_argument_checks(kwargs, exc, message):
     args = dict(fn=lambda: None)
@@ -42,3 +43,29 @@ def test_do_bench_times_a_kernel():
     lo, hi = testing.do_bench(fn, warmup=5, rep=20, quantiles=[0.2, 0.8])
     assert 0 < lo <= hi
     assert testing.do_bench(fn, warmup=5, rep=20, return_mode="min") > 0
+
+
+@pytest.mark.gpu
+def test_do_bench_runs_the_given_flush_before_each_call():
+    import torch
+    x = torch.randn(1 << 20, device="cuda")
+    y = torch.empty_like(x)
+    order = []
+
+    def fn():
+        order.append("fn")
+        y.copy_(x)
+
+    def flush():
+        order.append("flush")
+        x.sum()
+
+    testing.do_bench(fn, warmup=1, rep=5, flush=flush)
+    # The first call (compiling, loading) and the warmup calls run without
+    # a flush; the estimate's 5 calls and every timed call after one.
+    assert order[:11] == ["fn"] + ["flush", "fn"] * 5
+    rest = order[11:]
+    warm = rest.index("flush")
+    assert warm >= 1 and rest[:warm] == ["fn"] * warm
+    timed = rest[warm:]
+    assert len(timed) >= 2 and timed == ["flush", "fn"] * (len(timed) // 2)
