@@ -58,6 +58,7 @@ def main(argv=None):
                 "--orders seqs,heads")
     torch = require_torch()
     from quire.ops import configs
+    from quire.ops.decode import device_resources
     from quire.ops.decode import _paged_decode
     from lib import bandwidth
     from lib.reference import (decode_lengths, make_paged_kv, paged_attention_ref,
@@ -70,7 +71,7 @@ def main(argv=None):
     print(bandwidth.describe(ceil), flush=True)
     gen = torch.Generator(device="cuda").manual_seed(11)
     rows = ROWS if not args.rows else [r for r in ROWS if r[0] in args.rows.split(",")]
-    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    sms, shared = device_resources(0)
     for name, S, Hq, Hkv, lens, page, D in rows:
         L = decode_lengths(S, lens, gen)
         kc, vc, bt = make_paged_kv(S, Hkv, D, page, L, torch.half, gen)
@@ -90,8 +91,10 @@ def main(argv=None):
         group = Hq // Hkv
         dn, dw = configs.decode_config(D, group, fp8=fp8)
         dt = configs.decode_transposed(D, group, fp8)
-        ds = configs.num_splits_for(S, Hkv, max(L), dn, sms, fp8=fp8,
-                                    num_warps=dw)
+        ds = configs.num_splits_for(
+            S, Hkv, max(L), dn, sms, fp8=fp8, num_warps=dw,
+            resident=configs.decode_resident(D, group, dn, fp8, dt,
+                                             configs.decode_stages(fp8), shared))
         print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "
               f"transposed {dt}")
         print("| block_n | warps | splits | transposed | stages | heads first | us | TB/s "

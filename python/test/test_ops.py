@@ -141,6 +141,18 @@ def test_num_splits_depends_on_shapes_only():
     assert f(8, 8, 32768, 64, 132, fp8=True) == 16
     assert f(64, 8, 4096, 64, 132, fp8=True) == 2
     assert f(256, 32, 8192, 64, 132, fp8=True) == 1
+    # 4-warp programs: about 4 per SM, but one wave of what fits where
+    # that is fewer (head dim 256: 3 per SM by shared memory).
+    c = quire.ops.configs
+    assert c.decode_resident(128, 4, 32, False, True, 2) == 6
+    assert c.decode_resident(256, 4, 32, False, False, 2) == 3
+    assert c.decode_resident(256, 4, 32, False, False, 2, 164 * 1024) == 2
+    assert f(32, 8, 4096, 32, 132, num_warps=4) == 2
+    assert f(32, 8, 4096, 32, 132, num_warps=4, resident=6) == 2
+    assert f(32, 8, 4096, 32, 132, num_warps=4, resident=3) == 1
+    assert f(1, 8, 4096, 32, 132, num_warps=4, resident=3) == 32
+    # ... and still no split longer than SPLIT_TOKENS.
+    assert f(8, 8, 32768, 32, 132, num_warps=4, resident=3) == 8
     assert f(1, 1, 100000, 64, 132) == 32      # capped at MAX_SPLITS
     assert f(1, 1, 100, 64, 132) == 1          # one 4-tile split is enough
     assert f(256, 32, 8192, 64, 132) == 1

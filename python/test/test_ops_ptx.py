@@ -85,6 +85,21 @@ def test_checked_configurations_keep_their_shape(key):
     assert shape(compiled(key, checked=True)) == EXPECTED_CHECKED[key]
 
 
+@pytest.mark.parametrize("key", sorted(k for k in EXPECTED if k[0] == "decode"),
+                         ids=str)
+def test_decode_shared_estimate_covers_the_kernel(key):
+    # The split count's occupancy model (configs.decode_resident) reads
+    # shared memory from the tile shapes, never below the kernel's and at
+    # most 512 bytes above it.
+    _, dt, group, d, page, partials = key
+    block_n, _ = configs.decode_config(d, group)
+    est = configs.decode_shared_bytes(d, group, block_n, False,
+                                      configs.decode_transposed(d, group),
+                                      configs.decode_stages(False))
+    got = compiled(key).shared_bytes
+    assert got <= est <= got + 512
+
+
 # fp8 caches, the split kernel in its default configuration: dtype, cache
 # dtype, group, head dim -> (16- and 8-byte ld.shared, 1- and 2-byte
 # ld.shared, prmt, mma.sync, .local). The staged K and V bytes are read 16

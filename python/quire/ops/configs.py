@@ -73,11 +73,13 @@ SPLIT_TOKENS = 4096
 
 
 def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
-                   fp8=False, num_warps=1):
+                   fp8=False, num_warps=1, resident=None):
     """Splits of each sequence, at least 4 tiles of block_n tokens per
     split, at most MAX_SPLITS: for 4-warp programs (decode_config's default)
     about 4 programs per SM, rounded to the nearest count, so a batch of
-    sequence-heads that already fills the machine runs one split, and
+    sequence-heads that already fills the machine runs one split, but no
+    more than one wave of the `resident` programs an SM holds at once
+    (decode_resident; None: no limit) where that is fewer than 4, and
     enough that no split is longer than SPLIT_TOKENS (fp8 caches too); for
     one-warp programs enough for about 8 per SM, and on fp8 caches at most 8
     per SM (a second wave of a few programs costs as much as the first).
@@ -87,6 +89,9 @@ def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
     programs = max(1, num_seqs * num_kv_heads)
     if num_warps >= 4:
         want = (8 * sms + programs) // (2 * programs)   # round(4 sms / p)
+        if resident is not None and resident < 4:
+            # A second wave of a few programs costs as much as the first.
+            want = min(want, max(1, resident * sms // programs))
         # No program longer than SPLIT_TOKENS: in a batch of unequal
         # lengths the longest sequences' programs are the tail.
         want = max(want, -(-max_tokens // SPLIT_TOKENS))
@@ -96,6 +101,34 @@ def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
         want = -(-8 * sms // programs)
     most = max(1, -(-max_tokens // (4 * block_n)))
     return max(1, min(want, most, MAX_SPLITS))
+
+
+# Shared memory of an SM where the device is not asked (sm_90: 228 KiB),
+# and what the hardware reserves per resident program.
+SHARED_PER_SM = 228 * 1024
+SHARED_RESERVED = 1024
+
+
+def decode_shared_bytes(head_dim, group, block_n, fp8, transposed, stages):
+    """Shared memory of one split program, estimated from its tiles: the
+    K and V staging (stages x block_n x tile width, one byte an element on
+    fp8 caches, else two) and the f16 query tile, plus 256 bytes of row
+    statistics (python/test/test_ops_ptx.py holds it to the compiled
+    kernels')."""
+    width = tile_width(head_dim)
+    rows = tile_cols(group) if transposed else tile_rows(group)
+    return (stages * 2 * block_n * width * (1 if fp8 else 2) +
+            rows * width * 2 + 256)
+
+
+def decode_resident(head_dim, group, block_n, fp8, transposed, stages,
+                    shared_per_sm=SHARED_PER_SM):
+    """Split programs one SM holds at once by shared memory: 6 for the
+    head-dim-128 default (registers hold it there too), 3 for head dim
+    256, whose programs stage twice the bytes."""
+    need = decode_shared_bytes(head_dim, group, block_n, fp8, transposed,
+                               stages) + SHARED_RESERVED
+    return max(1, shared_per_sm // need)
 
 
 # The split kernel's grid order: (KV heads, sequences, splits) when True,

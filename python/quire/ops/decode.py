@@ -299,10 +299,14 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     tokens = configs.window_tokens(max_tokens, feats.window_left, block_n)
     if num_splits is None:
         if scratch:
-            sms = 132 if host else sm_count(q.device)
+            sms, shared = (132, configs.SHARED_PER_SM) if host else \
+                device_resources(q.device)
+            resident = configs.decode_resident(
+                head_dim, group, block_n, fp8, transposed,
+                num_stages or configs.decode_stages(fp8), shared)
             num_splits = configs.num_splits_for(
                 split_seqs, num_kv_heads, tokens, block_n, sms, fp8=fp8,
-                num_warps=num_warps)
+                num_warps=num_warps, resident=resident)
         else:
             num_splits = 1
     elif num_splits > 1 and not scratch:
@@ -501,23 +505,24 @@ def allocate_lse(like, num_heads, num_tokens):
     return allocate_scratch(like, (num_heads, num_tokens))
 
 
-_sm_counts = {}
+_resources = {}
 
 
-def sm_count(device):
-    """The device's SM count, asked of the driver once per device (it is on
-    every call's path)."""
+def device_resources(device):
+    """(SM count, shared memory per SM in bytes) of the device, asked of
+    the driver once per device (it is on every call's path)."""
     from .. import _cuda
     device = 0 if device is None else device
-    count = _sm_counts.get(device)
-    if count is None:
+    got = _resources.get(device)
+    if got is None:
         try:
-            count = _cuda.device_attribute(
-                _cuda.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device)
+            got = tuple(_cuda.device_attribute(a, device) for a in (
+                _cuda.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                _cuda.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR))
         except _cuda.CudaError as e:
             raise _cuda.CudaError(f"quire.ops: {e}") from None
-        _sm_counts[device] = count
-    return count
+        _resources[device] = got
+    return got
 
 
 _device_sms = {}
