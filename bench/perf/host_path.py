@@ -5,7 +5,8 @@ decode (32/8 heads, head dim 128, 4096 tokens, fp16): the plain call, a
 plan's run(), and what they are made of (the layout checks, the workspace
 allocation, the driver calls), next to the same machine's floor for each
 piece (an empty Python call, torch.empty, torch's current stream, a bare
-cuLaunchKernel through ctypes) and the Triton peer's call. Each row is the
+cuLaunchKernel through ctypes, the plan's launches through libquire's
+quireLaunchKernels in one call) and the Triton peer's call. Each row is the
 mean host time per call over 1000 calls (bench/lib/timing.host_us), so the
 table says where the microseconds go on this machine. A cProfile of plan.run
 follows. A plan with fused_combine=True (the splits merged in the split
@@ -53,12 +54,22 @@ def main(argv=None):
     launch = _cuda._driver().cuLaunchKernel
 
     def bare_launch():
-        first.struct.pack_into(first.buf, 0, *first.values)
+        # The buffer as the last run filled it.
         g = first.grid
         launch(first.function, g[0], g[1], g[2], first.threads, 1, 1,
                first.shared, stream, first.arg_ptrs, None)
 
+    native = plan._native_launch
+
+    def native_launches():
+        native.fill(every)
+        for arr, address, count in native.groups:
+            native.launch(native.driver, address, count, native.addresses_at,
+                          stream.value, native.failed_at)
+
     ptrs = plan._addresses(given)
+    every = dict(ptrs, **{r: x if isinstance(x, int) else x.data_ptr()
+                          for r, x in plan._workspace.items()})
     # The same plan with the splits merged in the split kernel (one launch).
     fused = quire.ops.plan_attention(q, kc, vc, out, cu, 1, sl, L, scale, True,
                                      (-1, -1), bt, 0.0, None, None, None,
@@ -73,6 +84,8 @@ def main(argv=None):
         ("cuCtxSetCurrent (make_current)", lambda: _cuda.make_current(0)),
         ("one tensor's layout (_sig)", lambda: plans._sig(kc, False)),
         ("bare cuLaunchKernel (ctypes, packed buffer)", bare_launch),
+        (f"the plan's {len(plan._launches)} launches through "
+         "quireLaunchKernels", native_launches),
         ("plan: layout checks and addresses", lambda: plan._addresses(given)),
         ("plan: launches, no checks", lambda: plan._run(dict(given), plan._workspace,
                                                         dict(ptrs))),

@@ -2,9 +2,10 @@
 |*                                                                            *|
 |* The stable boundary of libquire.so: compile a tile-dialect module to PTX   *|
 |* (or cubin, or an intermediate form) with its kernel metadata, read a       *|
-|* module's kernel signatures, and run a kernel on host buffers in the CPU    *|
-|* reference interpreter. Python binds it with ctypes (python/quire/_lib.py); *|
-|* any language with a C FFI can.                                             *|
+|* module's kernel signatures, run a kernel on host buffers in the CPU        *|
+|* reference interpreter, and make a recorded sequence of CUDA launches.      *|
+|* Python binds it with ctypes (python/quire/_lib.py); any language with a C  *|
+|* FFI can.                                                                   *|
 |*                                                                            *|
 |* Conventions:                                                               *|
 |*  - Plain C types only; no C++ exception or STL object crosses it.          *|
@@ -264,6 +265,47 @@ QUIRE_CAPI_EXPORTED QuireResult *
 quireInterpret(const char *source, size_t size, const char *bufferName,
                const char *kernelName, const int64_t grid[3],
                const QuireInterpArg *args, size_t numArgs);
+
+/*===----------------------------------------------------------------------===*
+ * Launching
+ *===----------------------------------------------------------------------===*/
+
+/* One recorded kernel launch (a plan's: python/quire/ops/plan.py). The
+ * library does not link the CUDA driver: `function` is a CUfunction and the
+ * caller passes the driver's cuLaunchKernel. `buffer` holds the kernel's
+ * parameters packed as the kernel expects them and `params[i]` points at
+ * parameter i inside it (cuLaunchKernel's kernelParams). Before the launch,
+ * `numSlots` 8-byte pointer parameters are written: the little-endian
+ * addresses[slotIndices[s]] at buffer + slotOffsets[s]. */
+typedef struct QuireLaunch {
+  void *function;
+  uint32_t grid[3];
+  uint32_t block[3];
+  uint32_t sharedBytes;
+  void **params;
+  unsigned char *buffer;
+  const uint32_t *slotOffsets;
+  const uint32_t *slotIndices;
+  uint32_t numSlots;
+} QuireLaunch;
+
+/* The driver's cuLaunchKernel, as quireLaunchKernels calls it. */
+typedef int (*QuireCuLaunchKernel)(void *function, unsigned gridX,
+                                   unsigned gridY, unsigned gridZ,
+                                   unsigned blockX, unsigned blockY,
+                                   unsigned blockZ, unsigned sharedBytes,
+                                   void *stream, void **params, void **extra);
+
+/* Fills each launch's pointer slots from `addresses` (which has an entry for
+ * every slot index) and launches it on `stream`, in order. Returns 0, or the
+ * CUresult of the first launch that failed, whose index goes to *failed
+ * (when not NULL); the launches after it are not made. The caller
+ * serializes calls that share a QuireLaunch (its buffer is written). */
+QUIRE_CAPI_EXPORTED int quireLaunchKernels(QuireCuLaunchKernel cuLaunchKernel,
+                                           const QuireLaunch *launches,
+                                           size_t numLaunches,
+                                           const uint64_t *addresses,
+                                           void *stream, size_t *failed);
 
 #ifdef __cplusplus
 }

@@ -529,3 +529,31 @@ QuireResult *quireInterpret(const char *source, size_t size,
   result->succeeded = true;
   return result;
 }
+
+//===----------------------------------------------------------------------===//
+// Launching
+//===----------------------------------------------------------------------===//
+
+int quireLaunchKernels(QuireCuLaunchKernel cuLaunchKernel,
+                       const QuireLaunch *launches, size_t numLaunches,
+                       const uint64_t *addresses, void *stream,
+                       size_t *failed) {
+  for (size_t i = 0; i < numLaunches; ++i) {
+    const QuireLaunch &l = launches[i];
+    for (uint32_t s = 0; s < l.numSlots; ++s) {
+      uint64_t address = addresses[l.slotIndices[s]];
+      unsigned char *slot = l.buffer + l.slotOffsets[s];
+      for (int byte = 0; byte < 8; ++byte)
+        slot[byte] = static_cast<unsigned char>(address >> (8 * byte));
+    }
+    int status = cuLaunchKernel(l.function, l.grid[0], l.grid[1], l.grid[2],
+                                l.block[0], l.block[1], l.block[2],
+                                l.sharedBytes, stream, l.params, nullptr);
+    if (status != 0) {
+      if (failed)
+        *failed = i;
+      return status;
+    }
+  }
+  return 0;
+}

@@ -41,6 +41,19 @@ class InterpArg(ctypes.Structure):
                 ("float_value", ctypes.c_double)]
 
 
+class Launch(ctypes.Structure):
+    """QuireLaunch: one recorded CUDA launch for quireLaunchKernels."""
+    _fields_ = [("function", ctypes.c_void_p),
+                ("grid", ctypes.c_uint32 * 3),
+                ("block", ctypes.c_uint32 * 3),
+                ("shared_bytes", ctypes.c_uint32),
+                ("params", ctypes.c_void_p),
+                ("buffer", ctypes.c_void_p),
+                ("slot_offsets", ctypes.c_void_p),
+                ("slot_indices", ctypes.c_void_p),
+                ("num_slots", ctypes.c_uint32)]
+
+
 class Result:
     """A QuireResult copied into Python objects (the C object is freed)."""
 
@@ -127,7 +140,12 @@ def _declare(lib):
                 "quireCompileOptionsSetWarpSpecialize":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireResultGetIRDump":
-                (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)])}
+                (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)]),
+                # (cuLaunchKernel, launches, count, addresses, stream,
+                # failed): pointers as ints, so a call converts nothing.
+                "quireLaunchKernels":
+                (ctypes.c_int, [c_void_p, c_void_p, c_size_t, c_void_p,
+                                c_void_p, c_void_p])}
     for name, (restype, argtypes) in list(sigs.items()) + list(optional.items()):
         try:
             fn = getattr(lib, name)

@@ -146,3 +146,65 @@ def test_compile_outputs(lib):
     assert res.ok and b"tile.blocked" in res.output and res.ptx == ""
     res = _lib.compile(src, "vector_add.mlir", 90, 4, "meta")
     assert res.ok and b'"kernels"' in res.output
+
+
+def test_launch_kernels_fills_the_slots_and_stops_at_a_failure(lib):
+    # quireLaunchKernels with a stand-in for the driver's cuLaunchKernel
+    # that reads the parameters the way the driver does (through params).
+    u32, u64, vp = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_void_p
+    proto = ctypes.CFUNCTYPE(ctypes.c_int, vp, ctypes.c_uint, ctypes.c_uint,
+                             ctypes.c_uint, ctypes.c_uint, ctypes.c_uint,
+                             ctypes.c_uint, ctypes.c_uint, vp,
+                             ctypes.POINTER(vp), vp)
+    seen = []
+
+    def fake(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        p = [params[i] for i in range(3)]
+        seen.append((function, (gx, gy, gz), (bx, by, bz), shared, stream,
+                     u32.from_address(p[0]).value, u64.from_address(p[1]).value,
+                     u64.from_address(p[2]).value, extra))
+        return 700 if function == 2 else 0
+
+    driver = proto(fake)
+    bufs, keep = [], []
+    launches = (_lib.Launch * 3)()
+    for n, c in enumerate(launches):
+        buf = ctypes.create_string_buffer(24)
+        u32.from_buffer(buf, 0).value = 7 + n     # a constant parameter
+        params = (vp * 3)(*[ctypes.addressof(buf) + o for o in (0, 8, 16)])
+        offsets, indices = (u32 * 2)(8, 16), (u32 * 2)(1, 0)
+        keep += [params, offsets, indices]
+        bufs.append(buf)
+        c.function = n + 1
+        c.grid[:] = [4, 5, 6]
+        c.block[:] = [128, 1, 1]
+        c.shared_bytes = 4096
+        c.params = ctypes.addressof(params)
+        c.buffer = ctypes.addressof(buf)
+        c.slot_offsets = ctypes.addressof(offsets)
+        c.slot_indices = ctypes.addressof(indices)
+        c.num_slots = 2 if n < 2 else 0
+    addresses = (u64 * 2)(0x1122334455667788, 0xfedcba9876543210)
+    failed = ctypes.c_size_t(99)
+    fn = ctypes.cast(driver, vp).value
+    status = lib.quireLaunchKernels(fn, ctypes.addressof(launches), 3,
+                                    ctypes.addressof(addresses), 0xabc,
+                                    ctypes.addressof(failed))
+    # The second launch fails: its status and index come back, the third
+    # is not made.
+    assert status == 700 and failed.value == 1
+    assert [s[0] for s in seen] == [1, 2]
+    for n, s in enumerate(seen):
+        assert s[1:5] == ((4, 5, 6), (128, 1, 1), 4096, 0xabc)
+        assert s[5:] == (7 + n, 0xfedcba9876543210, 0x1122334455667788, None)
+    # Every launch made, none failing; no launches at all.
+    seen.clear()
+    addresses[1] = 42
+    launches[1].function = 5
+    assert lib.quireLaunchKernels(fn, ctypes.addressof(launches), 3,
+                                  ctypes.addressof(addresses), 0, None) == 0
+    assert [s[0] for s in seen] == [1, 5, 3]
+    assert seen[1][6] == 42 and seen[1][4] is None
+    assert lib.quireLaunchKernels(fn, ctypes.addressof(launches), 0,
+                                  ctypes.addressof(addresses), 0, None) == 0
+    assert len(seen) == 3

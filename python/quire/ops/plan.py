@@ -13,8 +13,10 @@ choice and split count, specialization, compilation), recording its
 launches instead of making them (decode.run). Each launch keeps its
 parameter buffer packed, its function handle and grid; `run` checks that
 its tensors are laid out as the plan's were (dtype, shape, strides, device,
-16-byte alignment), writes their addresses into the buffers and launches on
-torch's current stream. Nothing in a plan depends on tensor values, so it
+16-byte alignment) and hands their addresses to libquire's
+quireLaunchKernels, which writes them into the buffers and makes the
+launches on torch's current stream in one call (a library without it: one
+driver call per launch from Python). Nothing in a plan depends on tensor values, so it
 holds for every batch of the same layout: the lengths and block tables
 change between steps, the plan does not.
 
@@ -34,7 +36,7 @@ import ctypes
 import sys
 import threading
 
-from .. import _args, _cuda
+from .. import _args, _cuda, _lib
 from . import decode, launch
 
 # The most layouts the plain calls keep plans for; past it the cache starts
@@ -75,7 +77,24 @@ class _Launch:
     kernel's function, block, shared memory and a packed buffer."""
 
     __slots__ = ("spec", "grid", "values", "slots", "function", "threads",
-                 "shared", "struct", "buf", "arg_ptrs")
+                 "shared", "struct", "buf", "arg_ptrs", "offsets")
+
+
+class _Native:
+    """A plan's launches as libquire sees them (Plan._native)."""
+
+    def __init__(self, launch, driver, groups, slots, addresses, failed,
+                 keep):
+        self.launch, self.driver, self.groups = launch, driver, groups
+        self.slots, self.addresses, self.failed = slots, addresses, failed
+        self.addresses_at = ctypes.addressof(addresses)
+        self.failed_at = ctypes.addressof(failed)
+        self.keep = keep
+
+    def fill(self, ptr):
+        addresses = self.addresses
+        for role, i in self.slots:
+            addresses[i] = ptr[role]
 
 
 class Plan:
@@ -99,10 +118,10 @@ class Plan:
         # Roles planned as one tensor must be one tensor in a run too.
         self._aliases = [r for r in ids.values() if len(r) > 1]
         self._new_out = given.get("out") is None
-        # The GPU run's check: (role, dtype, shape, strides, device,
+        # The GPU run's check: (role, (dtype, shape, strides, device),
         # aligned) of each planned tensor, and the roles that must be None.
-        self._expect = [(r,) + self._sig[r] for r in self.roles
-                        if self._sig[r] is not None]
+        self._expect = [(r, self._sig[r][:4], self._sig[r][4])
+                        for r in self.roles if self._sig[r] is not None]
         self._absent = [r for r in self.roles if self._sig[r] is None]
         self._out_shape = tuple(_view(out).shape)
         self._lse = None if lse is None else tuple(_view(lse).shape)
@@ -138,6 +157,7 @@ class Plan:
             self._launches += group
         self.concurrent = bool(concurrent) and not self.host and \
             len(self._groups) > 1
+        self._native_launch = None if self.host else self._native()
         if self.concurrent:
             # Made now, outside any CUDA graph capture of the runs.
             self._events = (_cuda.Event(timing=False),
@@ -171,7 +191,49 @@ class Plan:
             base = ctypes.addressof(L.buf)
             L.arg_ptrs = (ctypes.c_void_p * max(1, len(packing.offsets)))(
                 *[base + off for off in packing.offsets])
+            L.offsets = packing.offsets
+            # The constants stay; a run writes the pointer slots.
+            L.struct.pack_into(L.buf, 0, *L.values)
         return L
+
+    def _native(self):
+        """The launches as libquire's QuireLaunch arrays, one per group,
+        and the address array their pointer slots read (a run fills it
+        and makes each group's launches in one call), or None where the
+        library lacks quireLaunchKernels."""
+        try:
+            launch_kernels = _lib.lib().quireLaunchKernels
+        except (_lib.LibraryError, AttributeError):
+            return None
+        index = {}
+        for L in self._launches:
+            for _, role in L.slots:
+                index.setdefault(role, len(index))
+        addresses = (ctypes.c_uint64 * max(1, len(index)))()
+        groups, keep = [], []
+        for group in self._groups:
+            arr = (_lib.Launch * len(group))()
+            for c, L in zip(arr, group):
+                offsets = (ctypes.c_uint32 * max(1, len(L.slots)))(
+                    *[L.offsets[j] for j, _ in L.slots])
+                indices = (ctypes.c_uint32 * max(1, len(L.slots)))(
+                    *[index[role] for _, role in L.slots])
+                keep += [offsets, indices]
+                c.function = L.function.value
+                c.grid[:] = list(L.grid)
+                c.block[:] = [L.threads, 1, 1]
+                c.shared_bytes = L.shared
+                c.params = ctypes.addressof(L.arg_ptrs)
+                c.buffer = ctypes.addressof(L.buf)
+                c.slot_offsets = ctypes.addressof(offsets)
+                c.slot_indices = ctypes.addressof(indices)
+                c.num_slots = len(L.slots)
+            groups.append((arr, ctypes.addressof(arr), len(group)))
+        failed = ctypes.c_size_t()
+        driver = ctypes.cast(_cuda._driver().cuLaunchKernel,
+                             ctypes.c_void_p).value
+        return _Native(launch_kernels, driver, groups, list(index.items()),
+                       addresses, failed, keep)
 
     def run(self, *args, **kwargs):
         """The planned launches over these tensors; returns out, or (out,
@@ -187,16 +249,15 @@ class Plan:
         plan's layout (the full check, for its message, on a mismatch)."""
         ptr = {}
         try:
-            for role, dtype, shape, strides, device, aligned in self._expect:
+            for role, layout, aligned in self._expect:
                 x = given[role]
                 if x is None:
                     if role == "out" and self._new_out:
                         continue
                     raise LookupError
                 p = x.data_ptr()
-                if (x.dtype != dtype or x.shape != shape or
-                        x.stride() != strides or x.get_device() != device or
-                        (aligned and p & 15)):
+                if (x.dtype, x.shape, x.stride(), x.get_device()) != layout \
+                        or (aligned and p & 15):
                     raise LookupError
                 ptr[role] = p
             for role in self._absent:
@@ -253,33 +314,47 @@ class Plan:
         _cuda.make_current(device)
         main = _cuda.stream_handle(None, device)
         with self._lock:
+            if self._native_launch is not None:
+                self._native_launch.fill(ptr)
             if not self.concurrent:
-                self._launch_group(self._launches, ptr, main)
+                for i in range(len(self._groups)):
+                    self._launch_group(i, ptr, main)
                 return
             fork, join = self._events
             side = self._side
             fork.record(main)
             fork.wait(side)
-            self._launch_group(self._groups[0], ptr, main)
-            for group in self._groups[1:]:
-                self._launch_group(group, ptr, side)
+            self._launch_group(0, ptr, main)
+            for i in range(1, len(self._groups)):
+                self._launch_group(i, ptr, side)
             join.record(side)
             join.wait(main)
 
-    @staticmethod
-    def _launch_group(launches, ptr, stream):
-        stream = ctypes.c_void_p(stream)
+    def _launch_group(self, i, ptr, stream):
+        """The launches of group `i` on `stream`: through libquire in one
+        call (the addresses already filled in), or one driver call each
+        from Python."""
+        native = self._native_launch
+        if native is not None:
+            arr, address, count = native.groups[i]
+            status = native.launch(native.driver, address, count,
+                                   native.addresses_at, stream,
+                                   native.failed_at)
+            if status:
+                name = self._groups[i][native.failed.value].spec.name
+                _cuda.check(status, f"cuLaunchKernel ({name})")
+            return
         launch_kernel = _cuda._driver().cuLaunchKernel
-        for L in launches:
-            vals = L.values
+        handle = ctypes.c_void_p(stream)
+        for L in self._groups[i]:
             for j, role in L.slots:
-                vals[j] = ptr[role]
-            L.struct.pack_into(L.buf, 0, *vals)
+                ctypes.c_uint64.from_buffer(L.buf, L.offsets[j]).value = \
+                    ptr[role]
             g = L.grid
             status = launch_kernel(L.function, g[0], g[1], g[2], L.threads,
-                                   1, 1, L.shared, stream, L.arg_ptrs, None)
+                                   1, 1, L.shared, handle, L.arg_ptrs, None)
             if status:
-                _cuda.check(status, "cuLaunchKernel")
+                _cuda.check(status, f"cuLaunchKernel ({L.spec.name})")
 
     def _fresh_workspace(self, like):
         """({role: buffer}, what holds the memory) for the split partials:
@@ -436,6 +511,8 @@ def _is_torch_cuda(x):
 
 
 def _bind(roles, args, kwargs, what):
+    if not kwargs and len(args) == len(roles):
+        return dict(zip(roles, args))
     if len(args) > len(roles):
         raise TypeError(f"{what}: run() takes at most {len(roles)} tensors "
                         f"({', '.join(roles)}), got {len(args)}")
