@@ -410,10 +410,13 @@ def cached(what, roles, tensors, scalars, call):
     whose tensors are not all distinct torch CUDA tensors (or None) run
     `call()` itself."""
     key, addresses = _key(what, tensors, scalars)
+    try:
+        plan = None if key is None else _cache.get(key)
+    except TypeError:                   # a scalar that cannot be hashed
+        key = None
     if key is None:
         stats["uncached"] += 1
         return call()
-    plan = _cache.get(key)
     if plan is None:
         result, rec = record(call)
         plan = Plan(what, roles, dict(zip(roles, tensors)), result, rec)
@@ -434,7 +437,8 @@ def cached(what, roles, tensors, scalars, call):
 def _key(what, tensors, scalars):
     """(the plan cache's key, the tensors' addresses, None for None) of a
     plain call, or (None, None) when its tensors are not all distinct torch
-    CUDA tensors (or None) or a scalar is not hashable."""
+    CUDA tensors (or None). The key may hold an unhashable scalar (the
+    cache lookup says so)."""
     torch = sys.modules.get("torch")
     if torch is None:
         return None, None
@@ -447,22 +451,19 @@ def _key(what, tensors, scalars):
             parts.append(None)
             addresses.append(None)
             continue
-        if not isinstance(t, Tensor) or not t.is_cuda or id(t) in seen:
+        if not isinstance(t, Tensor) or id(t) in seen:
             return None, None
         seen.add(id(t))
         p = t.data_ptr()
-        parts.append(_layout(t, p))
+        # _layout, inline: this is on every plain call's path.
+        layout = (t.dtype, t.shape, t.stride(), t.get_device(), p & 15 == 0)
+        if layout[3] < 0:               # not a CUDA tensor
+            return None, None
+        parts.append(layout)
         addresses.append(p)
     for s in scalars:
-        if isinstance(s, list):
-            s = tuple(s)
-        parts.append((type(s), s))
-    key = tuple(parts)
-    try:
-        hash(key)
-    except TypeError:
-        return None, None
-    return key, addresses
+        parts.append((type(s), tuple(s) if isinstance(s, list) else s))
+    return tuple(parts), addresses
 
 
 def _layout(t, address):
