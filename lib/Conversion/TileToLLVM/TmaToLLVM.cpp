@@ -197,6 +197,30 @@ struct TmaCopyOpLowering : public ConvertOpToLLVMPattern<tile::TmaCopyOp> {
   TileToLLVMState &state;
 };
 
+/// Spins until the mbarrier at `bar` completes the phase of parity `phase`:
+/// `loop: mbarrier.try_wait.parity P, [bar], phase; @!P bra loop`. Every
+/// thread waits when `onlyIf` is null (the loop's branch is then uniform,
+/// `bra.uni`); else only threads where `onlyIf` holds, and the others
+/// branch around the loop (divergent). The labels are local to the braces,
+/// so copies of the loop (unrolled, duplicated) do not clash.
+void waitForParity(OpBuilder &b, Location loc, Value bar, Value phase,
+                   Value onlyIf, StringRef label) {
+  std::string l = label.str();
+  std::string loop = "{\n.reg .pred done;\n";
+  if (onlyIf)
+    loop += "@!$2 bra skip_" + l + ";\n";
+  loop += l + ":\nmbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n";
+  loop += (onlyIf ? "@!done bra " : "@!done bra.uni ") + l + ";\n";
+  if (onlyIf)
+    loop += "skip_" + l + ":\n";
+  loop += "}";
+  SmallVector<Value> operands = {bar, phase};
+  if (onlyIf)
+    operands.push_back(onlyIf);
+  inlinePtx(b, loc, {}, operands, loop, onlyIf ? "r,r,b" : "r,r",
+            /*sideEffects=*/true);
+}
+
 /// tile.tma_wait stage %s phase %p {buffer = b}
 ///   => loop: mbarrier.try_wait.parity.shared::cta.b64 P, [bar(b, s)], %p;
 ///            @!P bra loop
@@ -211,13 +235,8 @@ struct TmaWaitOpLowering : public ConvertOpToLLVMPattern<tile::TmaWaitOp> {
     Value bar =
         barrierAddress(rewriter, loc, op, state, adaptor.getStage().front(),
                        op.getBuffer(), op.getStages());
-    // The label is local to the braces, so copies of the loop (unrolled,
-    // duplicated) do not clash.
-    inlinePtx(rewriter, loc, {}, {bar, adaptor.getPhase().front()},
-              "{\n.reg .pred done;\nwait_tma:\n"
-              "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
-              "@!done bra.uni wait_tma;\n}",
-              "r,r", /*sideEffects=*/true);
+    waitForParity(rewriter, loc, bar, adaptor.getPhase().front(),
+                  /*onlyIf=*/nullptr, "wait_tma");
     rewriter.eraseOp(op);
     return success();
   }
@@ -268,14 +287,11 @@ struct TmaAcquireOpLowering
     Value bar = barrierAddress(rewriter, loc, op, state,
                                adaptor.getStage().front(), op.getBuffer(),
                                op.getStages(), /*release=*/true);
-    // Only the issuing thread waits: a divergent branch around the loop.
-    inlinePtx(rewriter, loc, {},
-              {bar, adaptor.getPhase().front(),
-               isFirstThread(rewriter, loc, issuer(state, op.getProducer()))},
-              "{\n.reg .pred done;\n@!$2 bra skip_acquire;\nwait_acquire:\n"
-              "mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n"
-              "@!done bra wait_acquire;\nskip_acquire:\n}",
-              "r,r,b", /*sideEffects=*/true);
+    // Only the issuing thread waits.
+    waitForParity(
+        rewriter, loc, bar, adaptor.getPhase().front(),
+        isFirstThread(rewriter, loc, issuer(state, op.getProducer())),
+        "wait_acquire");
     rewriter.eraseOp(op);
     return success();
   }
