@@ -299,8 +299,11 @@ typedef int (*QuireCuLaunchKernel)(void *function, unsigned gridX,
 /* Fills each launch's pointer slots from `addresses` (which has an entry for
  * every slot index) and launches it on `stream`, in order. Returns 0, or the
  * CUresult of the first launch that failed, whose index goes to *failed
- * (when not NULL); the launches after it are not made. The caller
- * serializes calls that share a QuireLaunch (its buffer is written). */
+ * (when not NULL); the launches after it are not made. A NULL
+ * cuLaunchKernel or launches (with numLaunches > 0), or a launch with slots
+ * and a NULL addresses, buffer or slot array, fails that launch with 1
+ * (CUDA_ERROR_INVALID_VALUE) before it is made. The caller serializes calls
+ * that share a QuireLaunch (its buffer is written). */
 QUIRE_CAPI_EXPORTED int quireLaunchKernels(QuireCuLaunchKernel cuLaunchKernel,
                                            const QuireLaunch *launches,
                                            size_t numLaunches,

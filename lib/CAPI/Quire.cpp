@@ -538,8 +538,21 @@ int quireLaunchKernels(QuireCuLaunchKernel cuLaunchKernel,
                        const QuireLaunch *launches, size_t numLaunches,
                        const uint64_t *addresses, void *stream,
                        size_t *failed) {
+  // CUDA_ERROR_INVALID_VALUE, as the driver answers a null argument.
+  constexpr int invalidValue = 1;
+  if (numLaunches && (!cuLaunchKernel || !launches)) {
+    if (failed)
+      *failed = 0;
+    return invalidValue;
+  }
   for (size_t i = 0; i < numLaunches; ++i) {
     const QuireLaunch &l = launches[i];
+    if (l.numSlots &&
+        (!addresses || !l.buffer || !l.slotOffsets || !l.slotIndices)) {
+      if (failed)
+        *failed = i;
+      return invalidValue;
+    }
     for (uint32_t s = 0; s < l.numSlots; ++s) {
       uint64_t address = addresses[l.slotIndices[s]];
       unsigned char *slot = l.buffer + l.slotOffsets[s];

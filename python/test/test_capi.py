@@ -208,3 +208,37 @@ def test_launch_kernels_fills_the_slots_and_stops_at_a_failure(lib):
     assert lib.quireLaunchKernels(fn, ctypes.addressof(launches), 0,
                                   ctypes.addressof(addresses), 0, None) == 0
     assert len(seen) == 3
+
+
+def test_launch_kernels_refuses_null_arguments(lib):
+    called = []
+    proto = ctypes.CFUNCTYPE(ctypes.c_int, *([ctypes.c_void_p] + [ctypes.c_uint] * 7 +
+                                             [ctypes.c_void_p] * 3))
+    driver = proto(lambda *a: called.append(a) or 0)
+    fn = ctypes.cast(driver, ctypes.c_void_p).value
+    launches = (_lib.Launch * 2)()
+    failed = ctypes.c_size_t(99)
+    # No driver function, no launches: 1 (CUDA_ERROR_INVALID_VALUE).
+    assert lib.quireLaunchKernels(None, ctypes.addressof(launches), 2, None,
+                                  0, ctypes.addressof(failed)) == 1
+    assert failed.value == 0
+    assert lib.quireLaunchKernels(fn, None, 2, None, 0, None) == 1
+    # The second launch has a slot but there are no addresses: the first
+    # is made, the second refused.
+    buf = ctypes.create_string_buffer(8)
+    one = (ctypes.c_uint32 * 1)(0)
+    launches[1].num_slots = 1
+    launches[1].buffer = ctypes.addressof(buf)
+    launches[1].slot_offsets = launches[1].slot_indices = ctypes.addressof(one)
+    assert lib.quireLaunchKernels(fn, ctypes.addressof(launches), 2, None,
+                                  0, ctypes.addressof(failed)) == 1
+    assert failed.value == 1 and len(called) == 1
+    # A NULL slot array with addresses given is refused too.
+    launches[1].slot_offsets = None
+    addresses = (ctypes.c_uint64 * 1)(5)
+    assert lib.quireLaunchKernels(fn, ctypes.addressof(launches), 2,
+                                  ctypes.addressof(addresses), 0,
+                                  ctypes.addressof(failed)) == 1
+    assert failed.value == 1 and len(called) == 2
+    # Nothing to launch needs nothing.
+    assert lib.quireLaunchKernels(None, None, 0, None, 0, None) == 0
