@@ -130,6 +130,7 @@ class Plan:
         # The split partials: the plan keeps the recorded buffers as its
         # workspace and knows their shapes for a fresh one.
         self._scratch = []                  # [(role, shape)]
+        self._scratch_offsets = None        # _fresh_workspace's pieces
         self._workspace = {}                # {role: buffer}
         for obj in rec.created:
             if id(obj) not in ids:
@@ -366,13 +367,22 @@ class Plan:
             pieces = {role: numpy.empty(shape, numpy.float32)
                       for role, shape in self._scratch}
             return pieces, pieces
-        sizes = [-(-_numel(shape) // 4) * 4 for _, shape in self._scratch]
-        buf = decode.allocate_scratch(like, (sum(sizes),))
-        base, pieces = buf.data_ptr(), {}
-        for (role, _), n in zip(self._scratch, sizes):
-            pieces[role] = base
-            base += 4 * n
-        return pieces, buf
+        offsets = self._scratch_offsets
+        if offsets is None:
+            offsets, end = [], 0
+            for role, shape in self._scratch:
+                offsets.append((role, end))
+                end += 16 * -(-_numel(shape) // 4)
+            offsets = self._scratch_offsets = (offsets, end // 4)
+        pieces, total = offsets
+        if _is_torch_cuda(like):
+            import torch
+            # new_empty: the caching allocator without a torch.device made.
+            buf = like.new_empty((total,), dtype=torch.float32)
+        else:
+            buf = decode.allocate_scratch(like, (total,))
+        base = buf.data_ptr()
+        return {role: base + off for role, off in pieces}, buf
 
     def _check(self, given):
         for role in self.roles:
