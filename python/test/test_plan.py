@@ -356,3 +356,37 @@ def test_mixed_plan_on_two_streams_in_a_cuda_graph(concurrent):
     got = out.clone()
     torch.cuda.synchronize()
     assert rel_err(np, got.double().cpu().numpy(), ref) < 2e-3
+
+
+@pytest.mark.parametrize("kind", ["decode", "prefill"])
+def test_unified_makes_the_separate_ops_launches(kind):
+    # On a decode-only or prefill-only batch unified_attention launches
+    # what paged_decode_attention or paged_prefill_attention does: the same
+    # specializations, grids and scalar parameters (so the benchmark's
+    # baseline rows compare a kernel with itself).
+    ctx, qlens = KINDS[kind]
+    b = Batch(np.random.default_rng(), ctx, qlens)
+    scale = 1 / math.sqrt(b.d)
+    # Decode with three splits: the split kernel and the combine.
+    splits = dict(num_splits=3) if kind == "decode" else {}
+    uni = _plan(b, dict(window_size=(-1, -1), softcap=0.0, **splits), scale,
+                out=b.poisoned())
+    if kind == "decode":
+        call = lambda: quire.ops.paged_decode_attention(  # noqa: E731
+            b.q, b.k, b.v, b.bt, b.lens, scale, b.poisoned(),
+            max_seq_len=b.max_k, **splits)
+    else:
+        call = lambda: quire.ops.paged_prefill_attention(  # noqa: E731
+            b.q, b.k, b.v, b.bt, b.cu, b.lens, scale, b.poisoned(),
+            max_query_len=b.max_q)
+    _, rec = quire.ops.plan.record(call)
+    want = [(spec, grid, [values[n] for n in spec.order
+                          if isinstance(values[n], (int, float))])
+            for _, _, launches, _ in rec.runs
+            for spec, grid, values, _ in launches]
+    got = [(L.spec, L.grid, [v for j, v in enumerate(L.values)
+                             if j not in {i for i, _ in L.slots}])
+           for L in uni._launches]
+    assert len(got) == len(want) == (2 if kind == "decode" else 1)
+    for (gs, gg, gv), (ws, wg, wv) in zip(got, want):
+        assert gs is ws and tuple(gg) == tuple(wg) and gv == wv
