@@ -121,10 +121,16 @@ def test_fp8_operands_are_read_wide(key):
     spec = decode._split_spec(dt, group, d, 16, block_n, True, True, True,
                               configs.decode_transposed(d, group, True), False,
                               False, NONE, kv_dtype=kv)
-    ptx = launch.compiled(spec, 90, warps).ptx
+    kernel = launch.compiled(spec, 90, warps)
+    ptx = kernel.ptx
     assert tuple(len(re.findall(p, ptx)) for p in (
         r"ld\.shared\.v[24]", r"ld\.shared\.[bu](8|16)\b", r"prmt",
         r"mma\.sync", r"\.local")) == EXPECTED_FP8[key]
+    # The split count's occupancy model holds for fp8 staging too.
+    est = configs.decode_shared_bytes(d, group, block_n, True,
+                                      configs.decode_transposed(d, group, True),
+                                      configs.decode_stages(True))
+    assert kernel.shared_bytes <= est <= kernel.shared_bytes + 512
 
 
 @pytest.mark.parametrize("d", [64, 128])
