@@ -7,7 +7,7 @@ defaults should be per shape comes from this table.
 
     bench/run.py decode_tune [--rows NAME,...] [--kv-dtype e4m3fn|e5m2]
         [--tiles 16x1,32x4,...] [--splits 1,2,4,...] [--stages 2,3,...]
-        [--orders seqs,heads]
+        [--orders seqs,heads,longest]
 """
 
 import math
@@ -38,7 +38,8 @@ def main(argv=None):
                    "(default: the op's, configs.decode_stages)")
     p.add_argument("--orders", default="default",
                    help="comma-separated grid orders of the split kernel: seqs "
-                   "(sequences as grid x), heads (KV heads as grid x) "
+                   "(sequences as grid x), heads (KV heads as grid x), longest "
+                   "(KV heads as grid x, the sequences longest first) "
                    "(default: the op's)")
     p.add_argument("--kv-dtype", default="float16",
                    choices=("float16", "e4m3fn", "e5m2"),
@@ -51,11 +52,12 @@ def main(argv=None):
             int(s) for s in args.splits.split(","))
         stages = (None,) if not args.stages else tuple(
             int(s) for s in args.stages.split(","))
-        names = {"default": None, "seqs": False, "heads": True}
+        names = {"default": (None, None), "seqs": (False, False),
+                 "heads": (True, False), "longest": (True, True)}
         orders = tuple(names[o] for o in args.orders.split(","))
     except (ValueError, KeyError):
         p.error("--tiles takes TOKENSxWARPS,..., --splits and --stages N,..., "
-                "--orders seqs,heads")
+                "--orders seqs,heads,longest")
     torch = require_torch()
     from quire.ops import configs
     from quire.ops.decode import device_resources
@@ -97,22 +99,27 @@ def main(argv=None):
                                              configs.decode_stages(fp8), shared))
         print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "
               f"transposed {dt}")
-        print("| block_n | warps | splits | transposed | stages | heads first | us | TB/s "
-              "| % of read | rel err |")
-        print("|---|---|---|---|---|---|---|---|---|---|")
+        print("| block_n | warps | splits | transposed | stages | heads first "
+              "| longest first | us | TB/s | % of read | rel err |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
         out = torch.empty_like(q)
         results = []
         forms = (dt, not dt) if fp8 else (dt,)
         configs_ = [(bn, nw, sp, tr, st, hf) for bn, nw in tiles for sp in splits_
                     for tr in forms for st in stages for hf in orders]
-        if (dn, dw, ds, dt, None, None) not in configs_:
-            configs_.append((dn, dw, ds, dt, None, None))
-        for bn, nw, splits, tr, st, hf in configs_:
-            fn = (lambda bn=bn, nw=nw, tr=tr, sp=splits, st=st, hf=hf: _paged_decode(
-                q, kc, vc, bt, sl, scale, out, max(L), sp, block_n=bn,
-                num_warps=nw, transposed=tr, num_stages=st, heads_first=hf))
+        if (dn, dw, ds, dt, None, (None, None)) not in configs_:
+            configs_.append((dn, dw, ds, dt, None, (None, None)))
+        for bn, nw, splits, tr, st, (hf, lf) in configs_:
+            fn = (lambda bn=bn, nw=nw, tr=tr, sp=splits, st=st, hf=hf, lf=lf:
+                  _paged_decode(q, kc, vc, bt, sl, scale, out, max(L), sp,
+                                block_n=bn, num_warps=nw, transposed=tr,
+                                num_stages=st, heads_first=hf,
+                                longest_first=lf))
             st_name = st or configs.decode_stages(fp8)
             hf_name = configs.DECODE_HEADS_FIRST if hf is None else hf
+            lf_name = configs.decode_longest_first(S, splits) if lf is None \
+                else lf
+            hf_name = f"{hf_name} | {lf_name}"
             try:
                 out.fill_(float("nan"))
                 fn()
@@ -132,7 +139,7 @@ def main(argv=None):
         if results:
             t, bn, nw, splits, tr, st, hf = min(results)
             print(f"best: block_n {bn}, warps {nw}, splits {splits}, transposed {tr}, "
-                  f"stages {st}, heads first {hf}: "
+                  f"stages {st}, heads first | longest first {hf}: "
                   f"{t:.1f} us, {100 * tbs(t) / limit:.0f}% of read")
         if fp8:
             # The ablation of the wide fp8 operands (docs/passes.md): the

@@ -9,6 +9,7 @@ import pytest
 import quire
 from conftest import FakeCudaArray, has_gpu
 from helpers import make_paged_kv, paged_attention_ref, rel_err
+from quire.ops import decode_kernels
 
 np = pytest.importorskip("numpy")
 pda = quire.ops.paged_decode_attention
@@ -91,6 +92,41 @@ def test_grid_orders_and_stages_match_float64(rng, heads_first, num_splits,
                                          "in \\[2, 8\\], got 1"):
         quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, 1,
                                 num_stages=1)
+
+
+@pytest.mark.parametrize("heads_first", [False, True])
+@pytest.mark.parametrize("num_seqs, lens", [
+    (5, (0, 97, 33, 97, 1)),             # ties (by index), empty, one token
+    (19, tuple(range(0, 190, 10))),      # 19 of 32: two blocks of 16
+])
+@pytest.mark.parametrize("num_splits", [1, 3])
+def test_longest_first_matches_float64(rng, heads_first, num_seqs, lens,
+                                       num_splits):
+    # Programs taking the sequences longest first (SEQS_PAD): every
+    # sequence still gets exactly its own programs.
+    q, k, v, bt, sl = _case(rng, num_seqs, 2, 3, 40, 8, lens)
+    ref = paged_attention_ref(np, q, k, v, bt, sl)
+    out = np.full(q.shape, np.nan, np.float16)
+    quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, num_splits,
+                            heads_first=heads_first, longest_first=True)
+    assert rel_err(np, out, ref) < 2e-3
+    assert (out[sl == 0] == 0).all()
+
+
+def test_longest_first_ranks_by_length(rng):
+    # The rank -> sequence map itself, in the interpreter: program r
+    # writes the sequence it would take.
+    lens = np.array([5, 90, 90, 0, 33, 200, 1], np.int32)
+
+    @quire.jit(interpret=True)
+    def rank_kernel(seq_lens, out, num_seqs, N: quire.language.constexpr):
+        r = quire.language.program_id(0)
+        quire.language.store(out + r, decode_kernels._longest_first(
+            seq_lens, r, num_seqs, N))
+
+    got = np.full(len(lens), -1, np.int32)
+    rank_kernel[(len(lens),)](lens, got, len(lens), N=8)
+    assert got.tolist() == [5, 1, 2, 4, 0, 6, 3]
 
 
 def test_wide_fp8_operands_hook_is_checked(rng):

@@ -139,6 +139,18 @@ def decode_resident(head_dim, group, block_n, fp8, transposed, stages,
 DECODE_HEADS_FIRST = True
 
 
+# The most sequences the split kernel orders by length (each program
+# compares every pair: SEQS_PAD^2).
+LONGEST_FIRST_SEQS = 256
+
+
+def decode_longest_first(num_seqs, num_splits):
+    """Whether the split kernel's programs take the sequences longest
+    first (decode_kernels.py, SEQS_PAD): off (docs/performance.md,
+    "Decode: longest first")."""
+    return False
+
+
 def decode_stages(fp8):
     """cp.async stages of the split kernel: 3 for fp8 caches, whose tiles
     are half the bytes (two stages leave too little in flight), else 2."""

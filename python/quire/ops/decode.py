@@ -21,12 +21,14 @@ _local = threading.local()
 def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
                 aligned_strides, partials, transposed, checked, varlen,
                 feats, kv_dtype=None, fused=False, num_stages=None,
-                heads_first=False):
+                heads_first=False, seqs_pad=None):
     """The Specialization of the split (PARTIALS) or one-split kernel;
     `kv_dtype` is the caches' element type when it is not `dtype` (fp8);
     `fused`: the splits merge themselves (FUSED, no combine kernel);
     `num_stages`: the cp.async staging depth (configs.decode_stages when
-    None); `heads_first`: the grid's x is the KV heads (HEADS_FIRST)."""
+    None); `heads_first`: the grid's x is the KV heads (HEADS_FIRST);
+    `seqs_pad`: the programs take the sequences longest first, among the
+    grid's padded to this power of two (SEQS_PAD; None: in order)."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     F32P = launch.core.pointer_type(launch.F32)
@@ -39,7 +41,7 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
         HEADS=configs.tile_cols(group) if transposed else
         configs.tile_rows(group), PAGE_SIZE=page_size, BLOCK_N=block_n,
         PARTIALS=partials, FUSED=fused, TRANSPOSED=transposed,
-        HEADS_FIRST=heads_first, VARLEN=varlen)
+        HEADS_FIRST=heads_first, SEQS_PAD=seqs_pad, VARLEN=varlen)
     args = dict(
         q=(P, pd), k_cache=(KP, pd), v_cache=(KP, pd),
         block_tables=(I32P, pd),
@@ -213,11 +215,11 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                   window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
                   sinks=None, return_lse=False, q_descale=None,
                   k_descale=None, v_descale=None, wide_fp8_operands=True,
-                  num_stages=None, heads_first=None):
+                  num_stages=None, heads_first=None, longest_first=None):
     """paged_decode_attention, with the tile height, warps, form and
-    staging depth of the split kernel and its grid order (`heads_first`)
-    open for benchmarks and tests (and `wide_fp8_operands`, the compile
-    option, for their ablation)."""
+    staging depth of the split kernel and its grid order (`heads_first`,
+    `longest_first`) open for benchmarks and tests (and
+    `wide_fp8_operands`, the compile option, for their ablation)."""
     extra, optional = features.optional_items(alibi_slopes, sinks, q_descale,
                                               k_descale, v_descale)
     v = decode_views(query, key_cache, value_cache, block_table, seq_lens,
@@ -250,14 +252,14 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                num_splits, num_seqs, lse, block_n=block_n,
                num_warps=num_warps, transposed=transposed,
                wide_fp8_operands=wide_fp8_operands, num_stages=num_stages,
-               heads_first=heads_first)
+               heads_first=heads_first, longest_first=longest_first)
     return (out, lse) if return_lse else out
 
 
 def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, split_seqs, lse, cu=None, block_n=None,
                num_warps=None, transposed=None, wide_fp8_operands=True,
-               num_stages=None, heads_first=None):
+               num_stages=None, heads_first=None, longest_first=None):
     """Launches the decode kernels over every sequence of the validated
     views `v` (query rows by sequence, or by cu_seqlens_q with `cu`),
     writing `o` (and `lse`). `split_seqs` is how many sequences the split
@@ -318,6 +320,10 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
         heads_first = configs.DECODE_HEADS_FIRST
     # Grid y is at most 65535.
     heads_first = bool(heads_first) and num_seqs <= 65535
+    if longest_first is None:
+        longest_first = configs.decode_longest_first(num_seqs, num_splits)
+    seqs_pad = configs.next_pow2(num_seqs) if longest_first and \
+        1 < num_seqs <= configs.LONGEST_FIRST_SEQS else None
 
     q_hs, o_hs = val.stride(q, 1), val.stride(o, 1)
     for name, hs in (("query", q_hs), ("out", o_hs)):
@@ -348,13 +354,14 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     key = (dtype, kv_dtype, group, head_dim, page_size, block_n,
            aligned_pointers, aligned_strides, partials, fused,
            bool(transposed), checked, varlen, feats.key, num_stages,
-           heads_first)
+           heads_first, seqs_pad)
     plan = _plans.get(key)
     if plan is None:
         first = _split_spec(dtype, group, head_dim, page_size, block_n,
                             aligned_pointers, aligned_strides, partials,
                             bool(transposed), checked, varlen, feats,
-                            kv_dtype, fused, num_stages, heads_first)
+                            kv_dtype, fused, num_stages, heads_first,
+                            seqs_pad)
         combine = _combine_spec(dtype, head_dim, aligned_pointers,
                                 aligned_strides, varlen,
                                 feats.lse) if partials and not fused else None

@@ -54,6 +54,12 @@ Constexprs, each off costing nothing:
   HEADS_FIRST the KV heads are grid x: the programs of one sequence's heads
               are launched side by side, and read each cache page (its
               heads are adjacent in memory) at about the same time
+  SEQS_PAD    (not None) the programs take the sequences in order of
+              length, longest first (ties by index), among the grid's
+              sequences padded to SEQS_PAD, a power of two: the programs
+              launched last, which make the kernel's tail, are the
+              shortest (each program ranks the lengths itself, SEQS_PAD^2
+              comparisons)
   VARLEN      the query of sequence s is row cu_seqlens_q[s] of q and out
               (unified_attention's layout); sequences whose chunk is not
               one token are left to the prefill kernel
@@ -109,6 +115,25 @@ def _tanh(x):
     """tanh through one exp2: 1 - 2 / (e^2x + 1), exact to fp32 rounding
     where the SFU's tanh.approx is not (softcap multiplies its error)."""
     return 1.0 - 2.0 / (tl.exp2(x * (2.0 * LOG2E)) + 1.0)
+
+
+@jit
+def _longest_first(seq_lens, rank, num_seqs, N: tl.constexpr):
+    """The sequence of rank `rank` among the first num_seqs (N padded) when
+    they are ordered by length, longest first, ties by index: the j whose
+    count of sequences ordered before it is `rank`, counted over blocks of
+    16 sequences at a time."""
+    CHUNK: tl.constexpr = 16 if N > 16 else N
+    j = tl.arange(0, N)
+    len_j = tl.load(seq_lens + j, mask=j < num_seqs, other=-1)[None, :]
+    ahead = tl.zeros((N,), tl.int32)
+    for i0 in tl.static_range(0, N, CHUNK):
+        i = i0 + tl.arange(0, CHUNK)
+        len_i = tl.load(seq_lens + i, mask=i < num_seqs, other=-1)[:, None]
+        before = (len_i > len_j) | ((len_i == len_j) &
+                                    (i[:, None] < j[None, :]))
+        ahead += tl.sum(before.to(tl.int32), axis=0)
+    return tl.sum(tl.where(ahead == rank, j, 0), axis=0)
 
 
 @jit
@@ -207,6 +232,7 @@ def paged_decode(
         DP: tl.constexpr, PAGE_SIZE: tl.constexpr, BLOCK_N: tl.constexpr,
         PARTIALS: tl.constexpr, FUSED: tl.constexpr,
         TRANSPOSED: tl.constexpr, HEADS_FIRST: tl.constexpr,
+        SEQS_PAD: tl.constexpr,
         VARLEN: tl.constexpr, WINDOW: tl.constexpr, SOFTCAP: tl.constexpr,
         ALIBI: tl.constexpr, SINKS: tl.constexpr, LSE: tl.constexpr,
         Q_DESCALE: tl.constexpr, K_DESCALE: tl.constexpr,
@@ -215,10 +241,14 @@ def paged_decode(
         kv_head = tl.program_id(0)
         seq = tl.program_id(1)
         num_kv_heads = tl.num_programs(0)
+        num_seqs = tl.num_programs(1)
     else:
         seq = tl.program_id(0)
         kv_head = tl.program_id(1)
         num_kv_heads = tl.num_programs(1)
+        num_seqs = tl.num_programs(0)
+    if SEQS_PAD is not None:
+        seq = _longest_first(seq_lens, seq, num_seqs, SEQS_PAD)
     split = tl.program_id(2)
     num_splits = tl.num_programs(2)
     tl.multiple_of(tokens_per_split, BLOCK_N)
