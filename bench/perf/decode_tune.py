@@ -119,6 +119,9 @@ def main(argv=None):
             hf_name = configs.DECODE_HEADS_FIRST if hf is None else hf
             lf_name = configs.decode_longest_first(S, splits) if lf is None \
                 else lf
+            # As run_decode takes it: one sequence, or more than the
+            # kernel ranks, runs in order.
+            lf_name = bool(lf_name) and 1 < S <= configs.LONGEST_FIRST_SEQS
             hf_name = f"{hf_name} | {lf_name}"
             try:
                 out.fill_(float("nan"))

@@ -64,8 +64,11 @@ def main(argv=None):
     def native_launches():
         native.fill(every)
         for arr, address, count in native.groups:
-            native.launch(native.driver, address, count, native.addresses_at,
-                          stream.value, native.failed_at)
+            status = native.launch(native.driver, address, count,
+                                   native.addresses_at, stream.value,
+                                   native.failed_at)
+            if status:
+                _cuda.check(status, "quireLaunchKernels")
 
     ptrs = plan._addresses(given)
     every = dict(ptrs, **{r: x if isinstance(x, int) else x.data_ptr()
@@ -84,8 +87,9 @@ def main(argv=None):
         ("cuCtxSetCurrent (make_current)", lambda: _cuda.make_current(0)),
         ("one tensor's layout (_sig)", lambda: plans._sig(kc, False)),
         ("bare cuLaunchKernel (ctypes, packed buffer)", bare_launch),
+    ] + ([] if native is None else [
         (f"the plan's {len(plan._launches)} launches through "
-         "quireLaunchKernels", native_launches),
+         "quireLaunchKernels", native_launches)]) + [
         ("plan: layout checks and addresses", lambda: plan._addresses(given)),
         ("plan: launches, no checks", lambda: plan._run(dict(given), plan._workspace,
                                                         dict(ptrs))),

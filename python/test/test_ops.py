@@ -127,6 +127,12 @@ def test_longest_first_ranks_by_length(rng):
     got = np.full(len(lens), -1, np.int32)
     rank_kernel[(len(lens),)](lens, got, len(lens), N=8)
     assert got.tolist() == [5, 1, 2, 4, 0, 6, 3]
+    # Negative lengths (bad device data) rank before the padding: every
+    # program still takes one of the batch's sequences.
+    lens = np.array([-7, 4, -2147483648], np.int32)
+    got = np.full(3, -1, np.int32)
+    rank_kernel[(3,)](lens, got, 3, N=4)
+    assert got.tolist() == [1, 0, 2]
 
 
 def test_wide_fp8_operands_hook_is_checked(rng):

@@ -122,14 +122,17 @@ def _longest_first(seq_lens, rank, num_seqs, N: tl.constexpr):
     """The sequence of rank `rank` among the first num_seqs (N padded) when
     they are ordered by length, longest first, ties by index: the j whose
     count of sequences ordered before it is `rank`, counted over blocks of
-    16 sequences at a time."""
+    16 sequences at a time. Lengths below 0 count as -1, the padding's, so
+    the padding (the largest indices) ranks last whatever the lengths."""
     CHUNK: tl.constexpr = 16 if N > 16 else N
     j = tl.arange(0, N)
-    len_j = tl.load(seq_lens + j, mask=j < num_seqs, other=-1)[None, :]
+    len_j = tl.maximum(tl.load(seq_lens + j, mask=j < num_seqs, other=-1),
+                       -1)[None, :]
     ahead = tl.zeros((N,), tl.int32)
     for i0 in tl.static_range(0, N, CHUNK):
         i = i0 + tl.arange(0, CHUNK)
-        len_i = tl.load(seq_lens + i, mask=i < num_seqs, other=-1)[:, None]
+        len_i = tl.maximum(tl.load(seq_lens + i, mask=i < num_seqs,
+                                   other=-1), -1)[:, None]
         before = (len_i > len_j) | ((len_i == len_j) &
                                     (i[:, None] < j[None, :]))
         ahead += tl.sum(before.to(tl.int32), axis=0)
