@@ -6,7 +6,7 @@ both kernel forms with one and several splits, 64-token tiles on 2 warps,
 a padded head dim in bf16, the tensor-core matmul at its benchmark tile
 shape (and with async wgmma at 3 and 4 stages), the tensor-descriptor
 matmul under each staging (cp.async, TMA, TMA with release mbarriers, a
-producer warp), the prefill op in every tile configuration with the chunk's K/V
+producer warp, a producer warpgroup with setmaxnreg), the prefill op in every tile configuration with the chunk's K/V
 separate and in the cache, and unified_attention on a mixed ragged batch
 with every feature on (window, softcap, ALiBi, sinks, lse, descales), with
 one and several splits, over fp16 and fp8 (e4m3fn, e5m2) caches.
@@ -85,7 +85,7 @@ def main(argv=None):
     B = torch.randn(200, 136, device="cuda").half()
     C = torch.empty(200, 136, device="cuda").half()
     for staging in (dict(tma=False), dict(tma=True), dict(tma_release=True),
-                    dict(warp_specialize=True)):
+                    dict(warp_specialize=True), dict(producer_warpgroup=True)):
         launcher(A, B, C, (128, 128, 64, 8), num_stages=3, async_wgmma=True,
                  **staging)()
     inp = prefill.make_inputs([0, 40, 300], [70, 3, 200], 16, gen, 8, 2)

@@ -13,11 +13,13 @@ Part 2, the rows of docs/performance.md: the fastest configuration of part
 against torch.matmul of the same dtype.
 
 Part 3, TMA: the tensor-descriptor matmul (bench/lib/desc_matmul.py, host
-TensorDescriptors, grouped tile order), its operands staged four ways:
+TensorDescriptors, grouped tile order), its operands staged five ways:
 cp.async; TMA (tma=True: cp.async.bulk.tensor issued by one thread, mbarrier
 waits); TMA with the stages released through mbarriers instead of a CTA
-barrier per iteration (tma_release=True); and a producer warp issuing the
-copies (warp_specialize=True). Every staging at two tile shapes, 3 and 4
+barrier per iteration (tma_release=True); a producer warp issuing the
+copies (warp_specialize=True); and a producer warpgroup that gives its
+registers to the consumers with setmaxnreg (producer_warpgroup=True). Every
+staging at two tile shapes, 3 and 4
 stages, synchronous and async wgmma (f16, 4096^3), then each staging's
 fastest configuration in f16 and bf16 at 4096^3 and 8192^3; each variant
 checked against float64 (NaN-poisoned outputs, a ragged size too) and timed
@@ -199,7 +201,8 @@ DESC_SCHEDULES = [(3, False), (4, False), (3, True), (4, True)]
 DESC_STAGING = {"cp.async": {"tma": False}, "tma": {"tma": True},
                 "tma_release": {"tma": True, "tma_release": True},
                 "producer warp": {"tma": True, "tma_release": True,
-                                  "warp_specialize": True}}
+                                  "warp_specialize": True},
+                "producer warpgroup": {"producer_warpgroup": True}}
 
 
 def descriptor_part(torch, gen, torch_dt, quick, us, rel_err):

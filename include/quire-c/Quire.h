@@ -171,6 +171,14 @@ quireCompileOptionsSetTmaRelease(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetWarpSpecialize(QuireCompileOptions *options,
                                      int32_t warpSpecialize);
+/* Nonzero: warp specialization (implied) with a producer warpgroup (four
+ * warps more per CTA) that gives its registers to the consumer warpgroups
+ * through setmaxnreg, where the kernel's warps are whole warpgroups
+ * (quirec --producer-warpgroup). Zero (the default): a producer warp when
+ * warp specialization is on. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetProducerWarpgroup(QuireCompileOptions *options,
+                                        int32_t producerWarpgroup);
 /* Nonzero: with wgmma and 3 or more async stages, a staged loop's first
  * dot (attention's scores Q K^T: A in registers from before the loop, a
  * loop-invariant accumulator) is issued one iteration early, so the tensor

@@ -60,6 +60,7 @@ struct QuireCompileOptions {
   bool tma = true;
   bool tmaRelease = false;
   bool warpSpecialize = false;
+  bool producerWarpgroup = false;
   bool earlyDots = false;
   bool wideFp8Operands = true;
   bool fpFusion = true;
@@ -309,6 +310,12 @@ void quireCompileOptionsSetWarpSpecialize(QuireCompileOptions *options,
     options->warpSpecialize = warpSpecialize != 0;
 }
 
+void quireCompileOptionsSetProducerWarpgroup(QuireCompileOptions *options,
+                                             int32_t producerWarpgroup) {
+  if (options)
+    options->producerWarpgroup = producerWarpgroup != 0;
+}
+
 void quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
                                      int32_t earlyDots) {
   if (options)
@@ -375,6 +382,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.tma = options->tma;
   compileOptions.tmaRelease = options->tmaRelease;
   compileOptions.warpSpecialize = options->warpSpecialize;
+  compileOptions.producerWarpgroup = options->producerWarpgroup;
   compileOptions.earlyDots = options->earlyDots;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.fpFusion = options->fpFusion;

@@ -1877,6 +1877,7 @@ LogicalResult Interpreter::exec(Operation *op) {
       .Case([&](tile::PrintOp o) { return execPrint(o); })
       // A program runs as one unit: its threads are always in step.
       .Case([&](tile::BarrierOp) { return success(); })
+      .Case([&](tile::SetMaxRegistersOp) { return success(); })
       // scf
       .Case([&](scf::ForOp o) { return execFor(o); })
       .Case([&](scf::IfOp o) { return execIf(o); })

@@ -62,6 +62,8 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
   pm.addPass(tile::createLowerDescriptors());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // A producer warpgroup is a producer.
+  bool specialize = options.warpSpecialize || options.producerWarpgroup;
   // A program's reloads of what it stored (a scratch buffer of offsets)
   // read the stored values: natural gathers for the raising below.
   if (options.forwardStores) {
@@ -105,7 +107,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     pipelining.skipDotOperands = async;
     pipelining.tmaOperands =
         async && options.wgmma && options.sm == 90 &&
-        (options.tma || options.tmaRelease || options.warpSpecialize);
+        (options.tma || options.tmaRelease || specialize);
     pm.addPass(tile::createPipelineLoads(pipelining));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -125,13 +127,15 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     copies.eagerRefill = options.asyncEagerRefill;
     copies.asyncWgmma = options.asyncWgmma;
     // The producer warp needs release mbarriers, which need TMA.
-    copies.tma = options.tma || options.tmaRelease || options.warpSpecialize;
-    copies.tmaRelease = options.tmaRelease || options.warpSpecialize;
+    copies.tma = options.tma || options.tmaRelease || specialize;
+    copies.tmaRelease = options.tmaRelease || specialize;
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
-    if (warpgroup && options.warpSpecialize) {
-      pm.addPass(tile::createWarpSpecialize());
+    if (warpgroup && specialize) {
+      tile::WarpSpecializeOptions producer;
+      producer.producerWarpgroup = options.producerWarpgroup;
+      pm.addPass(tile::createWarpSpecialize(producer));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
     }
@@ -325,6 +329,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.tma = options.tma;
   popts.tmaRelease = options.tmaRelease;
   popts.warpSpecialize = options.warpSpecialize;
+  popts.producerWarpgroup = options.producerWarpgroup;
   popts.earlyDots = options.earlyDots;
   popts.wideFp8Operands = options.wideFp8Operands;
   popts.asyncEagerRefill = options.asyncEagerRefill;

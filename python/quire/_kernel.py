@@ -349,8 +349,11 @@ _kernels_lock = threading.Lock()
 
 
 def imply_tma_options(options):
-    """warp_specialize needs tma_release, which needs tma: asking for one
-    turns on what it needs (in place)."""
+    """producer_warpgroup is a kind of warp_specialize, which needs
+    tma_release, which needs tma: asking for one turns on what it needs (in
+    place)."""
+    if options.get("producer_warpgroup"):
+        options["warp_specialize"] = True
     if options.get("warp_specialize"):
         options["tma_release"] = True
     if options.get("tma_release"):
@@ -362,7 +365,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             raise_paged_loads=True, forward_stores=True, dump_ir=None,
             async_wgmma=False, early_dots=False, enable_fp_fusion=True,
             wide_fp8_operands=True, tma=True, tma_release=False,
-            warp_specialize=False):
+            warp_specialize=False, producer_warpgroup=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -399,7 +402,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     through an mbarrier that the refilling thread waits on, instead of a
     CTA barrier per iteration (quirec --tma-release). `warp_specialize=True`
     (implies tma_release) gives such a loop's copies to a producer warp, one
-    warp more per CTA (quirec --warp-specialize).
+    warp more per CTA (quirec --warp-specialize); `producer_warpgroup=True`
+    (implies warp_specialize) to a producer warpgroup, four warps more,
+    that gives its registers to the consumer warpgroups with setmaxnreg
+    (quirec --producer-warpgroup).
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)
@@ -425,7 +431,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "early_dots": early_dots, "enable_fp_fusion": enable_fp_fusion,
                "wide_fp8_operands": wide_fp8_operands, "tma": tma,
                "tma_release": tma_release,
-               "warp_specialize": warp_specialize}
+               "warp_specialize": warp_specialize,
+               "producer_warpgroup": producer_warpgroup}
     for option, value in options.items():
         _OPTION_CHECKS.get(option, check_bool)(option, value)
     imply_tma_options(options)

@@ -139,6 +139,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetWarpSpecialize":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetProducerWarpgroup":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireResultGetIRDump":
                 (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)]),
                 # (cuLaunchKernel, launches, count, addresses, stream,
@@ -267,6 +269,9 @@ OPTIONS = (
            "release TMA stages through mbarriers (tma_release)"),
     Option("warp_specialize", False, "quireCompileOptionsSetWarpSpecialize",
            "give TMA copies to a producer warp (warp_specialize)"),
+    Option("producer_warpgroup", False,
+           "quireCompileOptionsSetProducerWarpgroup",
+           "give TMA copies to a producer warpgroup (producer_warpgroup)"),
 )
 OPTION_DEFAULTS = {o.name: o.default for o in OPTIONS}
 

@@ -160,7 +160,8 @@ def matmul_desc_persistent(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr,
 STAGING = {"cp.async": {"tma": False}, "tma": {"tma": True},
            "tma_release": {"tma": True, "tma_release": True},
            "warp_specialize": {"tma": True, "tma_release": True,
-                               "warp_specialize": True}}
+                               "warp_specialize": True},
+           "producer_warpgroup": {"producer_warpgroup": True}}
 
 
 def _matmul_descs(a, b, c, BM, BN, BK):
@@ -398,6 +399,17 @@ def test_tma_matmul_compiles_to_tensor_copies():
     assert ".maxntid 288, 1, 1" in k.asm["ptx"]
     assert "bar.sync \t1, 256;" in k.asm["ptx"]
     assert "tile.is_producer" in k.asm["tile"]
+    assert "setmaxnreg" not in k.asm["ptx"]
+    # producer_warpgroup (implies warp_specialize): a producer warpgroup
+    # gives its registers to the two consumer warpgroups.
+    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
+                           num_stages=3, producer_warpgroup=True, BM=128,
+                           BN=128, BK=64)
+    assert k.metadata["threads"] == 384
+    assert ".maxntid 384, 1, 1" in k.asm["ptx"]
+    assert "setmaxnreg.dec.sync.aligned.u32 24;" in k.asm["ptx"]
+    assert "setmaxnreg.inc.sync.aligned.u32 240;" in k.asm["ptx"]
+    assert "bar.sync \t1, 256;" in k.asm["ptx"]
     # TMA is the default; tma=False keeps cp.async and takes no tensor maps,
     # and so does a kernel for sm_80, where nothing reads them.
     k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,

@@ -1,5 +1,6 @@
 // tile.barrier in the interpreter: a program runs as one unit, so the
-// barrier does nothing and the loads after it see the stores before it.
+// barrier does nothing and the loads after it see the stores before it;
+// tile.setmaxnreg (registers of a warpgroup) does nothing either.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: quire-run %s --grid 2 --arg out:%t/o.npy:i32:8 --print | FileCheck %s
 
@@ -14,6 +15,7 @@ func.func @k(%out: !tile.ptr<i32>) attributes {tile.kernel} {
   %off = arith.addi %bs, %r : tensor<4xi32>
   %os = tile.splat %out : !tile.ptr<i32> -> tensor<4x!tile.ptr<i32>>
   %p = tile.addptr %os, %off : tensor<4x!tile.ptr<i32>>, tensor<4xi32>
+  tile.setmaxnreg inc {count = 240 : i32}
   tile.store %p, %off : tensor<4x!tile.ptr<i32>>
   tile.barrier
   %x = tile.load %p : tensor<4x!tile.ptr<i32>>

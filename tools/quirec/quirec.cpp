@@ -138,6 +138,14 @@ static cl::opt<bool> warpSpecialize(
              "are released, while the other warps only compute "
              "(quire-warp-specialize; default false)"),
     cl::cat(category));
+static cl::opt<bool> producerWarpgroup(
+    "producer-warpgroup", cl::init(false),
+    cl::desc("with --warp-specialize (implied), the producer is a warpgroup "
+             "(four warps more per CTA) that gives its registers to the "
+             "consumer warpgroups with setmaxnreg, where the kernel's warps "
+             "are whole warpgroups (quire-warp-specialize producer-warpgroup; "
+             "default false)"),
+    cl::cat(category));
 static cl::opt<bool> earlyDots(
     "early-dots", cl::init(false),
     cl::desc("with --wgmma and --async-stages=3 or more, issue the first dot "
@@ -250,6 +258,7 @@ int main(int argc, char **argv) {
   options.tma = tma;
   options.tmaRelease = tmaRelease;
   options.warpSpecialize = warpSpecialize;
+  options.producerWarpgroup = producerWarpgroup;
   options.earlyDots = earlyDots;
   options.wideFp8Operands = wideFp8Operands;
   options.fpFusion = fpFusion;

@@ -115,6 +115,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("with tma-release, a producer warp issues a TMA-staged "
                      "loop's copies (quire-warp-specialize)"),
       llvm::cl::init(false)};
+  Option<bool> producerWarpgroup{
+      *this, "producer-warpgroup",
+      llvm::cl::desc("with warp-specialize, the producer is a warpgroup that "
+                     "gives its registers to the consumer warpgroups with "
+                     "setmaxnreg (quire-warp-specialize producer-warpgroup)"),
+      llvm::cl::init(false)};
   Option<bool> earlyDots{
       *this, "early-dots",
       llvm::cl::desc("issue a wgmma-staged loop's first dot (attention's "
@@ -185,6 +191,9 @@ struct CompileOptions {
   /// With tmaRelease, a producer warp issues the copies
   /// (quire-warp-specialize).
   bool warpSpecialize = false;
+  /// With warpSpecialize, a producer warpgroup and setmaxnreg
+  /// (quire-warp-specialize producer-warpgroup).
+  bool producerWarpgroup = false;
   /// A wgmma-staged loop's first dot issued one iteration early
   /// (quire-early-dots).
   bool earlyDots = false;

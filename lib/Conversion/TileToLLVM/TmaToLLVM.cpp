@@ -298,6 +298,32 @@ struct TmaAcquireOpLowering
   TileToLLVMState &state;
 };
 
+/// tile.setmaxnreg inc|dec {count = N}
+///   => setmaxnreg.inc|dec.sync.aligned.u32 N
+struct SetMaxRegistersOpLowering
+    : public ConvertOpToLLVMPattern<tile::SetMaxRegistersOp> {
+  SetMaxRegistersOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::SetMaxRegistersOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (state.sm < 90)
+      return op.emitOpError() << "not supported on the GPU: setmaxnreg "
+                                 "needs sm_90, compiling for sm_"
+                              << state.sm;
+    std::string ptx =
+        (llvm::Twine("setmaxnreg.") +
+         (op.getAction() == tile::RegisterAction::Inc ? "inc" : "dec") +
+         ".sync.aligned.u32 " + llvm::Twine(op.getCount()) + ";")
+            .str();
+    inlinePtx(rewriter, op.getLoc(), {}, {}, ptx, "", /*sideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
 /// tile.is_producer => tid.x >= num_warps * 32
 struct IsProducerOpLowering
     : public ConvertOpToLLVMPattern<tile::IsProducerOp> {
@@ -337,6 +363,7 @@ void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
                                    TileToLLVMState &state) {
   patterns.add<TmaInitOpLowering, TmaInvalOpLowering, TmaCopyOpLowering,
                TmaWaitOpLowering, TmaReleaseOpLowering, TmaAcquireOpLowering,
-               IsProducerOpLowering>(converter, state);
+               IsProducerOpLowering, SetMaxRegistersOpLowering>(converter,
+                                                                state);
   patterns.add<TensorMapBlockOpLowering>(converter);
 }

@@ -244,8 +244,9 @@ FailureOr<std::string> mlir::quire::translateToPTX(ModuleOp module,
     return failure();
   }
   // PTX ISA 7.8 covers sm_80..sm_90 and is accepted by CUDA 12+ drivers;
-  // wgmma needs sm_90a, PTX ISA 8.0.
-  bool archSpecific = options.sm == 90 && issues(*llvmModule, {"wgmma."});
+  // wgmma and setmaxnreg need sm_90a, PTX ISA 8.0.
+  bool archSpecific =
+      options.sm == 90 && issues(*llvmModule, {"wgmma.", "setmaxnreg."});
   std::string cpu =
       "sm_" + std::to_string(options.sm) + (archSpecific ? "a" : "");
   llvm::TargetOptions targetOptions;

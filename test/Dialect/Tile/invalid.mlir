@@ -1097,3 +1097,26 @@ func.func @tma_acquire_stages(%s: i32) {
   tile.tma_acquire stage %s phase %s {buffer = 0 : i32, stages = 0 : i32}
   return
 }
+
+// -----
+
+func.func @setmaxnreg_count() {
+  // expected-error @+1 {{count must be a multiple of 8 in [24, 256], got 20}}
+  tile.setmaxnreg dec {count = 20 : i32}
+  return
+}
+
+// -----
+
+func.func @setmaxnreg_count_multiple() {
+  // expected-error @+1 {{count must be a multiple of 8 in [24, 256], got 236}}
+  tile.setmaxnreg inc {count = 236 : i32}
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'tile.producer_warps' must be 1 or 4 on a kernel}}
+func.func @producer_warps_two() attributes {tile.kernel, tile.producer_warps = 2 : i32} {
+  return
+}

@@ -118,6 +118,15 @@ func.func @barrier() attributes {tile.kernel} {
   return
 }
 
+// CHECK-LABEL: func.func @setmaxnreg
+// CHECK-NEXT:    tile.setmaxnreg dec {count = 24 : i32}
+// CHECK-NEXT:    tile.setmaxnreg inc {count = 256 : i32}
+func.func @setmaxnreg() attributes {tile.kernel} {
+  tile.setmaxnreg dec {count = 24 : i32}
+  tile.setmaxnreg inc {count = 256 : i32}
+  return
+}
+
 // CHECK-LABEL: func.func @print
 func.func @print(%x: tensor<64xf32>, %i: tensor<4x8xi32>, %n: i64, %h: f16) {
   // CHECK: tile.print "x", %{{.*}} : tensor<64xf32>

@@ -356,9 +356,11 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getProducerWarpsAttrName()) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    if (!isa<func::FuncOp>(op) || !value || value.getInt() != 1)
+    // A producer warp, or a producer warpgroup.
+    if (!isa<func::FuncOp>(op) || !value ||
+        (value.getInt() != 1 && value.getInt() != 4))
       return op->emitOpError() << "'" << getProducerWarpsAttrName()
-                               << "' must be 1 on a kernel";
+                               << "' must be 1 or 4 on a kernel";
     return success();
   }
   if (attr.getName() == getTmaAheadAttrName()) {

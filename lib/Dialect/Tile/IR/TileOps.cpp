@@ -632,6 +632,14 @@ LogicalResult TmaAcquireOp::verify() {
   return verifyTmaBuffer(*this, getBuffer(), getStages());
 }
 
+LogicalResult SetMaxRegistersOp::verify() {
+  uint32_t count = getCount();
+  if (count < 24 || count > 256 || count % 8 != 0)
+    return emitOpError() << "count must be a multiple of 8 in [24, 256], got "
+                         << count;
+  return success();
+}
+
 SmallVector<int64_t> TmaCopyOp::getStagedShape() {
   auto block = dyn_cast<RankedTensorType>(getBlock());
   SmallVector<int64_t> shape(block ? block.getShape() : ArrayRef<int64_t>());

@@ -107,8 +107,14 @@ FailureOr<SmallVector<Operation *>> bodySlice(scf::ForOp loop,
   return inBodyOrder(loop, slice);
 }
 
+/// The registers per thread a producer warpgroup keeps (setmaxnreg's
+/// least).
+constexpr int32_t kProducerRegisters = 24;
+
 struct WarpSpecializePass
     : public mlir::quire::tile::impl::WarpSpecializeBase<WarpSpecializePass> {
+  using WarpSpecializeBase::WarpSpecializeBase;
+
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (isKernel(func) && !func.isExternal())
@@ -125,8 +131,14 @@ struct WarpSpecializePass
           return; // one loop per kernel
         loop = f;
       }
-    // The CTA takes at most 1024 threads; unsigned loops are not staged.
-    if (!loop || (getNumWarps(func) + 1) * kWarpSize > 1024 ||
+    // A producer warpgroup where asked and the consumers are whole
+    // warpgroups, else a warp. The CTA takes at most 1024 threads; unsigned
+    // loops are not staged.
+    int64_t consumerWarps = getNumWarps(func);
+    int32_t warpgroup = kWarpsPerWarpgroup;
+    int32_t producers =
+        producerWarpgroup && consumerWarps % warpgroup == 0 ? warpgroup : 1;
+    if (!loop || (consumerWarps + producers) * kWarpSize > 1024 ||
         loop.getUnsignedCmp())
       return;
     int64_t ahead =
@@ -202,6 +214,9 @@ struct WarpSpecializePass
     // The producer: every iteration's copies, each after its stage's
     // release.
     b.setInsertionPointToStart(split.thenBlock());
+    if (producers == warpgroup)
+      SetMaxRegistersOp::create(b, loc, RegisterAction::Dec,
+                                kProducerRegisters);
     Value zero = cst(0);
     auto producerLoop = scf::ForOp::create(
         b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
@@ -259,8 +274,18 @@ struct WarpSpecializePass
       op->erase();
     acquire->erase();
     loop->removeAttr(TileDialect::getTmaAheadAttrName());
+    if (producers == warpgroup) {
+      // What the CTA's registers leave the consumers once the producer
+      // keeps its 24 each (a multiple of 8, at most 256).
+      int64_t left = kRegistersPerCta - producers * kWarpSize *
+                                            int64_t(kProducerRegisters);
+      int64_t each = std::min<int64_t>(
+          256, left / (consumerWarps * kWarpSize) / 8 * 8);
+      OpBuilder cb = OpBuilder::atBlockBegin(consumers);
+      SetMaxRegistersOp::create(cb, loc, RegisterAction::Inc, each);
+    }
     func->setAttr(TileDialect::getProducerWarpsAttrName(),
-                  b.getI32IntegerAttr(1));
+                  b.getI32IntegerAttr(producers));
   }
 };
 

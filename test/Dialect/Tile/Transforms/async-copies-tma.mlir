@@ -9,6 +9,9 @@
 // RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --tma-release --warp-specialize --emit=ptx %s -o - | FileCheck %s --check-prefix=WSPTX
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 4 --async-wgmma --tma-release --warp-specialize --emit=ptx %s -o %t.ws.ptx && %ptxas -arch=sm_90a %t.ws.ptx -o /dev/null %}
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --async-wgmma --tma-release --emit=ptx %s -o %t.rel.ptx && %ptxas -arch=sm_90a %t.rel.ptx -o /dev/null %}
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 producer-warpgroup=true" | FileCheck %s --check-prefix=WG
+// RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --producer-warpgroup --emit=ptx %s -o - | FileCheck %s --check-prefix=WGPTX
+// RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --producer-warpgroup --emit=ptx %s -o %t.wg.ptx && %ptxas -arch=sm_90a %t.wg.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=WGPTXAS --allow-empty %}
 // RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o /dev/null %}
 // A matmul whose operands are read through descriptors with tensor maps
@@ -163,6 +166,30 @@
 // WSPTX:         bar.sync 0;
 // WSPTX-NOT:     bar.sync 0;
 // WSPTX:         bar.sync 1, 256;
+
+// producer-warpgroup (implies warp-specialize): the producer is a
+// warpgroup, four warps more, which gives back its registers (24 each) while
+// the two consumer warpgroups take what the CTA's 64K then leave them (240
+// each); the CTA starts at 64K / 384 threads (ptxas: 168).
+// WG-LABEL:    func.func @matmul(
+// WG-SAME:       tile.producer_warps = 4 : i32
+// WG:            %[[P:.*]] = tile.is_producer
+// WG-NEXT:       scf.if %[[P]] {
+// WG-NEXT:         tile.setmaxnreg dec {count = 24 : i32}
+// WG-NEXT:         scf.for
+// WG:                tile.tma_acquire {{.*}}producer
+// WG:            } else {
+// WG-NEXT:         tile.setmaxnreg inc {count = 240 : i32}
+// WG-NOT:          tile.tma_copy
+// WG:              tile.warpgroup_dot
+// WGPTX:         .target sm_90a
+// WGPTX-LABEL:   .entry matmul(
+// WGPTX:         .maxntid 384, 1, 1
+// WGPTX:         setmaxnreg.dec.sync.aligned.u32 24;
+// WGPTX:         setmaxnreg.inc.sync.aligned.u32 240;
+// WGPTX:         bar.sync 1, 256;
+// ptxas takes the register counts as they are (no "ignored" warning).
+// WGPTXAS-NOT:   setmaxnreg
 
 // NOTMA-LABEL:   func.func @matmul(
 // NOTMA-NOT:     tile.tma_

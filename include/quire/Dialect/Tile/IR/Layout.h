@@ -22,6 +22,10 @@
 namespace mlir::quire::tile {
 
 constexpr unsigned kWarpSize = 32;
+/// Warps of a warpgroup (wgmma, setmaxnreg).
+constexpr unsigned kWarpsPerWarpgroup = 4;
+/// 32-bit registers of a CTA (and of an SM) on sm_80 and sm_90.
+constexpr int64_t kRegistersPerCta = 65536;
 
 /// A basis image: one coordinate per tensor dimension.
 using Coord = SmallVector<int64_t, 4>;

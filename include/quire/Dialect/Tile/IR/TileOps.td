@@ -27,6 +27,13 @@ def Tile_ProgramAxisAttr : I32EnumAttr<"ProgramAxis", "launch grid axis", [
   let cppNamespace = "::mlir::quire::tile";
 }
 
+def Tile_RegisterActionAttr : I32EnumAttr<"RegisterAction",
+    "setmaxnreg action", [
+    I32EnumAttrCase<"Inc", 0, "inc">,
+    I32EnumAttrCase<"Dec", 1, "dec">]> {
+  let cppNamespace = "::mlir::quire::tile";
+}
+
 def Tile_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Sum", 0, "sum">,
     I32EnumAttrCase<"Max", 1, "max">,
@@ -821,6 +828,30 @@ def Tile_IsProducerOp : Tile_Op<"is_producer", [Pure]> {
   }];
   let results = (outs I1:$result);
   let assemblyFormat = "attr-dict";
+}
+
+def Tile_SetMaxRegistersOp : Tile_Op<"setmaxnreg",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "set the registers per thread of the executing warpgroup";
+  let description = [{
+    PTX `setmaxnreg.{inc,dec}.sync.aligned.u32 count` (sm_90a): the warps
+    of a warpgroup give registers back to the CTA's pool (`dec`) or take
+    more from it (`inc`, which waits until the pool has them), so that a
+    warp-specialized kernel's producer warpgroup, which only issues copies,
+    runs on few registers and its consumers on many. `count` is the new
+    per-thread maximum, a multiple of 8 in [24, 256]. Every warp of a
+    warpgroup must run the same op (quire-warp-specialize with
+    `producer-warpgroup` places them). The op orders memory like a barrier
+    so nothing moves across it; the interpreter ignores it.
+
+    ```mlir
+    tile.setmaxnreg dec {count = 24 : i32}
+    tile.setmaxnreg inc {count = 240 : i32}
+    ```
+  }];
+  let arguments = (ins Tile_RegisterActionAttr:$action, I32Attr:$count);
+  let assemblyFormat = "$action attr-dict";
+  let hasVerifier = 1;
 }
 
 def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {

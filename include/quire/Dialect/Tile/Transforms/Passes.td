@@ -451,7 +451,22 @@ def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
     released, by a warp that waits for nothing else, and the consumers
     never wait for an issuing thread. Kernels with other shapes are left as
     they are.
+
+    With `producer-warpgroup`, where the consumers are whole warpgroups
+    (`tile.num_warps` a multiple of 4), the producer is a warpgroup (4
+    warps, `tile.producer_warps = 4`; its first thread issues) that gives
+    its registers to the consumers: it starts with `tile.setmaxnreg dec`
+    to 24 and the consumers with `tile.setmaxnreg inc` to what the CTA's
+    64K registers then leave them (a multiple of 8, at most 256: 240 for
+    two consumer warpgroups), where the CTA starts with 64K / its threads
+    each (168 for three warpgroups).
   }];
+  let options = [
+    Option<"producerWarpgroup", "producer-warpgroup", "bool", "false",
+           "a producer warpgroup that gives its registers to the consumer "
+           "warpgroups with setmaxnreg, where the consumers are whole "
+           "warpgroups">
+  ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
