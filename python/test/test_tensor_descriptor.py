@@ -366,8 +366,12 @@ def test_tma_matmul_compiles_to_tensor_copies():
                               [64, 128]),
              TensorDescriptor(FakeCudaArray((M, N), "<f2"), [M, N], [N, 1],
                               [128, 128]))
-    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
-                           num_stages=3, tma=True, BM=128, BN=128, BK=64)
+    def warm(sm=90, **options):
+        return matmul_desc.warmup(*descs, K, grid=(1,), sm=sm, num_warps=8,
+                                  num_stages=3, BM=128, BN=128, BK=64,
+                                  **options)
+
+    k = warm(tma=True)
     src, ptx = k.asm["source"], k.asm["ptx"]
     assert src.count(": !tile.tensormap") == 3
     # Prologue: 2 stages x 3 copies; the loop: 3.
@@ -378,9 +382,7 @@ def test_tma_matmul_compiles_to_tensor_copies():
     assert "wgmma.mma_async.sync.aligned.m64n128k16" in ptx
     # tma_release: no CTA barrier in the loop; each warp arrives on the
     # stage's release mbarrier (8 warps), thread 0 waits for it.
-    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
-                           num_stages=3, tma=True, tma_release=True, BM=128,
-                           BN=128, BK=64)
+    k = warm(tma=True, tma_release=True)
     ptx = k.asm["ptx"]
     # The K loop: from its label to the branch back to it.
     label = re.search(r"(\$L__BB\d+_\d+):(?:(?!\$L__BB).)*wait_acquire:",
@@ -392,9 +394,7 @@ def test_tma_matmul_compiles_to_tensor_copies():
     # warp_specialize: a ninth warp issues the copies; the consumers' barriers
     # are named barriers of their 256 threads.
     # (warp_specialize implies tma_release and tma.)
-    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
-                           num_stages=3, warp_specialize=True, BM=128,
-                           BN=128, BK=64)
+    k = warm(warp_specialize=True)
     assert k.metadata["threads"] == 288
     assert ".maxntid 288, 1, 1" in k.asm["ptx"]
     assert "bar.sync \t1, 256;" in k.asm["ptx"]
@@ -402,9 +402,7 @@ def test_tma_matmul_compiles_to_tensor_copies():
     assert "setmaxnreg" not in k.asm["ptx"]
     # producer_warpgroup (implies warp_specialize): a producer warpgroup
     # gives its registers to the two consumer warpgroups.
-    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
-                           num_stages=3, producer_warpgroup=True, BM=128,
-                           BN=128, BK=64)
+    k = warm(producer_warpgroup=True)
     assert k.metadata["threads"] == 384
     assert ".maxntid 384, 1, 1" in k.asm["ptx"]
     assert "setmaxnreg.dec.sync.aligned.u32 24;" in k.asm["ptx"]
@@ -412,15 +410,12 @@ def test_tma_matmul_compiles_to_tensor_copies():
     assert "bar.sync \t1, 256;" in k.asm["ptx"]
     # TMA is the default; tma=False keeps cp.async and takes no tensor maps,
     # and so does a kernel for sm_80, where nothing reads them.
-    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
-                           num_stages=3, BM=128, BN=128, BK=64)
+    k = warm()
     assert "cp.async.bulk.tensor" in k.asm["ptx"]
-    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=90, num_warps=8,
-                           num_stages=3, tma=False, BM=128, BN=128, BK=64)
+    k = warm(tma=False)
     assert "!tile.tensormap" not in k.asm["source"]
     assert "cp.async.bulk" not in k.asm["ptx"]
-    k = matmul_desc.warmup(*descs, K, grid=(1,), sm=80, num_warps=8,
-                           num_stages=3, BM=128, BN=128, BK=64)
+    k = warm(sm=80)
     assert "!tile.tensormap" not in k.asm["source"]
     assert "cp.async.bulk" not in k.asm["ptx"]
 
