@@ -7,8 +7,12 @@
 // fatal errors, sanitizer reports, hangs and leaks.
 //
 // The first line of an input may pick the options, so the fuzzer also
-// explores them: `// quire-fuzz: sm=80 num-warps=8`. Without it, sm 90 and
-// 4 warps. Values outside the supported sets must be rejected cleanly too.
+// explores them: `// quire-fuzz: sm=80 num-warps=8 async-stages=3
+// warp-specialize=1` (the numbers sm, num-warps, async-stages,
+// max-registers; the flags async-wgmma, tma-release, warp-specialize,
+// producer-warpgroup, early-dots, checked, as 0 or 1). Without it, sm 90,
+// 4 warps and the defaults. Values outside the supported sets must be
+// rejected cleanly too.
 //
 // Built by tools/scripts/fuzz.sh (QUIRE_BUILD_FUZZER=ON with clang).
 //
@@ -36,6 +40,13 @@ static void readOption(llvm::StringRef line, llvm::StringRef key,
     value = parsed;
 }
 
+/// Reads `key=0` or `key=1` from the options line, if present.
+static void readFlag(llvm::StringRef line, llvm::StringRef key, bool &value) {
+  unsigned parsed = value;
+  readOption(line, key, parsed);
+  value = parsed != 0;
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   llvm::StringRef source(reinterpret_cast<const char *>(data), size);
   CompileOptions options;
@@ -44,6 +55,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (first.starts_with("// quire-fuzz:")) {
     readOption(first, "sm=", options.sm);
     readOption(first, "num-warps=", options.numWarps);
+    readOption(first, "async-stages=", options.asyncStages);
+    readOption(first, "max-registers=", options.maxRegisters);
+    readFlag(first, "async-wgmma=", options.asyncWgmma);
+    readFlag(first, "tma-release=", options.tmaRelease);
+    readFlag(first, "warp-specialize=", options.warpSpecialize);
+    readFlag(first, "producer-warpgroup=", options.producerWarpgroup);
+    readFlag(first, "early-dots=", options.earlyDots);
+    readFlag(first, "checked=", options.pagedChecked);
   }
   CompileResult result;
   std::string diagnostics;

@@ -57,16 +57,25 @@ python3 - "$ROOT" "$SEEDS" <<'PY'
 import glob, hashlib, os, sys
 root, out = sys.argv[1], sys.argv[2]
 files = glob.glob(f"{root}/examples/*.mlir") + glob.glob(f"{root}/test/**/*.mlir", recursive=True)
+# The kernels of the staging tests also under the options that reshape them
+# (an options line first: tools/quire-fuzz/quire-fuzz.cpp).
+OPTIONS = [b"// quire-fuzz: sm=90 num-warps=8 async-stages=3 warp-specialize=1\n",
+           b"// quire-fuzz: sm=90 num-warps=8 async-stages=4 async-wgmma=1 "
+           b"producer-warpgroup=1\n",
+           b"// quire-fuzz: sm=90 num-warps=8 async-stages=3 early-dots=1\n"]
 n = 0
 for f in sorted(files):
     data = open(f, "rb").read()
+    staged = "/Transforms/" in f or "/Target/" in f
     for part in data.split(b"// -----"):
         if not part.strip():
             continue
-        name = hashlib.sha1(part).hexdigest()
-        with open(os.path.join(out, name), "wb") as fh:
-            fh.write(part)
-        n += 1
+        for prefix in [b""] + (OPTIONS if staged else []):
+            seed = prefix + part
+            name = hashlib.sha1(seed).hexdigest()
+            with open(os.path.join(out, name), "wb") as fh:
+                fh.write(seed)
+            n += 1
 print(f"fuzz.sh: {n} seeds from {len(files)} files")
 PY
 
