@@ -131,13 +131,16 @@ struct WarpSpecializePass
           return; // one loop per kernel
         loop = f;
       }
-    // A producer warpgroup where asked and the consumers are whole
-    // warpgroups, else a warp. The CTA takes at most 1024 threads; unsigned
-    // loops are not staged.
+    // A producer warpgroup where asked and the consumers are two or more
+    // whole warpgroups (with one, every thread of the CTA may hold 255
+    // registers already), else a warp. The CTA takes at most 1024 threads;
+    // unsigned loops are not staged.
     int64_t consumerWarps = getNumWarps(func);
     int32_t warpgroup = kWarpsPerWarpgroup;
-    int32_t producers =
-        producerWarpgroup && consumerWarps % warpgroup == 0 ? warpgroup : 1;
+    int32_t producers = producerWarpgroup && consumerWarps % warpgroup == 0 &&
+                                consumerWarps >= 2 * warpgroup
+                            ? warpgroup
+                            : 1;
     if (!loop || (consumerWarps + producers) * kWarpSize > 1024 ||
         loop.getUnsignedCmp())
       return;
@@ -275,10 +278,16 @@ struct WarpSpecializePass
     acquire->erase();
     loop->removeAttr(TileDialect::getTmaAheadAttrName());
     if (producers == warpgroup) {
-      // What the CTA's registers leave the consumers once the producer
-      // keeps its 24 each (a multiple of 8, at most 256).
-      int64_t left = kRegistersPerCta - producers * kWarpSize *
-                                            int64_t(kProducerRegisters);
+      // Each thread starts with its share of the 64K registers (the
+      // lowering makes it one CTA per SM, .minnctapersm 1, so ptxas starts
+      // the kernel there: a multiple of 8, at most 255); the consumers
+      // take what the producer gives back on top of theirs (a multiple of
+      // 8, at most 256). setmaxnreg.inc waits for registers the CTA's pool
+      // has, so they must not ask for more.
+      int64_t threads = (consumerWarps + producers) * kWarpSize;
+      int64_t start = std::min<int64_t>(kRegistersPerCta / threads, 255) / 8 * 8;
+      int64_t left = start * threads - producers * kWarpSize *
+                                           int64_t(kProducerRegisters);
       int64_t each = std::min<int64_t>(
           256, left / (consumerWarps * kWarpSize) / 8 * 8);
       OpBuilder cb = OpBuilder::atBlockBegin(consumers);

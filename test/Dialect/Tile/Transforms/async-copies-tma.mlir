@@ -11,7 +11,8 @@
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --async-wgmma --tma-release --emit=ptx %s -o %t.rel.ptx && %ptxas -arch=sm_90a %t.rel.ptx -o /dev/null %}
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 producer-warpgroup=true" | FileCheck %s --check-prefix=WG
 // RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --producer-warpgroup --emit=ptx %s -o - | FileCheck %s --check-prefix=WGPTX
-// RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --producer-warpgroup --emit=ptx %s -o %t.wg.ptx && %ptxas -arch=sm_90a %t.wg.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=WGPTXAS --allow-empty %}
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 producer-warpgroup=true" | FileCheck %s --check-prefix=WG4
+// RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --producer-warpgroup --emit=ptx %s -o %t.wg.ptx && %ptxas -arch=sm_90a -v %t.wg.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=WGPTXAS %}
 // RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o /dev/null %}
 // A matmul whose operands are read through descriptors with tensor maps
@@ -185,11 +186,22 @@
 // WGPTX:         .target sm_90a
 // WGPTX-LABEL:   .entry matmul(
 // WGPTX:         .maxntid 384, 1, 1
+// WGPTX-NEXT:    .minnctapersm 1
 // WGPTX:         setmaxnreg.dec.sync.aligned.u32 24;
 // WGPTX:         setmaxnreg.inc.sync.aligned.u32 240;
 // WGPTX:         bar.sync 1, 256;
-// ptxas takes the register counts as they are (no "ignored" warning).
-// WGPTXAS-NOT:   setmaxnreg
+// ptxas honours both (no C7508 "'setmaxnreg' ignored": .minnctapersm 1
+// tells it each thread's count at entry) and starts every thread at the
+// CTA's share, 168, which the counts above assume (the producer's 128 x 144
+// registers freed are the consumers' 256 x 72).
+// WGPTXAS-NOT:   C7508
+// WGPTXAS:       Used 168 registers
+// WGPTXAS-NOT:   C7508
+// With one consumer warpgroup every thread may hold 255 registers already:
+// a producer warp, no setmaxnreg.
+// WG4-LABEL:   func.func @matmul(
+// WG4-SAME:      tile.producer_warps = 1 : i32
+// WG4-NOT:       tile.setmaxnreg
 
 // NOTMA-LABEL:   func.func @matmul(
 // NOTMA-NOT:     tile.tma_

@@ -452,14 +452,19 @@ def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
     never wait for an issuing thread. Kernels with other shapes are left as
     they are.
 
-    With `producer-warpgroup`, where the consumers are whole warpgroups
-    (`tile.num_warps` a multiple of 4), the producer is a warpgroup (4
+    With `producer-warpgroup`, where the consumers are two or more whole
+    warpgroups (`tile.num_warps` a multiple of 4, at least 8; with one,
+    every thread may hold 255 registers already), the producer is a
+    warpgroup (4
     warps, `tile.producer_warps = 4`; its first thread issues) that gives
     its registers to the consumers: it starts with `tile.setmaxnreg dec`
-    to 24 and the consumers with `tile.setmaxnreg inc` to what the CTA's
-    64K registers then leave them (a multiple of 8, at most 256: 240 for
-    two consumer warpgroups), where the CTA starts with 64K / its threads
-    each (168 for three warpgroups).
+    to 24 and the consumers with `tile.setmaxnreg inc` to their share of
+    the CTA's registers once the producer keeps 24 (a multiple of 8, at
+    most 256: 240 for two consumer warpgroups). The CTA starts with 64K /
+    its threads each, at most 255, a multiple of 8 (168 for three
+    warpgroups): the lowering marks such a kernel `.minnctapersm 1`, which
+    ptxas needs to honour setmaxnreg, and the consumers never ask for more
+    than the producer gives back.
   }];
   let options = [
     Option<"producerWarpgroup", "producer-warpgroup", "bool", "false",
