@@ -173,8 +173,8 @@ quireCompileOptionsSetWarpSpecialize(QuireCompileOptions *options,
                                      int32_t warpSpecialize);
 /* Nonzero: warp specialization (implied) with a producer warpgroup (four
  * warps more per CTA) that gives its registers to the consumer warpgroups
- * through setmaxnreg, where the kernel's warps are whole warpgroups
- * (quirec --producer-warpgroup). Zero (the default): a producer warp when
+ * through setmaxnreg, where the kernel's warps are two or more whole
+ * warpgroups (quirec --producer-warpgroup). Zero (the default): a producer warp when
  * warp specialization is on. */
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetProducerWarpgroup(QuireCompileOptions *options,

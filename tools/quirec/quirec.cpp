@@ -143,8 +143,8 @@ static cl::opt<bool> producerWarpgroup(
     cl::desc("with --warp-specialize (implied), the producer is a warpgroup "
              "(four warps more per CTA) that gives its registers to the "
              "consumer warpgroups with setmaxnreg, where the kernel's warps "
-             "are whole warpgroups (quire-warp-specialize producer-warpgroup; "
-             "default false)"),
+             "are two or more whole warpgroups (quire-warp-specialize "
+             "producer-warpgroup; default false)"),
     cl::cat(category));
 static cl::opt<bool> earlyDots(
     "early-dots", cl::init(false),

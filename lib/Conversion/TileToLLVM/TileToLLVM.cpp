@@ -187,11 +187,10 @@ struct KernelOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
       // A CTA has 64K registers: with producer warps, the cap of a CTA's
       // threads comes down to what still launches (multiples of 8).
       int64_t threads = (state.numWarps + producers) * tile::kWarpSize;
-      int64_t cap = producers
-                        ? std::min<int64_t>(state.maxRegisters,
-                                            (tile::kRegistersPerCta / threads) /
-                                                8 * 8)
-                        : state.maxRegisters;
+      int64_t cap = producers ? std::min<int64_t>(
+                                    state.maxRegisters,
+                                    tile::registersPerThread(threads))
+                              : state.maxRegisters;
       newFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                        rewriter.getI32IntegerAttr(cap));
     }

@@ -280,14 +280,13 @@ struct WarpSpecializePass
     if (producers == warpgroup) {
       // Each thread starts with its share of the 64K registers (the
       // lowering makes it one CTA per SM, .minnctapersm 1, so ptxas starts
-      // the kernel there: a multiple of 8, at most 255); the consumers
-      // take what the producer gives back on top of theirs (a multiple of
-      // 8, at most 256). setmaxnreg.inc waits for registers the CTA's pool
-      // has, so they must not ask for more.
+      // the kernel there; at least 384 threads, so below 255); the
+      // consumers take what the producer gives back on top of theirs (a
+      // multiple of 8, at most 256). setmaxnreg.inc waits for registers the
+      // CTA's pool has, so they must not ask for more.
       int64_t threads = (consumerWarps + producers) * kWarpSize;
-      int64_t start = std::min<int64_t>(kRegistersPerCta / threads, 255) / 8 * 8;
-      int64_t left = start * threads - producers * kWarpSize *
-                                           int64_t(kProducerRegisters);
+      int64_t left = registersPerThread(threads) * threads -
+                     producers * kWarpSize * int64_t(kProducerRegisters);
       int64_t each = std::min<int64_t>(
           256, left / (consumerWarps * kWarpSize) / 8 * 8);
       OpBuilder cb = OpBuilder::atBlockBegin(consumers);

@@ -27,6 +27,12 @@ constexpr unsigned kWarpsPerWarpgroup = 4;
 /// 32-bit registers of a CTA (and of an SM) on sm_80 and sm_90.
 constexpr int64_t kRegistersPerCta = 65536;
 
+/// The most registers each of a CTA's `threads` can hold, in the multiples
+/// of 8 they are allocated in.
+inline int64_t registersPerThread(int64_t threads) {
+  return kRegistersPerCta / threads / 8 * 8;
+}
+
 /// A basis image: one coordinate per tensor dimension.
 using Coord = SmallVector<int64_t, 4>;
 

@@ -455,8 +455,8 @@ def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
     With `producer-warpgroup`, where the consumers are two or more whole
     warpgroups (`tile.num_warps` a multiple of 4, at least 8; with one,
     every thread may hold 255 registers already), the producer is a
-    warpgroup (4
-    warps, `tile.producer_warps = 4`; its first thread issues) that gives
+    warpgroup (4 warps, `tile.producer_warps = 4`; its first thread issues)
+    that gives
     its registers to the consumers: it starts with `tile.setmaxnreg dec`
     to 24 and the consumers with `tile.setmaxnreg inc` to their share of
     the CTA's registers once the producer keeps 24 (a multiple of 8, at
@@ -469,8 +469,8 @@ def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
   let options = [
     Option<"producerWarpgroup", "producer-warpgroup", "bool", "false",
            "a producer warpgroup that gives its registers to the consumer "
-           "warpgroups with setmaxnreg, where the consumers are whole "
-           "warpgroups">
+           "warpgroups with setmaxnreg, where the consumers are two or more "
+           "whole warpgroups">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
