@@ -78,8 +78,9 @@ def main(argv=None):
         quire.compile(matmul_mlir(128, 128, 32, aligned=True), num_stages=stages,
                       async_wgmma=True)[(2, 2)](A, B, C, 200, 160, 96, 96, 160, 160)
     # Host tensor descriptors: the K loop staged by cp.async, by TMA, by TMA
-    # with per-stage release mbarriers, and by a producer warp (M, N, K not
-    # multiples of the tile: the copies' boxes cross every edge).
+    # with per-stage release mbarriers, by a producer warp and by a producer
+    # warpgroup (M, N, K not multiples of the tile: the copies' boxes cross
+    # every edge).
     from lib.desc_matmul import launcher
     A = torch.randn(200, 200, device="cuda").half()
     B = torch.randn(200, 136, device="cuda").half()

@@ -116,26 +116,21 @@ def main(argv=None):
                                 num_stages=st, heads_first=hf,
                                 longest_first=lf))
             st_name = st or configs.decode_stages(fp8)
-            hf_name = configs.DECODE_HEADS_FIRST if hf is None else hf
-            lf_name = configs.decode_longest_first(S, splits) if lf is None \
-                else lf
-            # As run_decode takes it: one sequence, or more than the
-            # kernel ranks, runs in order.
-            lf_name = bool(lf_name) and 1 < S <= configs.LONGEST_FIRST_SEQS
-            hf_name = f"{hf_name} | {lf_name}"
+            order = (f"{configs.DECODE_HEADS_FIRST if hf is None else hf} | "
+                     f"{configs.decode_seqs_pad(S, splits, lf) is not None}")
             try:
                 out.fill_(float("nan"))
                 fn()
                 torch.cuda.synchronize()
             except Exception as e:  # a configuration that does not build
-                print(f"| {bn} | {nw} | {splits} | {tr} | {st_name} | {hf_name} | "
+                print(f"| {bn} | {nw} | {splits} | {tr} | {st_name} | {order} | "
                       f"{type(e).__name__} | | | |", flush=True)
                 continue
             err = rel_err(out[sample], ref)
             t = graph_us(fn)
             ok = err < 2e-3 and not torch.isnan(out).any().item()
-            results.append((t, bn, nw, splits, tr, st_name, hf_name))
-            print(f"| {bn} | {nw} | {splits} | {tr} | {st_name} | {hf_name} | {t:.1f} | "
+            results.append((t, bn, nw, splits, tr, st_name, order))
+            print(f"| {bn} | {nw} | {splits} | {tr} | {st_name} | {order} | {t:.1f} | "
                   f"{tbs(t):.2f} | "
                   f"{100 * tbs(t) / limit:.0f}% | {err:.1e}{'' if ok else ' WRONG'} |",
                   flush=True)

@@ -63,7 +63,7 @@ def main(argv=None):
 
     def native_launches():
         native.fill(every)
-        for arr, address, count in native.groups:
+        for address, count in native.groups:
             status = native.launch(native.driver, address, count,
                                    native.addresses_at, stream.value,
                                    native.failed_at)

@@ -113,6 +113,13 @@ def test_longest_first_matches_float64(rng, heads_first, num_seqs, lens,
     assert (out[sl == 0] == 0).all()
 
 
+def test_longest_first_pads_the_sequences_it_ranks():
+    f = quire.ops.configs.decode_seqs_pad
+    assert f(5, 1, True) == 8 and f(256, 2, True) == 256
+    assert f(1, 1, True) is None and f(257, 1, True) is None
+    assert f(5, 1) is None                 # off by default
+
+
 def test_longest_first_ranks_by_length(rng):
     # The rank -> sequence map itself, in the interpreter: program r
     # writes the sequence it would take.

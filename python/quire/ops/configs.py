@@ -151,6 +151,18 @@ def decode_longest_first(num_seqs, num_splits):
     return False
 
 
+def decode_seqs_pad(num_seqs, num_splits, longest_first=None):
+    """The split kernel's SEQS_PAD: the sequences padded to a power of two
+    where its programs take them longest first (`longest_first`, None:
+    decode_longest_first), else None; one sequence, or more than
+    LONGEST_FIRST_SEQS, runs in order."""
+    if longest_first is None:
+        longest_first = decode_longest_first(num_seqs, num_splits)
+    if longest_first and 1 < num_seqs <= LONGEST_FIRST_SEQS:
+        return next_pow2(num_seqs)
+    return None
+
+
 def decode_stages(fp8):
     """cp.async stages of the split kernel: 3 for fp8 caches, whose tiles
     are half the bytes (two stages leave too little in flight), else 2."""

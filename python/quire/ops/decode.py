@@ -320,10 +320,7 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
         heads_first = configs.DECODE_HEADS_FIRST
     # Grid y is at most 65535.
     heads_first = bool(heads_first) and num_seqs <= 65535
-    if longest_first is None:
-        longest_first = configs.decode_longest_first(num_seqs, num_splits)
-    seqs_pad = configs.next_pow2(num_seqs) if longest_first and \
-        1 < num_seqs <= configs.LONGEST_FIRST_SEQS else None
+    seqs_pad = configs.decode_seqs_pad(num_seqs, num_splits, longest_first)
 
     q_hs, o_hs = val.stride(q, 1), val.stride(o, 1)
     for name, hs in (("query", q_hs), ("out", o_hs)):

@@ -130,7 +130,6 @@ class Plan:
         # The split partials: the plan keeps the recorded buffers as its
         # workspace and knows their shapes for a fresh one.
         self._scratch = []                  # [(role, shape)]
-        self._scratch_offsets = None        # _fresh_workspace's pieces
         self._workspace = {}                # {role: buffer}
         for obj in rec.created:
             if id(obj) not in ids:
@@ -138,6 +137,13 @@ class Plan:
                 ids[id(obj)] = [role]
                 self._scratch.append((role, tuple(_view(obj).shape)))
                 self._workspace[role] = obj
+        # A fresh workspace on the GPU: one f32 buffer of _scratch_floats,
+        # the pieces at 16-byte aligned _scratch_pieces [(role, offset)].
+        self._scratch_pieces, end = [], 0
+        for role, shape in self._scratch:
+            self._scratch_pieces.append((role, end))
+            end += 16 * -(-_numel(shape) // 4)
+        self._scratch_floats = end // 4
         self.device = None
         self._launches = []
         # The launches of each run the op made, in order. A unified call of
@@ -214,6 +220,7 @@ class Plan:
         groups, keep = [], []
         for group in self._groups:
             arr = (_lib.Launch * len(group))()
+            keep.append(arr)
             for c, L in zip(arr, group):
                 offsets = (ctypes.c_uint32 * max(1, len(L.slots)))(
                     *[L.offsets[j] for j, _ in L.slots])
@@ -229,7 +236,7 @@ class Plan:
                 c.slot_offsets = ctypes.addressof(offsets)
                 c.slot_indices = ctypes.addressof(indices)
                 c.num_slots = len(L.slots)
-            groups.append((arr, ctypes.addressof(arr), len(group)))
+            groups.append((ctypes.addressof(arr), len(group)))
         failed = ctypes.c_size_t()
         driver = ctypes.cast(_cuda._driver().cuLaunchKernel,
                              ctypes.c_void_p).value
@@ -342,7 +349,7 @@ class Plan:
         from Python."""
         native = self._native_launch
         if native is not None:
-            arr, address, count = native.groups[i]
+            address, count = native.groups[i]
             status = native.launch(native.driver, address, count,
                                    native.addresses_at, stream,
                                    native.failed_at)
@@ -372,14 +379,7 @@ class Plan:
             pieces = {role: numpy.empty(shape, numpy.float32)
                       for role, shape in self._scratch}
             return pieces, pieces
-        offsets = self._scratch_offsets
-        if offsets is None:
-            offsets, end = [], 0
-            for role, shape in self._scratch:
-                offsets.append((role, end))
-                end += 16 * -(-_numel(shape) // 4)
-            offsets = self._scratch_offsets = (offsets, end // 4)
-        pieces, total = offsets
+        total = self._scratch_floats
         if _is_torch_cuda(like):
             import torch
             # new_empty: the caching allocator without a torch.device made.
@@ -387,7 +387,7 @@ class Plan:
         else:
             buf = decode.allocate_scratch(like, (total,))
         base = buf.data_ptr()
-        return {role: base + off for role, off in pieces}, buf
+        return {role: base + off for role, off in self._scratch_pieces}, buf
 
     def _check(self, given):
         for role in self.roles:
@@ -470,9 +470,7 @@ def _key(what, tensors, scalars):
             return None, None
         seen.add(id(t))
         p = t.data_ptr()
-        # _layout, inline: this is on every plain call's path.
-        layout = (t.dtype, t.shape, t.stride(), t.get_device(), p & 15 == 0)
-        parts.append(layout)
+        parts.append(_layout(t, p))
         addresses.append(p)
     for s in scalars:
         parts.append((type(s), tuple(s) if isinstance(s, list) else s))
