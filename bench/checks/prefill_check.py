@@ -40,7 +40,7 @@ def check(torch, gen):
         worst = 0.0
         cfgs = [(prefill.DEFAULT, {})] + (
             [(c, {}) for c in prefill.CONFIGS] +
-            [(prefill.DEFAULT, o) for _, o in prefill.ABLATION]
+            [(c, o) for _, c, o in prefill.ABLATION]
             if d == prefill.D else [])
         for cfg, options in cfgs:
             for separate in (True, False):

@@ -8,6 +8,10 @@ defaults should be per shape comes from this table.
     bench/run.py decode_tune [--rows NAME,...] [--kv-dtype e4m3fn|e5m2]
         [--tiles 16x1,32x4,...] [--splits 1,2,4,...] [--stages 2,3,...]
         [--orders seqs,heads,longest]
+
+`default` in --tiles or --splits stands for the op's choice on each row
+(configs.decode_config, configs.num_splits_for), so one command compares a
+change against the defaults on rows whose tiles differ.
 """
 
 import math
@@ -30,9 +34,11 @@ SPLITS = (1, 2, 4, 8, 16, 32)
 def main(argv=None):
     p = parser("decode_tune", __doc__)
     p.add_argument("--rows", help="comma-separated row names (default all)")
-    p.add_argument("--tiles", help="comma-separated tiles as TOKENSxWARPS "
-                   "(default: " + ",".join(f"{n}x{w}" for n, w in TILES) + ")")
-    p.add_argument("--splits", help="comma-separated split counts (default: "
+    p.add_argument("--tiles", help="comma-separated tiles as TOKENSxWARPS or "
+                   "`default`, the row's own (default: "
+                   + ",".join(f"{n}x{w}" for n, w in TILES) + ")")
+    p.add_argument("--splits", help="comma-separated split counts or "
+                   "`default`, the row's own (default: "
                    + ",".join(map(str, SPLITS)) + ")")
     p.add_argument("--stages", help="comma-separated cp.async staging depths "
                    "(default: the op's, configs.decode_stages)")
@@ -47,17 +53,19 @@ def main(argv=None):
     args = p.parse_args(argv)
     try:
         tiles = TILES if not args.tiles else tuple(
-            tuple(int(x) for x in t.split("x")) for t in args.tiles.split(","))
+            "default" if t == "default" else tuple(int(x) for x in t.split("x"))
+            for t in args.tiles.split(","))
         splits_ = SPLITS if not args.splits else tuple(
-            int(s) for s in args.splits.split(","))
+            "default" if s == "default" else int(s)
+            for s in args.splits.split(","))
         stages = (None,) if not args.stages else tuple(
             int(s) for s in args.stages.split(","))
         names = {"default": (None, None), "seqs": (False, False),
                  "heads": (True, False), "longest": (True, True)}
         orders = tuple(names[o] for o in args.orders.split(","))
     except (ValueError, KeyError):
-        p.error("--tiles takes TOKENSxWARPS,..., --splits and --stages N,..., "
-                "--orders seqs,heads,longest")
+        p.error("--tiles takes TOKENSxWARPS,... or default, --splits N,... or "
+                "default, --stages N,..., --orders seqs,heads,longest")
     torch = require_torch()
     from quire.ops import configs
     from quire.ops.decode import device_resources
@@ -93,22 +101,27 @@ def main(argv=None):
         group = Hq // Hkv
         dn, dw = configs.decode_config(D, group, fp8=fp8)
         dt = configs.decode_transposed(D, group, fp8)
-        ds = configs.num_splits_for(
-            S, Hkv, max(L), dn, sms, fp8=fp8, num_warps=dw,
-            resident=configs.decode_resident(D, group, dn, fp8, dt,
-                                             configs.decode_stages(fp8), shared))
+        rule = (S, Hkv, max(L), dn, sms, fp8, dw,
+                configs.decode_resident(D, group, dn, fp8, dt,
+                                        configs.decode_stages(fp8), shared))
+        dl = configs.decode_longest_first(*rule)
+        ds = configs.num_splits_for(*rule, longest_first=dl)
         print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "
-              f"transposed {dt}")
+              f"transposed {dt}, longest first {dl}")
         print("| block_n | warps | splits | transposed | stages | heads first "
               "| longest first | us | TB/s | % of read | rel err |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
         out = torch.empty_like(q)
         results = []
         forms = (dt, not dt) if fp8 else (dt,)
-        configs_ = [(bn, nw, sp, tr, st, hf) for bn, nw in tiles for sp in splits_
-                    for tr in forms for st in stages for hf in orders]
-        if (dn, dw, ds, dt, None, (None, None)) not in configs_:
-            configs_.append((dn, dw, ds, dt, None, (None, None)))
+        row_tiles = [(dn, dw) if t == "default" else t for t in tiles]
+        row_splits = [ds if s == "default" else s for s in splits_]
+        configs_ = list(dict.fromkeys(
+            (bn, nw, sp, tr, st, hf) for bn, nw in row_tiles for sp in row_splits
+            for tr in forms for st in stages
+            for hf in [(None, dl) if o == (None, None) else o for o in orders]))
+        if (dn, dw, ds, dt, None, (None, dl)) not in configs_:
+            configs_.append((dn, dw, ds, dt, None, (None, dl)))
         for bn, nw, splits, tr, st, (hf, lf) in configs_:
             fn = (lambda bn=bn, nw=nw, tr=tr, sp=splits, st=st, hf=hf, lf=lf:
                   _paged_decode(q, kc, vc, bt, sl, scale, out, max(L), sp,
@@ -117,7 +130,7 @@ def main(argv=None):
                                 longest_first=lf))
             st_name = st or configs.decode_stages(fp8)
             order = (f"{configs.DECODE_HEADS_FIRST if hf is None else hf} | "
-                     f"{configs.decode_seqs_pad(S, splits, lf) is not None}")
+                     f"{configs.decode_seqs_pad(S, lf) is not None}")
             try:
                 out.fill_(float("nan"))
                 fn()

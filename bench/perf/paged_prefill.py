@@ -6,7 +6,8 @@ prefix_prefill is (best of 12 configurations per row) and torch SDPA
 Llama-3-8B heads (32 q / 8 kv, head dim 128, f16). Runs prefill_check
 first. Prints median time and TFLOP/s (causal-adjusted: the chunk's part
 counts half) per row, then Quire's TFLOP/s with each step of the ablation
-of lib/prefill.ABLATION (a deeper staging, the scores dot issued early),
+of lib/prefill.ABLATION (64 keys a step, a deeper staging, the scores dot
+issued early),
 writes paged_prefill.png into the output folder.
 
     bench/run.py paged_prefill [--tune] [--out DIR]
@@ -67,7 +68,7 @@ def main(argv=None):
     scale = 1.0 / math.sqrt(prefill.D)
     hdr = (f"{'case':>30} {'quire us':>9} {'TFLOP/s':>8} {'triton us':>9} {'TFLOP/s':>8} "
            f"{'x triton':>8} {'sdpa us':>8} {'TFLOP/s':>8}"
-           + "".join(f" {name:>9}" for name, _ in prefill.ABLATION))
+           + "".join(f" {name:>9}" for name, _, _ in prefill.ABLATION))
     if args.tune:
         hdr += "".join(f" {'%dx%dx%dw%s' % (*c[:3], '' if c[3] else '-mma'):>12}"
                        for c in prefill.CONFIGS)
@@ -81,8 +82,8 @@ def main(argv=None):
         inp = prefill.make_inputs(ctx, ql, page, gen)
         out = torch.empty_like(inp["q"])
         tq = us(lambda: prefill.run_quire(inp, scale, out))
-        ablation = [us(lambda o=o: prefill.run_quire(inp, scale, out, **o))
-                    for _, o in prefill.ABLATION]
+        ablation = [us(lambda c=c, o=o: prefill.run_quire(inp, scale, out, c, **o))
+                    for _, c, o in prefill.ABLATION]
         tunes = [us(lambda: prefill.run_quire(inp, scale, out, c))
                  for c in prefill.CONFIGS] if args.tune else []
         best = None

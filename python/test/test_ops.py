@@ -115,9 +115,29 @@ def test_longest_first_matches_float64(rng, heads_first, num_seqs, lens,
 
 def test_longest_first_pads_the_sequences_it_ranks():
     f = quire.ops.configs.decode_seqs_pad
-    assert f(5, 1, True) == 8 and f(256, 2, True) == 256
-    assert f(1, 1, True) is None and f(257, 1, True) is None
-    assert f(5, 1) is None                 # off by default
+    assert f(5, True) == 8 and f(256, True) == 256
+    assert f(1, True) is None and f(257, True) is None
+    assert f(5, False) is None and f(5, None) is None
+
+
+def test_longest_first_replaces_the_splits_of_long_sequences():
+    # On where the split count grows only so that no program reads more
+    # than SPLIT_TOKENS; the batch then runs the occupancy count.
+    c = quire.ops.configs
+    rule = lambda S, L, **kw: c.decode_longest_first(
+        S, 8, L, 32, 132, num_warps=4, resident=6, **kw)
+    splits = lambda S, L, lf: c.num_splits_for(
+        S, 8, L, 32, 132, num_warps=4, resident=6, longest_first=lf)
+    assert rule(128, 8192) and (splits(128, 8192, False),
+                                splits(128, 8192, True)) == (2, 1)
+    assert rule(64, 16384) and (splits(64, 16384, False),
+                                splits(64, 16384, True)) == (4, 1)
+    assert not rule(64, 4096)              # one split either way
+    assert not rule(8, 32768)              # 8 splits either way
+    assert not rule(32, 8192)              # 2 either way (256 programs)
+    assert not rule(257, 8192)             # more than the kernel ranks
+    assert not rule(1, 32768)              # nothing to rank
+    assert not c.decode_longest_first(128, 8, 8192, 32, 132, num_warps=1)
 
 
 def test_longest_first_ranks_by_length(rng):

@@ -29,12 +29,12 @@ EXPECTED = {
     ("combine", F16, 128): (8, 0, 0, 0, 2048, 0),
     ("combine", F16, 256): (16, 0, 0, 0, 4096, 0),
     # Prefill: dtype, group, head dim, page, chunk K/V separate, sm.
-    ("prefill", F16, 4, 128, 16, True, 90): (8, 0, 24, 32, 100352, 0),
-    ("prefill", F16, 4, 128, 16, False, 90): (8, 0, 24, 32, 100352, 0),
+    ("prefill", F16, 4, 128, 16, True, 90): (8, 0, 32, 64, 165888, 0),
+    ("prefill", F16, 4, 128, 16, False, 90): (8, 0, 32, 64, 165888, 0),
     ("prefill", F16, 4, 128, 16, False, 80): (8, 256, 0, 32, 100352, 0),
     ("prefill", BF16, 4, 256, 16, False, 90): (16, 0, 36, 32, 133120, 0),
     ("prefill", F16, 1, 64, 32, False, 90): (4, 0, 16, 16, 51200, 0),
-    ("prefill", F16, 3, 80, 16, False, 90): (8, 0, 24, 32, 100352, 0),
+    ("prefill", F16, 3, 80, 16, False, 90): (8, 0, 32, 64, 165888, 0),
 }
 # Checked mode, the decode split kernel and the prefill kernel from the
 # cache (their staging is off: checked loads are not cp.async'd).
@@ -69,7 +69,7 @@ def compiled(key, checked=False):
         return launch.compiled(decode._combine_spec(dt, d, True, True, False,
                                                     False), 90, 4)
     _, dt, group, d, page, separate, sm = key
-    block_m, block_n, warps = configs.prefill_config(d)
+    block_m, block_n, warps = configs.prefill_config(d, sm, checked=checked)
     spec = prefill._spec(dt, group, d, page, block_m, block_n, True, True,
                          separate, checked, True, False, NONE)
     return launch.compiled(spec, sm, warps, checked=checked)
@@ -138,7 +138,7 @@ def test_fp8_prefill_runs_on_wgmma(d):
     # The converted fp8 K and V tiles (shared by the warps) are stored into
     # swizzled buffers between barriers, and both dots run on wgmma as the
     # fp16 kernel's do (tile.local_store: docs/passes.md).
-    block_m, block_n, warps = configs.prefill_config(d)
+    block_m, block_n, warps = configs.prefill_config(d, fp8=True)
     specs = [prefill._spec(F16, 4, d, 16, block_m, block_n, True, True, False,
                            False, True, False, NONE, kv_dtype=kv)
              for kv in ("f8E4M3FN", None)]
@@ -200,7 +200,7 @@ def test_every_feature_on_compiles_without_spills(kernel, sm):
         spec, warps = decode._combine_spec(BF16, 128, True, True, True,
                                            True), 4
     else:
-        block_m, block_n, warps = configs.prefill_config(128)
+        block_m, block_n, warps = configs.prefill_config(128, sm)
         spec = prefill._spec(F16, 4, 128, 16, block_m, block_n, True, True,
                              "separate" in kernel, False,
                              "non-causal" not in kernel, "skip" in kernel,

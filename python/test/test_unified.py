@@ -227,6 +227,28 @@ def test_split_counts(kind, feature, num_splits):
     run(b, kw, ref, num_splits=num_splits)
 
 
+@pytest.mark.parametrize("feature", ["sinks+lse", "window30+alibi+lse"])
+@pytest.mark.parametrize("kind", ["decode", "mixed"])
+def test_longest_first_under_the_split_rule(kind, feature, monkeypatch):
+    # Where configs.decode_longest_first holds (batches too large for the
+    # interpreter), the split kernel ranks the sequences and the split
+    # count drops SPLIT_TOKENS' term: here it holds for every batch.
+    c = quire.ops.configs
+    monkeypatch.setattr(c, "decode_longest_first", lambda *a: True)
+    monkeypatch.setattr(c, "SPLIT_TOKENS", 64)
+    pads = []
+    pad = c.decode_seqs_pad
+    monkeypatch.setattr(c, "decode_seqs_pad",
+                        lambda n, lf: pads.append(pad(n, lf)) or pads[-1])
+    rng = np.random.default_rng(_seed(kind, feature, "longest"))
+    ctx, qlens = ([0, 200, 77, 5, 130], [1, 1, 1, 1, 1]) if kind == "decode" \
+        else ([0, 200, 40, 5, 130], [1, 1, 30, 0, 1])
+    b = Batch(rng, ctx, qlens)
+    kw, ref = features(feature, b, rng)
+    run(b, kw, ref)
+    assert pads[-1] == 8               # the launch's SEQS_PAD
+
+
 @pytest.mark.parametrize("feature", ["none", "window40+alibi+sinks+lse"])
 def test_mixed_batch_on_the_flat_prefill_grid(feature):
     # Chunks longer than the 128-row query tile among decode tokens: the

@@ -73,14 +73,15 @@ SPLIT_TOKENS = 4096
 
 
 def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
-                   fp8=False, num_warps=1, resident=None):
+                   fp8=False, num_warps=1, resident=None, longest_first=False):
     """Splits of each sequence, at least 4 tiles of block_n tokens per
     split, at most MAX_SPLITS: for 4-warp programs (decode_config's default)
     about 4 programs per SM, rounded to the nearest count, so a batch of
     sequence-heads that already fills the machine runs one split, but no
     more than one wave of the `resident` programs an SM holds at once
     (decode_resident; None: no limit) where that is fewer than 4, and
-    enough that no split is longer than SPLIT_TOKENS (fp8 caches too); for
+    enough that no split is longer than SPLIT_TOKENS (fp8 caches too)
+    unless the programs take the sequences `longest_first`; for
     one-warp programs enough for about 8 per SM, and on fp8 caches at most 8
     per SM (a second wave of a few programs costs as much as the first).
     Depends on the shapes only (not on
@@ -93,8 +94,10 @@ def num_splits_for(num_seqs, num_kv_heads, max_tokens, block_n, sms=132,
             # A second wave of a few programs costs as much as the first.
             want = min(want, max(1, resident * sms // programs))
         # No program longer than SPLIT_TOKENS: in a batch of unequal
-        # lengths the longest sequences' programs are the tail.
-        want = max(want, -(-max_tokens // SPLIT_TOKENS))
+        # lengths the longest sequences' programs are the tail, unless
+        # they run first.
+        if not longest_first:
+            want = max(want, -(-max_tokens // SPLIT_TOKENS))
     elif fp8:
         want = 8 * sms // programs
     else:
@@ -144,20 +147,27 @@ DECODE_HEADS_FIRST = True
 LONGEST_FIRST_SEQS = 256
 
 
-def decode_longest_first(num_seqs, num_splits):
+def decode_longest_first(num_seqs, num_kv_heads, max_tokens, block_n,
+                         sms=132, fp8=False, num_warps=1, resident=None):
     """Whether the split kernel's programs take the sequences longest
-    first (decode_kernels.py, SEQS_PAD): off (docs/performance.md,
-    "Decode: longest first")."""
-    return False
+    first (decode_kernels.py, SEQS_PAD): where num_splits_for would add
+    splits only so that no program reads more than SPLIT_TOKENS (the tail
+    of a ragged batch), for 2 to LONGEST_FIRST_SEQS sequences. Ordering the
+    programs removes that tail without the extra splits and their combine;
+    elsewhere the ranking's registers (96 instead of 80 on the head-dim-128
+    default) are not paid for (docs/performance.md, "Decode: longest
+    first"). Arguments as num_splits_for's; shapes only."""
+    if not 1 < num_seqs <= LONGEST_FIRST_SEQS:
+        return False
+    args = (num_seqs, num_kv_heads, max_tokens, block_n, sms, fp8, num_warps,
+            resident)
+    return num_splits_for(*args, longest_first=True) < num_splits_for(*args)
 
 
-def decode_seqs_pad(num_seqs, num_splits, longest_first=None):
+def decode_seqs_pad(num_seqs, longest_first):
     """The split kernel's SEQS_PAD: the sequences padded to a power of two
-    where its programs take them longest first (`longest_first`, None:
-    decode_longest_first), else None; one sequence, or more than
-    LONGEST_FIRST_SEQS, runs in order."""
-    if longest_first is None:
-        longest_first = decode_longest_first(num_seqs, num_splits)
+    where its programs take them `longest_first`, else None; one sequence,
+    or more than LONGEST_FIRST_SEQS, runs in order."""
     if longest_first and 1 < num_seqs <= LONGEST_FIRST_SEQS:
         return next_pow2(num_seqs)
     return None
@@ -178,13 +188,20 @@ def tokens_per_split(max_tokens, num_splits, block_n):
     return tps, max(1, min(num_splits, -(-max_tokens // tps)))
 
 
-def prefill_config(head_dim):
+def prefill_config(head_dim, sm=90, fp8=False, wgmma=True, checked=False):
     """(block_m, block_n, num_warps) of the prefill kernel for a head
-    dimension: 128 query rows on 8 warps (two wgmma warpgroups) and 64 keys
-    per step, the fastest tile shape benchmarked at head dim 128
-    (docs/performance.md, "Prefill tiles"); head dim 256 takes 32 keys per
-    step, the largest tile that does not spill."""
-    return (128, 64, 8) if tile_width(head_dim) <= 128 else (128, 32, 8)
+    dimension on compute capability `sm` (`fp8`: an fp8 cache; `wgmma`:
+    the dots on wgmma, sm_90; `checked`: checked mode, whose loads are not
+    staged): 128 query rows on 8 warps (two wgmma warpgroups). Keys per
+    step: 128 for tile width 128 on sm_90 wgmma with an fp16/bf16 cache,
+    staged (254 registers, no spills; 166 KB of shared memory, which only
+    sm_90 has), else 64; head dim 256 takes 32, the largest tile that does
+    not spill. fp8 caches, mma.sync and checked mode spill more at 128
+    keys (docs/performance.md, "Prefill tiles")."""
+    width = tile_width(head_dim)
+    if width == 128 and sm == 90 and wgmma and not fp8 and not checked:
+        return (128, 128, 8)
+    return (128, 64, 8) if width <= 128 else (128, 32, 8)
 
 
 def prefill_grid(num_tokens, num_seqs, max_q, block_m):

@@ -299,6 +299,10 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     if transposed is None:
         transposed = configs.decode_transposed(head_dim, group, fp8)
     tokens = configs.window_tokens(max_tokens, feats.window_left, block_n)
+    # The kernel ranks the batch's sequences (SEQS_PAD) for 2 to
+    # LONGEST_FIRST_SEQS of them only.
+    if configs.decode_seqs_pad(num_seqs, True) is None:
+        longest_first = False
     if num_splits is None:
         if scratch:
             sms, shared = (132, configs.SHARED_PER_SM) if host else \
@@ -306,9 +310,12 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
             resident = configs.decode_resident(
                 head_dim, group, block_n, fp8, transposed,
                 num_stages or configs.decode_stages(fp8), shared)
+            args = (split_seqs, num_kv_heads, tokens, block_n, sms, fp8,
+                    num_warps, resident)
+            if longest_first is None:
+                longest_first = configs.decode_longest_first(*args)
             num_splits = configs.num_splits_for(
-                split_seqs, num_kv_heads, tokens, block_n, sms, fp8=fp8,
-                num_warps=num_warps, resident=resident)
+                *args, longest_first=longest_first)
         else:
             num_splits = 1
     elif num_splits > 1 and not scratch:
@@ -320,7 +327,7 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
         heads_first = configs.DECODE_HEADS_FIRST
     # Grid y is at most 65535.
     heads_first = bool(heads_first) and num_seqs <= 65535
-    seqs_pad = configs.decode_seqs_pad(num_seqs, num_splits, longest_first)
+    seqs_pad = configs.decode_seqs_pad(num_seqs, longest_first)
 
     q_hs, o_hs = val.stride(q, 1), val.stride(o, 1)
     for name, hs in (("query", q_hs), ("out", o_hs)):

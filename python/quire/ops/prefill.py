@@ -4,7 +4,7 @@ launch of prefill_kernel.py."""
 
 from .. import _args
 from . import configs, features, launch, plan as plans, validation as val
-from .decode import outputs, run
+from .decode import device_sm, outputs, run
 from .prefill_kernel import paged_prefill
 
 WHAT = "paged_prefill_attention"
@@ -207,24 +207,29 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     cfg = (block_m, block_n, num_warps, num_stages)
     launches, tensors = prefill_launch(
         WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,
-        cfg, "query_start_loc", "seq_lens")
+        cfg, "query_start_loc", "seq_lens",
+        90 if host else device_sm(q.device), wgmma)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
 
 def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
-                   causal, skip_decode, cfg, qs_name, lens_name):
+                   causal, skip_decode, cfg, qs_name, lens_name, sm=90,
+                   wgmma=True):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `cfg` is (block_m,
-    block_n, num_warps, num_stages), None for each default."""
+    block_n, num_warps, num_stages), None for each default, the defaults
+    those of configs.prefill_config for compute capability `sm` (the
+    interpreter: 90) and `wgmma`."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
     num_tokens, num_heads, head_dim = q.shape
     num_blocks, page_size, num_kv_heads, _ = kc.shape
     num_seqs = bt.shape[0]
     group = num_heads // num_kv_heads if num_heads else 1
-    dflt = configs.prefill_config(head_dim)
+    dflt = configs.prefill_config(head_dim, sm, kc.dtype in val.FP8, wgmma,
+                                  checked)
     block_m, block_n, num_warps = (c or d for c, d in zip(cfg, dflt))
     num_stages = cfg[3] or 2
     if not 1 <= head_dim <= 256:

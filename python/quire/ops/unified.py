@@ -5,7 +5,7 @@ varlen paged keywords. The kernels are the decode and prefill ops' own
 run from the shapes alone."""
 
 from . import configs, features, plan as plans, validation as val
-from .decode import outputs, run, run_decode
+from .decode import device_sm, outputs, run, run_decode
 from .prefill import prefill_launch, prefill_views
 
 WHAT = "unified_attention"
@@ -186,6 +186,6 @@ def _unified(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
         launches, tensors = prefill_launch(
             WHAT, pre, o, dtype, scale, feats, checked, max_q, lse, causal,
             plan == "mixed", (None, None, None, None), "query_start_loc",
-            "seq_lens")
+            "seq_lens", 90 if host else device_sm(qv.device))
         run(WHAT, launches, tensors, host, qv.device, checked)
     return (out, lse) if return_lse else out
