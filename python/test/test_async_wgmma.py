@@ -217,4 +217,4 @@ def test_loop_attribute_shares_the_attr_dict_with_hints():
             FakeCudaArray((64, 64), "<f4"), FakeCudaArray((64,), "<i4"), 4096)
     k = staged_hinted.warmup(*args, grid=(1,), sm=90)
     assert "tile.num_stages = 3 : i32" in k.asm["source"]
-    assert k.shared > 3 * 2 * 64 * 64 * 2  # three stages of A and B
+    assert k.shared >= 3 * 2 * 64 * 64 * 2  # three stages of A and B

@@ -349,8 +349,67 @@ struct Solver {
   }
 };
 
+/// Index arithmetic that is free to recompute: ranges, scalar splats,
+/// tensor constants, and integer / pointer / mask elementwise ops, shape
+/// ops and addptr over such values.
+bool isFree(Operation *op) {
+  if (!op || op->getNumResults() != 1 || !isTensor(op->getResult(0)))
+    return false;
+  if (isa<RangeOp, arith::ConstantOp>(op))
+    return true;
+  if (auto splat = dyn_cast<SplatOp>(op))
+    return !isTensor(splat.getSrc());
+  Type elt = tensorType(op->getResult(0)).getElementType();
+  bool index = isa<IntegerType, PointerType>(elt);
+  if (!index ||
+      !(isElementwise(op) ||
+        isa<ExpandDimsOp, BroadcastOp, AddPtrOp, TensorMapBlockOp>(op)))
+    return false;
+  return llvm::all_of(op->getOperands(), [](Value v) {
+    return !isTensor(v) || isFree(v.getDefiningOp());
+  });
+}
+
 RankedTensorType withLayout(Value v, Attribute layout) {
   return tensorType(v).cloneWithEncoding(layout);
+}
+
+/// The free expression `v` (isFree) computed directly in `layout`: each op
+/// cloned right after its original (loop-invariant parts stay outside
+/// loops) with its result in `layout` and its tensor operands in what the
+/// op then needs (elementwise, addptr, broadcast: the same layout;
+/// expand_dims: its slice). Null where an op cannot be (a tensor-map
+/// block). A few integer ops per element cost less than a conversion
+/// through shared memory, which needs barriers, in a loop above all (a
+/// range shared by a tile's rows and columns).
+Value rematerialize(Value v, Attribute layout) {
+  if (!isTensor(v) || tensorType(v).getEncoding() == layout)
+    return v;
+  Operation *op = v.getDefiningOp();
+  if (!isFree(op) || isa<TensorMapBlockOp>(op))
+    return nullptr;
+  Attribute operandLayout = layout;
+  if (auto e = dyn_cast<ExpandDimsOp>(op))
+    operandLayout = SliceEncodingAttr::get(v.getContext(),
+                                           e.getAxisAttr().getInt(), layout);
+  IRMapping map;
+  for (Value operand : op->getOperands()) {
+    if (!isTensor(operand))
+      continue;
+    Value r = rematerialize(operand, operandLayout);
+    if (!r)
+      return nullptr;
+    map.map(operand, r);
+  }
+  OpBuilder b(op);
+  b.setInsertionPointAfter(op);
+  Operation *c = b.clone(*op, map);
+  Value result = c->getResult(0);
+  result.setType(withLayout(v, layout));
+  if (auto cst = dyn_cast<arith::ConstantOp>(c))
+    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+      cst.setValueAttr(dense.reshape(cast<ShapedType>(result.getType())));
+  return result;
 }
 
 /// Converts `operand` of `op` to `layout` in place (if it is not already).
@@ -358,6 +417,10 @@ void convertOperand(OpOperand &operand, Attribute layout) {
   Value v = operand.get();
   if (tensorType(v).getEncoding() == layout)
     return;
+  if (Value r = rematerialize(v, layout)) {
+    operand.set(r);
+    return;
+  }
   OpBuilder b(operand.getOwner());
   // Convert once, next to the definition, when the user sits in a loop the
   // value comes from outside of.
@@ -398,27 +461,6 @@ struct AssignLayoutsPass
     for (auto func : module.getOps<func::FuncOp>())
       if (isKernel(func) && failed(runOnKernel(func)))
         return signalPassFailure();
-  }
-
-  /// Index arithmetic that is free to recompute: ranges, scalar splats,
-  /// tensor constants, and integer / pointer / mask elementwise ops, shape
-  /// ops and addptr over such values.
-  static bool isFree(Operation *op) {
-    if (!op || op->getNumResults() != 1 || !isTensor(op->getResult(0)))
-      return false;
-    if (isa<RangeOp, arith::ConstantOp>(op))
-      return true;
-    if (auto splat = dyn_cast<SplatOp>(op))
-      return !isTensor(splat.getSrc());
-    Type elt = tensorType(op->getResult(0)).getElementType();
-    bool index = isa<IntegerType, PointerType>(elt);
-    if (!index ||
-        !(isElementwise(op) ||
-          isa<ExpandDimsOp, BroadcastOp, AddPtrOp, TensorMapBlockOp>(op)))
-      return false;
-    return llvm::all_of(op->getOperands(), [](Value v) {
-      return !isTensor(v) || isFree(v.getDefiningOp());
-    });
   }
 
   /// A copy of the free expression `v` (each op cloned right after its
