@@ -181,6 +181,19 @@ def test_prefill_grid_keeps_one_row_per_sequence_for_even_chunks():
     assert grid(60 + 2048, 64, 512, 128) == (80, True)   # 60 decodes + 4 x 512
 
 
+@pytest.mark.parametrize("separate", [True, False])
+@pytest.mark.parametrize("scale", [-0.3, 0.0, 1e-40])
+def test_scale_of_any_sign(scale, separate):
+    # Without softcap or ALiBi the kernel folds the scale into the exponent
+    # (prefill_kernel._softmax_fold): q's sign flips for a negative scale,
+    # and a zero or subnormal one gives every key the same weight.
+    rng = np.random.default_rng(7)
+    a, kn, vn = _case(rng, [40, 0, 17], [33, 20, 1], 16, 4, 2, 64)
+    ref = reference(a, kn, vn, scale)
+    kv = dict(key=kn, value=vn) if separate else {}
+    assert _rel(ppa(**a, **kv, scale=scale), ref) < 2e-3
+
+
 def test_max_query_len_sizes_the_grid():
     rng = np.random.default_rng(1)
     a, kn, vn = _case(rng, [10, 20], [30, 70], 16, 2, 1, 16)

@@ -158,6 +158,18 @@ def test_features_match_float64(kind, feature):
     run(b, kw, ref)
 
 
+@pytest.mark.parametrize("scale", [-0.2, 0.0])
+@pytest.mark.parametrize("feature", ["none", "window8+lse", "sinks"])
+def test_scale_of_any_sign(feature, scale):
+    # The prefill kernel folds the scale into the exponent where there is
+    # no softcap or ALiBi (q's sign flipped for a negative scale); a window
+    # masks whole tiles for some rows.
+    rng = np.random.default_rng(_seed("scale", feature, scale))
+    b = Batch(rng, *BATCHES["prefill"])
+    kw, ref = features(feature, b, rng)
+    run(b, kw, ref, scale=scale)
+
+
 @pytest.mark.parametrize("feature", ["none", "window16", "alibi+sinks+lse"])
 @pytest.mark.parametrize("kind", ["prefill", "mixed", "decode"])
 def test_non_causal(kind, feature):

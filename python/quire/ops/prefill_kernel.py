@@ -98,6 +98,31 @@ def _softmax_step(s, m, l, GUARD: tl.constexpr):
     return m_new, p, alpha, l * alpha + tl.sum(p, axis=1)
 
 
+# The least positive normal f32: the folded scale's floor (_softmax_fold).
+F32_MIN = 1.1754943508222875e-38
+
+
+@jit
+def _softmax_fold(qk, sl2, m, l, GUARD: tl.constexpr):
+    """_softmax_step over the scores sl2 * qk with the scale folded in:
+    the row maxima of qk are scaled (two multiplies a thread, not one an
+    element), and p = exp2(qk * sl2 - m) contracts to one fma an element.
+    sl2 must be positive (the kernel makes it so: q's sign flipped for a
+    negative scale, exact in any float type, and a zero scale raised to
+    F32_MIN, which gives every key the same weight as zero does); then
+    max(qk) * sl2 is max(qk * sl2) exactly and masked scores (-inf) stay
+    -inf."""
+    m_new = tl.maximum(m, tl.max(qk, axis=1) * sl2,
+                       propagate_nan=tl.PropagateNan.ALL)
+    if GUARD:
+        m_use = tl.where(m_new > float("-inf"), m_new, 0.0)
+    else:
+        m_use = m_new
+    p = tl.exp2(qk * sl2 - m_use[:, None])
+    alpha = tl.exp2(m - m_use)
+    return m_new, p, alpha, l * alpha + tl.sum(p, axis=1)
+
+
 @jit
 def _flat_block(query_start, pid, num_seqs, search_steps,
                 BLOCK_M: tl.constexpr):
@@ -187,6 +212,12 @@ def paged_prefill(
         scale, softcap, seq, kv_head, q_descale, qd_seq_stride,
         qd_head_stride, k_descale, kd_seq_stride, kd_head_stride, SOFTCAP,
         Q_DESCALE, K_DESCALE)
+    # Without softcap or ALiBi the scale multiplies the exponent, not the
+    # scores (_softmax_fold).
+    FOLD: tl.constexpr = not SOFTCAP and not ALIBI
+    if FOLD:
+        qv = tl.where(sl2 < 0.0, -qv, qv)
+        sl2 = tl.maximum(tl.abs(sl2), F32_MIN)
     if ALIBI:
         slope = tl.load(alibi_slopes + head).to(tl.float32) * LOG2E
     if SINKS:
@@ -215,7 +246,10 @@ def paged_prefill(
                           PAGE_SIZE, (k_page_stride, k_token_stride,
                                       k_head_stride), ctx_len, cols=COLS,
                           num_blocks=num_blocks)
-        s = _scores(qv, k, cap_in, cap_out, sl2, SOFTCAP)
+        if FOLD:
+            s = tl.dot(qv, tl.trans(k))
+        else:
+            s = _scores(qv, k, cap_in, cap_out, sl2, SOFTCAP)
         toks = start + cols
         if ALIBI:
             s = s + slope * (toks[None, :] - (rows + ctx_len)[:, None]).to(
@@ -229,7 +263,10 @@ def paged_prefill(
         else:
             if start + BLOCK_N > ctx_len:
                 s = tl.where((toks < ctx_len)[None, :], s, float("-inf"))
-        m_new, p, alpha, l = _softmax_step(s, m, l, WINDOW)
+        if FOLD:
+            m_new, p, alpha, l = _softmax_fold(s, sl2, m, l, WINDOW)
+        else:
+            m_new, p, alpha, l = _softmax_step(s, m, l, WINDOW)
         v = tl.paged_load(v_cache, bt_row, start, kv_head, (BLOCK_N, DP),
                           PAGE_SIZE, (v_page_stride, v_token_stride,
                                       v_head_stride), ctx_len, cols=COLS,
@@ -278,7 +315,10 @@ def paged_prefill(
                                 (k_page_stride, k_token_stride,
                                  k_head_stride), seq_end, cols=COLS,
                                 num_blocks=num_blocks)
-        s_j = _scores(qv, k_j, cap_in, cap_out, sl2, SOFTCAP)
+        if FOLD:
+            s_j = tl.dot(qv, tl.trans(k_j))
+        else:
+            s_j = _scores(qv, k_j, cap_in, cap_out, sl2, SOFTCAP)
         if ALIBI:
             s_j = s_j + slope * (j[None, :] - rows2).to(tl.float32)
         if CAUSAL:
@@ -298,7 +338,10 @@ def paged_prefill(
                 partial = start + BLOCK_N > q_len
             if partial:
                 s_j = tl.where(seen, s_j, float("-inf"))
-        m_j, p_j, alpha_j, l = _softmax_step(s_j, m, l, WINDOW)
+        if FOLD:
+            m_j, p_j, alpha_j, l = _softmax_fold(s_j, sl2, m, l, WINDOW)
+        else:
+            m_j, p_j, alpha_j, l = _softmax_step(s_j, m, l, WINDOW)
         if SEPARATE:
             v_j = tl.load(vn_base + start * vn_token_stride + vn_offs,
                           mask=kv_mask, other=0.0)
