@@ -39,7 +39,7 @@ def check(torch, gen):
         ref = prefill.reference(inp, scale)
         worst = 0.0
         cfgs = [(prefill.DEFAULT, {})] + (
-            [(c, {}) for c in prefill.CONFIGS] +
+            [(c, {}) for c in prefill.configs(torch)] +
             [(c, o) for _, c, o in prefill.ABLATION]
             if d == prefill.D else [])
         for cfg, options in cfgs:

@@ -90,7 +90,7 @@ def main(argv=None):
         launcher(A, B, C, (128, 128, 64, 8), num_stages=3, async_wgmma=True,
                  **staging)()
     inp = prefill.make_inputs([0, 40, 300], [70, 3, 200], 16, gen, 8, 2)
-    for cfg in [prefill.DEFAULT] + prefill.CONFIGS:
+    for cfg in [prefill.DEFAULT] + prefill.configs(torch):
         for separate in (True, False):
             prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg, separate)
     # unified_attention, every feature on, a mixed ragged batch (decode

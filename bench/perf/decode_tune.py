@@ -14,6 +14,7 @@ defaults should be per shape comes from this table.
 change against the defaults on rows whose tiles differ.
 """
 
+import itertools
 import math
 import sys
 
@@ -101,11 +102,13 @@ def main(argv=None):
         group = Hq // Hkv
         dn, dw = configs.decode_config(D, group, fp8=fp8)
         dt = configs.decode_transposed(D, group, fp8)
-        rule = (S, Hkv, max(L), dn, sms, fp8, dw,
-                configs.decode_resident(D, group, dn, fp8, dt,
-                                        configs.decode_stages(fp8), shared))
-        dl = configs.decode_longest_first(*rule)
-        ds = configs.num_splits_for(*rule, longest_first=dl)
+        def rule(bn, nw, tr, st):
+            """num_splits_for's and decode_longest_first's arguments for a
+            configuration, as run_decode passes them."""
+            return (S, Hkv, max(L), bn, sms, fp8, nw, configs.decode_resident(
+                D, group, bn, fp8, tr, st or configs.decode_stages(fp8), shared))
+        dl = configs.decode_longest_first(*rule(dn, dw, dt, None))
+        ds = configs.num_splits_for(*rule(dn, dw, dt, None), longest_first=dl)
         print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "
               f"transposed {dt}, longest first {dl}")
         print("| block_n | warps | splits | transposed | stages | heads first "
@@ -115,11 +118,19 @@ def main(argv=None):
         results = []
         forms = (dt, not dt) if fp8 else (dt,)
         row_tiles = [(dn, dw) if t == "default" else t for t in tiles]
-        row_splits = [ds if s == "default" else s for s in splits_]
-        configs_ = list(dict.fromkeys(
-            (bn, nw, sp, tr, st, hf) for bn, nw in row_tiles for sp in row_splits
-            for tr in forms for st in stages
-            for hf in [(None, dl) if o == (None, None) else o for o in orders]))
+        configs_ = []
+        for (bn, nw), sp, tr, st, (hf, lf) in itertools.product(
+                row_tiles, splits_, forms, stages, orders):
+            # The op's choices for this tile, as the op makes them: the
+            # order's ranking (the default's by its rule) and the split
+            # count that goes with it.
+            if (hf, lf) == (None, None):
+                lf = configs.decode_longest_first(*rule(bn, nw, tr, st))
+            if sp == "default":
+                sp = configs.num_splits_for(*rule(bn, nw, tr, st),
+                                            longest_first=bool(lf))
+            if (bn, nw, sp, tr, st, (hf, lf)) not in configs_:
+                configs_.append((bn, nw, sp, tr, st, (hf, lf)))
         if (dn, dw, ds, dt, None, (None, dl)) not in configs_:
             configs_.append((dn, dw, ds, dt, None, (None, dl)))
         for bn, nw, splits, tr, st, (hf, lf) in configs_:
@@ -158,7 +169,8 @@ def main(argv=None):
             for wide in (True, False):
                 fn = (lambda wide=wide: _paged_decode(
                     q, kc, vc, bt, sl, scale, out, max(L), ds, block_n=dn,
-                    num_warps=dw, transposed=dt, wide_fp8_operands=wide))
+                    num_warps=dw, transposed=dt, longest_first=dl,
+                    wide_fp8_operands=wide))
                 out.fill_(float("nan"))
                 fn()
                 torch.cuda.synchronize()

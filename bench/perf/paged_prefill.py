@@ -62,7 +62,8 @@ def main(argv=None):
     from lib.timing import us
 
     print_header("paged_prefill")
-    print(f"default (block_m, block_n, warps) {ops.prefill_config(prefill.D)}")
+    sm = 10 * torch.cuda.get_device_capability()[0] + torch.cuda.get_device_capability()[1]
+    print(f"default (block_m, block_n, warps) {ops.prefill_config(prefill.D, sm)}")
     gen = torch.Generator(device="cuda").manual_seed(11)
     ok = check(torch, gen)
     scale = 1.0 / math.sqrt(prefill.D)
@@ -71,7 +72,7 @@ def main(argv=None):
            + "".join(f" {name:>9}" for name, _, _ in prefill.ABLATION))
     if args.tune:
         hdr += "".join(f" {'%dx%dx%dw%s' % (*c[:3], '' if c[3] else '-mma'):>12}"
-                       for c in prefill.CONFIGS)
+                       for c in prefill.configs(torch))
     print(hdr)
     table = []
     for label, page, ctx, ql in ROWS:
@@ -85,7 +86,7 @@ def main(argv=None):
         ablation = [us(lambda c=c, o=o: prefill.run_quire(inp, scale, out, c, **o))
                     for _, c, o in prefill.ABLATION]
         tunes = [us(lambda: prefill.run_quire(inp, scale, out, c))
-                 for c in prefill.CONFIGS] if args.tune else []
+                 for c in prefill.configs(torch)] if args.tune else []
         best = None
         for bn in (32, 64):
             for nw in (4, 8):

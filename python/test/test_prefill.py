@@ -194,6 +194,15 @@ def test_scale_of_any_sign(scale, separate):
     assert _rel(ppa(**a, **kv, scale=scale), ref) < 2e-3
 
 
+def test_nan_descale_stays_nan():
+    # The folded scale keeps a NaN factor NaN (the op over other features
+    # and the decode kernels give NaN too), not the least normal f32.
+    rng = np.random.default_rng(8)
+    a, _, _ = _case(rng, [40, 0], [33, 20], 16, 4, 2, 64)
+    out = ppa(**a, q_descale=np.array([np.nan], np.float32))
+    assert np.isnan(out.astype(np.float64)).all()
+
+
 def test_max_query_len_sizes_the_grid():
     rng = np.random.default_rng(1)
     a, kn, vn = _case(rng, [10, 20], [30, 70], 16, 2, 1, 16)

@@ -109,9 +109,12 @@ def _softmax_fold(qk, sl2, m, l, GUARD: tl.constexpr):
     element), and p = exp2(qk * sl2 - m) contracts to one fma an element.
     sl2 must be positive (the kernel makes it so: q's sign flipped for a
     negative scale, exact in any float type, and a zero scale raised to
-    F32_MIN, which gives every key the same weight as zero does); then
-    max(qk) * sl2 is max(qk * sl2) exactly and masked scores (-inf) stay
-    -inf."""
+    F32_MIN, which gives every key the same weight as zero does; a NaN
+    factor stays NaN); then max(qk) * sl2 is max(qk * sl2) exactly and
+    masked scores (-inf) stay -inf. The fma's unrounded product leaves the
+    row maximum an exponent of at most half an ulp of m instead of 0: the
+    same error the other scores' rounding gives them, and a factor past 2
+    only where |m| > 2^24 (a hard max; past 2^31, inf or 0)."""
     m_new = tl.maximum(m, tl.max(qk, axis=1) * sl2,
                        propagate_nan=tl.PropagateNan.ALL)
     if GUARD:
@@ -217,7 +220,8 @@ def paged_prefill(
     FOLD: tl.constexpr = not SOFTCAP and not ALIBI
     if FOLD:
         qv = tl.where(sl2 < 0.0, -qv, qv)
-        sl2 = tl.maximum(tl.abs(sl2), F32_MIN)
+        sl2 = tl.maximum(tl.abs(sl2), F32_MIN,
+                         propagate_nan=tl.PropagateNan.ALL)
     if ALIBI:
         slope = tl.load(alibi_slopes + head).to(tl.float32) * LOG2E
     if SINKS:
