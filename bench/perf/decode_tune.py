@@ -127,8 +127,9 @@ def main(argv=None):
             if (hf, lf) == (None, None):
                 lf = configs.decode_longest_first(*rule(bn, nw, tr, st))
             if sp == "default":
+                ranked = configs.decode_seqs_pad(S, lf) is not None
                 sp = configs.num_splits_for(*rule(bn, nw, tr, st),
-                                            longest_first=bool(lf))
+                                            longest_first=ranked)
             if (bn, nw, sp, tr, st, (hf, lf)) not in configs_:
                 configs_.append((bn, nw, sp, tr, st, (hf, lf)))
         if (dn, dw, ds, dt, None, (None, dl)) not in configs_:
