@@ -194,6 +194,44 @@ def test_scale_of_any_sign(scale, separate):
     assert _rel(ppa(**a, **kv, scale=scale), ref) < 2e-3
 
 
+def test_fold_scale_hook():
+    # The ablation switch: without the fold the kernel multiplies every
+    # score by the scale and subtracts the maximum (a multiply and a
+    # subtract an element where the fold has one fma), with the same
+    # result.
+    from quire.ops import launch, prefill
+    from quire.ops.features import Features
+    rng = np.random.default_rng(9)
+    a, kn, vn = _case(rng, [40, 0, 17], [33, 20, 1], 16, 4, 2, 64)
+    ref = reference(a, kn, vn, -0.2)
+    for fold in (True, False):
+        out = np.full(a["query"].shape, np.nan, np.float16)
+        quire.ops._paged_prefill(
+            a["query"], a["key_cache"], a["value_cache"], a["block_table"],
+            a["query_start_loc"], a["seq_lens"], -0.2, out, kn, vn, None,
+            fold_scale=fold)
+        assert _rel(out, ref) < 2e-3
+    with pytest.raises(TypeError, match="fold_scale: expected True or "
+                                        "False, got int"):
+        quire.ops._paged_prefill(
+            a["query"], a["key_cache"], a["value_cache"], a["block_table"],
+            a["query_start_loc"], a["seq_lens"], None, None, kn, vn, None,
+            fold_scale=1)
+    none = Features(-1, 0.0, None, None, False, {})
+    counts = {}
+    for fold in (True, False):
+        spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, True,
+                             False, True, False, none, fold_scale=fold)
+        ptx = launch.compiled(spec, 90, 8).ptx
+        counts[fold] = [len(re.findall(p, ptx))
+                        for p in (r"fma\.rn\.f32", r"sub\.f32", r"ex2")]
+    # Both loops, masked and not: 4 x 32 elements of the 128 x 128 tile a
+    # thread holds.
+    assert counts[True][0] - counts[False][0] == 128
+    assert counts[False][1] - counts[True][1] == 128
+    assert counts[True][2] == counts[False][2]
+
+
 def test_nan_descale_stays_nan():
     # The folded scale keeps a NaN factor NaN (the op over other features
     # and the decode kernels give NaN too), not the least normal f32.

@@ -16,7 +16,8 @@ _plans = {}
 
 def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           aligned_pointers, aligned_strides, separate, checked, causal,
-          skip_decode, feats, kv_dtype=None, num_stages=2, flat=False):
+          skip_decode, feats, kv_dtype=None, num_stages=2, flat=False,
+          fold_scale=True):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -26,7 +27,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     consts = dict(GROUP=group, D=head_dim, DP=configs.tile_width(head_dim),
                   PAGE_SIZE=page_size, BLOCK_M=block_m, BLOCK_N=block_n,
                   SEPARATE=separate, CAUSAL=causal, FLAT=flat,
-                  SKIP_DECODE=skip_decode)
+                  SKIP_DECODE=skip_decode, FOLD_SCALE=fold_scale)
     args = dict(
         out=(P, pd), q=(P, pd), k_cache=(KP, pd), v_cache=(KP, pd),
         block_tables=(I32P, pd), query_start=(I32P, 1), seq_lens=(I32P, 1),
@@ -160,10 +161,10 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
                    sinks=None, return_lse=False, q_descale=None,
                    k_descale=None, v_descale=None, num_stages=None,
-                   early_dots=False):
-    """paged_prefill_attention with the tile shape, the staging depth and
-    the tensor-core options (wgmma, early_dots; sm_90) open for
-    benchmarks."""
+                   early_dots=False, fold_scale=True):
+    """paged_prefill_attention with the tile shape, the staging depth, the
+    tensor-core options (wgmma, early_dots; sm_90) and the folded scale
+    (fold_scale, prefill_kernel.FOLD_SCALE) open for benchmarks."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -203,25 +204,27 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                          max_q, bt.shape[1] * page_size, key is not None)
     val.check_num_stages(num_stages)
     val.check_bool(early_dots, "early_dots")
+    val.check_bool(fold_scale, "fold_scale")
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
     launches, tensors = prefill_launch(
         WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,
         cfg, "query_start_loc", "seq_lens",
-        90 if host else device_sm(q.device), wgmma)
+        90 if host else device_sm(q.device), wgmma, fold_scale)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
 
 def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    causal, skip_decode, cfg, qs_name, lens_name, sm=90,
-                   wgmma=True):
+                   wgmma=True, fold_scale=True):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `cfg` is (block_m,
     block_n, num_warps, num_stages), None for each default, the defaults
     those of configs.prefill_config for compute capability `sm` (the
-    interpreter: 90) and `wgmma`."""
+    interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
+    FOLD_SCALE."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
     num_tokens, num_heads, head_dim = q.shape
@@ -282,13 +285,13 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
-           skip_decode, feats.key, num_stages, flat)
+           skip_decode, feats.key, num_stages, flat, fold_scale)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
             dtype, group, head_dim, page_size, block_m, block_n,
             aligned_pointers, aligned_strides, separate, checked, causal,
-            skip_decode, feats, kv_dtype, num_stages, flat))
+            skip_decode, feats, kv_dtype, num_stages, flat, fold_scale))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

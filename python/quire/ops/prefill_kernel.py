@@ -62,6 +62,9 @@ Constexprs, each off costing nothing:
                are never visited
   SOFTCAP, ALIBI, SINKS, LSE, Q_DESCALE, K_DESCALE, V_DESCALE
                as for the decode kernel (decode_kernels.py), per query head
+  FOLD_SCALE   without SOFTCAP and ALIBI, the scale multiplies the
+               exponent rather than every score (_softmax_fold; off only
+               for the benchmarks' ablation)
 `num_blocks` (not None) bounds every paged load for checked mode.
 """
 
@@ -166,7 +169,7 @@ def paged_prefill(
         FLAT: tl.constexpr, SKIP_DECODE: tl.constexpr, WINDOW: tl.constexpr,
         SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, SINKS: tl.constexpr,
         LSE: tl.constexpr, Q_DESCALE: tl.constexpr, K_DESCALE: tl.constexpr,
-        V_DESCALE: tl.constexpr):
+        V_DESCALE: tl.constexpr, FOLD_SCALE: tl.constexpr):
     if FLAT:
         seq, mblk = _flat_block(query_start, tl.program_id(0), num_seqs,
                                 search_steps, BLOCK_M)
@@ -217,7 +220,7 @@ def paged_prefill(
         Q_DESCALE, K_DESCALE)
     # Without softcap or ALiBi the scale multiplies the exponent, not the
     # scores (_softmax_fold).
-    FOLD: tl.constexpr = not SOFTCAP and not ALIBI
+    FOLD: tl.constexpr = FOLD_SCALE and not SOFTCAP and not ALIBI
     if FOLD:
         qv = tl.where(sl2 < 0.0, -qv, qv)
         sl2 = tl.maximum(tl.abs(sl2), F32_MIN,
