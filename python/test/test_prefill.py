@@ -230,6 +230,16 @@ def test_fold_scale_hook():
     assert counts[True][0] - counts[False][0] == 128
     assert counts[False][1] - counts[True][1] == 128
     assert counts[True][2] == counts[False][2]
+    # Softcap and ALiBi keep the scores scaled first: the hook changes
+    # nothing there.
+    from test_ops_ptx import _View
+    feats = {"softcap": Features(-1, 30.0, None, None, False, {}),
+             "alibi": Features(-1, 0.0, _View("f32"), None, False, {})}
+    for name, f in feats.items():
+        ptx = [launch.compiled(prefill._spec(
+            "f16", 4, 128, 16, 128, 128, True, True, True, False, True, False,
+            f, fold_scale=fold), 90, 8).ptx for fold in (True, False)]
+        assert ptx[0] == ptx[1], name
 
 
 def test_nan_descale_stays_nan():
