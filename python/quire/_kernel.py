@@ -489,7 +489,8 @@ def _assembled(ptx, meta, source_name):
     if found is None:
         return None, meta
     path, identity = found
-    ckey = _cache.key(ptx.encode(), emit="cubin", ptxas=identity)
+    # stats: what assemble() reports (2: with sass_instructions).
+    ckey = _cache.key(ptx.encode(), emit="cubin", ptxas=identity, stats=2)
     entry = _cache.load(ckey)
     if entry is not None:
         _cache.count("cubin_disk_hits")

@@ -75,10 +75,40 @@ _USED = re.compile(r"Used (\d+) registers")
 _SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
+def text_sizes(cubin):
+    """{kernel: bytes of its machine code} of an ELF cubin: the sizes of
+    its `.text.<kernel>` sections; {} for anything else."""
+    import struct
+    if len(cubin) < 64 or cubin[:5] != b"\x7fELF\x02" or cubin[5] != 1:
+        return {}   # 64-bit little-endian ELF, as ptxas writes
+    shoff, = struct.unpack_from("<Q", cubin, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", cubin, 0x3A)
+    if shentsize < 64 or shoff + shnum * shentsize > len(cubin) or \
+            shstrndx >= shnum:
+        return {}
+
+    def section(i):
+        name, _, _, _, off, size = struct.unpack_from(
+            "<IIQQQQ", cubin, shoff + i * shentsize)
+        return name, off, size
+    _, str_off, str_size = section(shstrndx)
+    names = cubin[str_off:str_off + str_size]
+    sizes = {}
+    for i in range(shnum):
+        name, _, size = section(i)
+        end = names.find(b"\0", name)
+        label = names[name:end if end >= 0 else None].decode("ascii", "replace")
+        if label.startswith(".text."):
+            sizes[label[len(".text."):]] = size
+    return sizes
+
+
 def assemble(ptx, ptxas):
-    """(cubin bytes, {kernel: {"registers", "spill_stores", "spill_loads"}})
-    of `ptx` for the architecture its .target names. Raises RuntimeError
-    with ptxas's message when it fails."""
+    """(cubin bytes, {kernel: {"registers", "spill_stores", "spill_loads",
+    "sass_instructions"}}) of `ptx` for the architecture its .target names
+    (the machine instructions counted from the kernel's code section, 16
+    bytes each since sm_70). Raises RuntimeError with ptxas's message when
+    it fails."""
     m = _TARGET.search(ptx)
     if not m:
         raise RuntimeError("the PTX names no .target")
@@ -106,6 +136,9 @@ def assemble(ptx, ptxas):
         elif name and (s := _SPILLS.search(line)):
             stats[name]["spill_stores"] = int(s.group(1))
             stats[name]["spill_loads"] = int(s.group(2))
+    for kernel, size in text_sizes(cubin).items():
+        if kernel in stats:
+            stats[kernel]["sass_instructions"] = size // 16
     log.debug("ptxas %s: %d bytes of cubin in %.0f ms", m.group(1),
               len(cubin), (time.perf_counter() - start) * 1e3)
     return cubin, stats

@@ -26,7 +26,8 @@ k = quire.compile(sys.argv[1], sm=90)
 print(json.dumps({"info": quire.cache_info(), "elf": k.cubin is not None and
                   k.cubin[:4] == b"\x7fELF", "registers":
                   k.metadata.get("registers"), "spills":
-                  k.metadata.get("spill_stores")}))
+                  k.metadata.get("spill_stores"), "sass":
+                  k.metadata.get("sass_instructions")}))
 """
 
 
@@ -54,6 +55,28 @@ def test_cubin_is_assembled_once_and_cached(tmp_path):
     assert second["info"]["assembles"] == 0
     assert second["info"]["cubin_disk_hits"] == 1
     assert second["elf"] and second["registers"] == first["registers"]
+    assert first["sass"] > 0 and second["sass"] == first["sass"]
+
+
+@needs_ptxas
+def test_sass_instructions_count_the_kernels_code():
+    # Machine instructions from the cubin's .text.<kernel> section (16
+    # bytes each): more work, more instructions; an unrolled loop of 8
+    # loads against one.
+    @quire.jit
+    def one(x, y):
+        tl.store(y, tl.load(x) + 1.0)
+
+    @quire.jit
+    def eight(x, y):
+        for i in tl.static_range(8):
+            tl.store(y + i, tl.load(x + i) * tl.load(x + 7 - i) + 1.0)
+
+    args = (FakeCudaArray((8,), "<f4"), FakeCudaArray((8,), "<f4"))
+    small, big = (f.warmup(*args, grid=(1,), sm=90).kernel.metadata[
+        "sass_instructions"] for f in (one, eight))
+    assert 0 < small < big
+    assert _ptxas.text_sizes(b"not an ELF") == {}
 
 
 def test_missing_or_disabled_ptxas_leaves_ptx(tmp_path):
