@@ -102,13 +102,12 @@ def main(argv=None):
         group = Hq // Hkv
         dn, dw = configs.decode_config(D, group, fp8=fp8)
         dt = configs.decode_transposed(D, group, fp8)
-        def rule(bn, nw, tr, st):
-            """num_splits_for's and decode_longest_first's arguments for a
-            configuration, as run_decode passes them."""
-            return (S, Hkv, max(L), bn, sms, fp8, nw, configs.decode_resident(
-                D, group, bn, fp8, tr, st or configs.decode_stages(fp8), shared))
-        dl = configs.decode_longest_first(*rule(dn, dw, dt, None))
-        ds = configs.num_splits_for(*rule(dn, dw, dt, None), longest_first=dl)
+        def rule(bn, nw, tr, st, lf):
+            """(splits, longest first) of a configuration as the op chooses
+            them (lf None: by its rule)."""
+            return configs.decode_splits(S, S, Hkv, max(L), D, group, bn, nw,
+                                         fp8, tr, st, sms, shared, lf)
+        ds, dl = rule(dn, dw, dt, None, None)
         print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "
               f"transposed {dt}, longest first {dl}")
         print("| block_n | warps | splits | transposed | stages | heads first "
@@ -124,12 +123,12 @@ def main(argv=None):
             # The op's choices for this tile, as the op makes them: the
             # order's ranking (the default's by its rule) and the split
             # count that goes with it.
-            if (hf, lf) == (None, None):
-                lf = configs.decode_longest_first(*rule(bn, nw, tr, st))
+            default = (hf, lf) == (None, None)
+            sp_rule, lf_rule = rule(bn, nw, tr, st, None if default else lf)
+            if default:
+                lf = lf_rule
             if sp == "default":
-                ranked = configs.decode_seqs_pad(S, lf) is not None
-                sp = configs.num_splits_for(*rule(bn, nw, tr, st),
-                                            longest_first=ranked)
+                sp = sp_rule
             if (bn, nw, sp, tr, st, (hf, lf)) not in configs_:
                 configs_.append((bn, nw, sp, tr, st, (hf, lf)))
         if (dn, dw, ds, dt, None, (None, dl)) not in configs_:

@@ -157,11 +157,32 @@ def decode_longest_first(num_seqs, num_kv_heads, max_tokens, block_n,
     elsewhere the ranking's registers (96 instead of 80 on the head-dim-128
     default) are not paid for (docs/performance.md, "Decode: longest
     first"). Arguments as num_splits_for's; shapes only."""
-    if not 1 < num_seqs <= LONGEST_FIRST_SEQS:
+    if decode_seqs_pad(num_seqs, True) is None:
         return False
     args = (num_seqs, num_kv_heads, max_tokens, block_n, sms, fp8, num_warps,
             resident)
     return num_splits_for(*args, longest_first=True) < num_splits_for(*args)
+
+
+def decode_splits(num_seqs, split_seqs, num_kv_heads, max_tokens, head_dim,
+                  group, block_n, num_warps, fp8, transposed, stages,
+                  sms=132, shared_per_sm=SHARED_PER_SM, longest_first=None):
+    """(num_splits, longest_first) of the split kernel over a batch of
+    num_seqs sequences, the split count sized for split_seqs of them
+    (unified_attention's possible decodes): longest first as asked, or by
+    decode_longest_first when None, and never where the kernel does not
+    rank (decode_seqs_pad); the split count num_splits_for's for that
+    order, one wave of what an SM holds at `stages` (None:
+    decode_stages)."""
+    if decode_seqs_pad(num_seqs, True) is None:
+        longest_first = False
+    resident = decode_resident(head_dim, group, block_n, fp8, transposed,
+                               stages or decode_stages(fp8), shared_per_sm)
+    args = (split_seqs, num_kv_heads, max_tokens, block_n, sms, fp8,
+            num_warps, resident)
+    if longest_first is None:
+        longest_first = decode_longest_first(*args)
+    return num_splits_for(*args, longest_first=longest_first), longest_first
 
 
 def decode_seqs_pad(num_seqs, longest_first):

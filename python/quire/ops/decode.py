@@ -299,23 +299,14 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     if transposed is None:
         transposed = configs.decode_transposed(head_dim, group, fp8)
     tokens = configs.window_tokens(max_tokens, feats.window_left, block_n)
-    # The kernel ranks the batch's sequences (SEQS_PAD) for 2 to
-    # LONGEST_FIRST_SEQS of them only.
-    if configs.decode_seqs_pad(num_seqs, True) is None:
-        longest_first = False
     if num_splits is None:
         if scratch:
             sms, shared = (132, configs.SHARED_PER_SM) if host else \
                 device_resources(q.device)
-            resident = configs.decode_resident(
-                head_dim, group, block_n, fp8, transposed,
-                num_stages or configs.decode_stages(fp8), shared)
-            args = (split_seqs, num_kv_heads, tokens, block_n, sms, fp8,
-                    num_warps, resident)
-            if longest_first is None:
-                longest_first = configs.decode_longest_first(*args)
-            num_splits = configs.num_splits_for(
-                *args, longest_first=longest_first)
+            num_splits, longest_first = configs.decode_splits(
+                num_seqs, split_seqs, num_kv_heads, tokens, head_dim, group,
+                block_n, num_warps, fp8, transposed, num_stages, sms, shared,
+                longest_first)
         else:
             num_splits = 1
     elif num_splits > 1 and not scratch:
