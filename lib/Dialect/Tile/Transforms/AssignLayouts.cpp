@@ -374,6 +374,13 @@ RankedTensorType withLayout(Value v, Attribute layout) {
   return tensorType(v).cloneWithEncoding(layout);
 }
 
+/// A tensor constant's value attribute retyped to its result's (laid-out)
+/// type, which the two must share.
+void retypeConstant(arith::ConstantOp cst) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+    cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
+}
+
 /// The free expression `v` (isFree) computed directly in `layout`: each op
 /// cloned right after its original (loop-invariant parts stay outside
 /// loops) with its result in `layout` and its tensor operands in what the
@@ -407,8 +414,7 @@ Value rematerialize(Value v, Attribute layout) {
   Value result = c->getResult(0);
   result.setType(withLayout(v, layout));
   if (auto cst = dyn_cast<arith::ConstantOp>(c))
-    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
-      cst.setValueAttr(dense.reshape(cast<ShapedType>(result.getType())));
+    retypeConstant(cst);
   return result;
 }
 
@@ -607,10 +613,7 @@ struct AssignLayoutsPass
     // Retype every tensor value with its group's layout.
     for (Value v : s.values)
       v.setType(withLayout(v, s.get(v)));
-    func.walk([&](arith::ConstantOp cst) {
-      if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
-        cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
-    });
+    func.walk([&](arith::ConstantOp cst) { retypeConstant(cst); });
 
     // Repair relations the chosen layouts do not satisfy.
     for (Operation *op : s.relations) {
