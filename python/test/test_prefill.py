@@ -185,8 +185,9 @@ def test_prefill_grid_keeps_one_row_per_sequence_for_even_chunks():
 @pytest.mark.parametrize("scale", [-0.3, 0.0, 1e-40])
 def test_scale_of_any_sign(scale, separate):
     # Without softcap or ALiBi the kernel folds the scale into the exponent
-    # (prefill_kernel._softmax_fold): q's sign flips for a negative scale,
-    # and a zero or subnormal one gives every key the same weight.
+    # (prefill_kernel._softmax_step with FOLD): q's sign flips for a
+    # negative scale, and a zero or subnormal one gives every key the same
+    # weight.
     rng = np.random.default_rng(7)
     a, kn, vn = _case(rng, [40, 0, 17], [33, 20, 1], 16, 4, 2, 64)
     ref = reference(a, kn, vn, scale)

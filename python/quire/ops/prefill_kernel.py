@@ -63,7 +63,7 @@ Constexprs, each off costing nothing:
   SOFTCAP, ALIBI, SINKS, LSE, Q_DESCALE, K_DESCALE, V_DESCALE
                as for the decode kernel (decode_kernels.py), per query head
   FOLD_SCALE   without SOFTCAP and ALIBI, the scale multiplies the
-               exponent rather than every score (_softmax_fold; off only
+               exponent rather than every score (_softmax_step; off only
                for the benchmarks' ablation)
 `num_blocks` (not None) bounds every paged load for checked mode.
 """
@@ -75,56 +75,55 @@ from .decode_kernels import (LN2, LOG2E, _chunk, _descale, _score_scales,
 
 
 @jit
-def _scores(qv, k, cap_in, cap_out, sl2, SOFTCAP: tl.constexpr):
+def _scores(qv, k, cap_in, cap_out, sl2, SOFTCAP: tl.constexpr,
+            FOLD: tl.constexpr):
     """Q K^T in base 2: scale * log2(e) * (q . k), or with SOFTCAP
-    softcap * log2(e) * tanh(scale * (q . k) / softcap)."""
+    softcap * log2(e) * tanh(scale * (q . k) / softcap); with FOLD, q . k
+    itself (_softmax_step multiplies the exponent)."""
     qk = tl.dot(qv, tl.trans(k))
-    if SOFTCAP:
+    if FOLD:
+        return qk
+    elif SOFTCAP:
         return _tanh(qk * cap_in) * cap_out
     else:
         return qk * sl2
 
 
-@jit
-def _softmax_step(s, m, l, GUARD: tl.constexpr):
-    """One online-softmax step over the score tile `s` (-inf where masked):
-    (m_new, p, alpha, l_new). With GUARD, a row that has seen no key yet
-    (m_new = -inf: a window may mask a whole tile for some rows) takes 0 as
-    its exponent base, so its p and alpha are 0 rather than NaN."""
-    m_new = tl.maximum(m, tl.max(s, axis=1), propagate_nan=tl.PropagateNan.ALL)
-    if GUARD:
-        m_use = tl.where(m_new > float("-inf"), m_new, 0.0)
-    else:
-        m_use = m_new
-    p = tl.exp2(s - m_use[:, None])
-    alpha = tl.exp2(m - m_use)
-    return m_new, p, alpha, l * alpha + tl.sum(p, axis=1)
-
-
-# The least positive normal f32: the folded scale's floor (_softmax_fold).
+# The least positive normal f32: the folded scale's floor.
 F32_MIN = 1.1754943508222875e-38
 
 
 @jit
-def _softmax_fold(qk, sl2, m, l, GUARD: tl.constexpr):
-    """_softmax_step over the scores sl2 * qk with the scale folded in:
-    the row maxima of qk are scaled (two multiplies a thread, not one an
-    element), and p = exp2(qk * sl2 - m) contracts to one fma an element.
-    sl2 must be positive (the kernel makes it so: q's sign flipped for a
-    negative scale, exact in any float type, and a zero scale raised to
-    F32_MIN, which gives every key the same weight as zero does; a NaN
-    factor stays NaN); then max(qk) * sl2 is max(qk * sl2) exactly and
-    masked scores (-inf) stay -inf. The fma's unrounded product leaves the
-    row maximum an exponent of at most half an ulp of m instead of 0: the
-    same error the other scores' rounding gives them, and a factor past 2
-    only where |m| > 2^24 (a hard max; past 2^31, inf or 0)."""
-    m_new = tl.maximum(m, tl.max(qk, axis=1) * sl2,
-                       propagate_nan=tl.PropagateNan.ALL)
+def _softmax_step(s, sl2, m, l, GUARD: tl.constexpr, FOLD: tl.constexpr):
+    """One online-softmax step over the score tile `s` (-inf where masked):
+    (m_new, p, alpha, l_new). With GUARD, a row that has seen no key yet
+    (m_new = -inf: a window may mask a whole tile for some rows) takes 0 as
+    its exponent base, so its p and alpha are 0 rather than NaN.
+
+    With FOLD the scores are sl2 * s with the scale folded in: the row
+    maxima of s are scaled (two multiplies a thread, not one an element),
+    and p = exp2(s * sl2 - m) contracts to one fma an element. sl2 must be
+    positive (the kernel makes it so: q's sign flipped for a negative
+    scale, exact in any float type, and a zero scale raised to F32_MIN,
+    which gives every key the same weight as zero does; a NaN factor stays
+    NaN); then max(s) * sl2 is max(s * sl2) exactly and masked scores
+    (-inf) stay -inf. The fma's unrounded product leaves the row maximum an
+    exponent of at most half an ulp of m instead of 0: the same error the
+    other scores' rounding gives them, and a factor past 2 only where |m| >
+    2^24 (a hard max; past 2^31, inf or 0)."""
+    if FOLD:
+        row_max = tl.max(s, axis=1) * sl2
+    else:
+        row_max = tl.max(s, axis=1)
+    m_new = tl.maximum(m, row_max, propagate_nan=tl.PropagateNan.ALL)
     if GUARD:
         m_use = tl.where(m_new > float("-inf"), m_new, 0.0)
     else:
         m_use = m_new
-    p = tl.exp2(qk * sl2 - m_use[:, None])
+    if FOLD:
+        p = tl.exp2(s * sl2 - m_use[:, None])
+    else:
+        p = tl.exp2(s - m_use[:, None])
     alpha = tl.exp2(m - m_use)
     return m_new, p, alpha, l * alpha + tl.sum(p, axis=1)
 
@@ -219,7 +218,7 @@ def paged_prefill(
         qd_head_stride, k_descale, kd_seq_stride, kd_head_stride, SOFTCAP,
         Q_DESCALE, K_DESCALE)
     # Without softcap or ALiBi the scale multiplies the exponent, not the
-    # scores (_softmax_fold).
+    # scores (_softmax_step).
     FOLD: tl.constexpr = FOLD_SCALE and not SOFTCAP and not ALIBI
     if FOLD:
         qv = tl.where(sl2 < 0.0, -qv, qv)
@@ -253,10 +252,7 @@ def paged_prefill(
                           PAGE_SIZE, (k_page_stride, k_token_stride,
                                       k_head_stride), ctx_len, cols=COLS,
                           num_blocks=num_blocks)
-        if FOLD:
-            s = tl.dot(qv, tl.trans(k))
-        else:
-            s = _scores(qv, k, cap_in, cap_out, sl2, SOFTCAP)
+        s = _scores(qv, k, cap_in, cap_out, sl2, SOFTCAP, FOLD)
         toks = start + cols
         if ALIBI:
             s = s + slope * (toks[None, :] - (rows + ctx_len)[:, None]).to(
@@ -270,10 +266,7 @@ def paged_prefill(
         else:
             if start + BLOCK_N > ctx_len:
                 s = tl.where((toks < ctx_len)[None, :], s, float("-inf"))
-        if FOLD:
-            m_new, p, alpha, l = _softmax_fold(s, sl2, m, l, WINDOW)
-        else:
-            m_new, p, alpha, l = _softmax_step(s, m, l, WINDOW)
+        m_new, p, alpha, l = _softmax_step(s, sl2, m, l, WINDOW, FOLD)
         v = tl.paged_load(v_cache, bt_row, start, kv_head, (BLOCK_N, DP),
                           PAGE_SIZE, (v_page_stride, v_token_stride,
                                       v_head_stride), ctx_len, cols=COLS,
@@ -322,10 +315,7 @@ def paged_prefill(
                                 (k_page_stride, k_token_stride,
                                  k_head_stride), seq_end, cols=COLS,
                                 num_blocks=num_blocks)
-        if FOLD:
-            s_j = tl.dot(qv, tl.trans(k_j))
-        else:
-            s_j = _scores(qv, k_j, cap_in, cap_out, sl2, SOFTCAP)
+        s_j = _scores(qv, k_j, cap_in, cap_out, sl2, SOFTCAP, FOLD)
         if ALIBI:
             s_j = s_j + slope * (j[None, :] - rows2).to(tl.float32)
         if CAUSAL:
@@ -345,10 +335,7 @@ def paged_prefill(
                 partial = start + BLOCK_N > q_len
             if partial:
                 s_j = tl.where(seen, s_j, float("-inf"))
-        if FOLD:
-            m_j, p_j, alpha_j, l = _softmax_fold(s_j, sl2, m, l, WINDOW)
-        else:
-            m_j, p_j, alpha_j, l = _softmax_step(s_j, m, l, WINDOW)
+        m_j, p_j, alpha_j, l = _softmax_step(s_j, sl2, m, l, WINDOW, FOLD)
         if SEPARATE:
             v_j = tl.load(vn_base + start * vn_token_stride + vn_offs,
                           mask=kv_mask, other=0.0)
