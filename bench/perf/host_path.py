@@ -62,13 +62,10 @@ def main(argv=None):
     native = plan._native_launch
 
     def native_launches():
+        # What plan.run does once its addresses are known (Plan._run).
         native.fill(every)
-        for address, count in native.groups:
-            status = native.launch(native.driver, address, count,
-                                   native.addresses_at, stream.value,
-                                   native.failed_at)
-            if status:
-                _cuda.check(status, "quireLaunchKernels")
+        for i in range(len(plan._groups)):
+            plan._launch_group(i, every, stream.value)
 
     ptrs = plan._addresses(given)
     every = dict(ptrs, **{r: x if isinstance(x, int) else x.data_ptr()
