@@ -2,9 +2,11 @@
 
 decode: quire.ops.paged_decode_attention (split and combine kernels) and
 the Triton peer at its best configuration (4 warps, 32 tokens, 2 stages)
-on the Llama-3-8B 64 x 4096 row (fp16, page 16). prefill: the prefill op
-(default tiles) and the Triton peer on the 4 x ctx 4096 + 512 row. Each
-runs twice (the first launches compile and load). For example:
+on the Llama-3-8B 64 x 4096 row (fp16, page 16), each run twice (the first
+launches compile and load). prefill: the prefill op (default tiles) and the
+Triton peer on the 4 x ctx 4096 + 512 row (page --page), each run once to
+compile and then once between cudaProfilerStart and cudaProfilerStop (the
+op's own kernel and the peer's, nothing else). For example:
 
     ncu --clock-control none --kernel-name regex:'decode|combine' --launch-skip 4 \\
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \\
@@ -12,8 +14,8 @@ runs twice (the first launches compile and load). For example:
     ncu --kernel-name regex:decode_split --launch-skip 2 --launch-count 1 \\
         --section SourceCounters --page source --csv --print-source sass \\
         python3 bench/run.py profile decode          # per SASS instruction
-    ncu --kernel-name regex:'paged_prefill|_prefill_kernel' --launch-skip 2 \\
-        python3 bench/run.py profile prefill
+    ncu --profile-from-start off --section SpeedOfLight --section WarpStateStats \\
+        python3 bench/run.py profile prefill --page 128
 
 rows: one default paged_decode_attention call on a decode row (after a
 first call that compiles and loads), the only launches between
@@ -46,15 +48,23 @@ def decode(torch):
                             num_warps=4, num_stages=2, out=out)
 
 
-def prefill(torch):
+def prefill(torch, page):
     from lib import prefill as pf
     gen = torch.Generator(device="cuda").manual_seed(3)
-    inp = pf.make_inputs([4096] * 4, [512] * 4, 16, gen)
+    inp = pf.make_inputs([4096] * 4, [512] * 4, page, gen)
     out = torch.empty_like(inp["q"])
     scale = 1 / math.sqrt(pf.D)
-    for _ in range(2):
-        pf.run_quire(inp, scale, out)
-        pf.run_triton(inp, scale, out, block_n=64, num_warps=4, num_stages=2)
+    calls = (lambda: pf.run_quire(inp, scale, out),
+             lambda: pf.run_triton(inp, scale, out, block_n=64, num_warps=4,
+                                   num_stages=2))
+    for call in calls:
+        call()
+    torch.cuda.synchronize()
+    torch.cuda.profiler.start()
+    for call in calls:
+        call()
+    torch.cuda.synchronize()
+    torch.cuda.profiler.stop()
 
 
 # name: (seqs, q heads, kv heads, lengths, page, head dim, kv dtype)
@@ -94,12 +104,15 @@ def main(argv=None):
     p.add_argument("kernels", choices=("decode", "prefill", "rows"))
     p.add_argument("--row", choices=sorted(ROWS), default="fp16_64x4096",
                    help="the decode row of `rows`")
+    p.add_argument("--page", type=int, default=16, help="the page size of `prefill`")
     args = p.parse_args(argv)
     torch = require_torch()
     if args.kernels == "rows":
         rows(torch, args.row)
+    elif args.kernels == "prefill":
+        prefill(torch, args.page)
     else:
-        (decode if args.kernels == "decode" else prefill)(torch)
+        decode(torch)
     torch.cuda.synchronize()
     print(f"profile {args.kernels}: done")
     return 0
