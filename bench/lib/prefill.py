@@ -22,18 +22,17 @@ def configs(torch):
     sm90 = torch.cuda.get_device_capability() == (9, 0)
     return [c for c in CONFIGS if sm90 or c not in SM90_ONLY]
 # The ablation of the tile and the Hopper steps (the op's _paged_prefill
-# hooks): (name, configuration, options). First the default without the
-# scale folded into the exponent (prefill_kernel.FOLD_SCALE). The default
-# takes 128 keys a step on sm_90, where a third stage no longer fits in
-# shared memory; so the other steps are timed on 64 keys: the tile alone,
-# the staging one stage deeper, then the scores dot issued one iteration
-# early (quire-early-dots) at 3 and 4 stages.
+# hooks): (name, configuration, options). The default without the scale
+# folded into the exponent (prefill_kernel.FOLD_SCALE); 64 keys a step (the
+# default below sm_90 and before 128); the two warpgroups in ping-pong
+# (quire-pingpong, which needs 3 stages: 226 KB of shared memory at 128
+# keys) at 128 and at 64 keys; 64 keys at 3 stages alone.
 BN64 = (128, 64, 8, True)
 ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("bn64", BN64, {}),
             ("bn64 s3", BN64, dict(num_stages=3)),
-            ("bn64 s3e", BN64, dict(num_stages=3, early_dots=True)),
-            ("bn64 s4e", BN64, dict(num_stages=4, early_dots=True))]
+            ("pingpong", DEFAULT, dict(num_stages=3, pingpong=True)),
+            ("bn64 pp", BN64, dict(num_stages=3, pingpong=True))]
 
 
 def make_inputs(ctx_lens, q_lens, page, gen, hq=HQ, hkv=HKV, dtype=torch.half,

@@ -187,6 +187,12 @@ quireCompileOptionsSetProducerWarpgroup(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
                                 int32_t earlyDots);
+/* Nonzero: with wgmma, 3 or more async stages and 8 warps, the two
+ * warpgroups of an attention loop (two wgmma dots, the second's A computed
+ * from the first's result) run half an iteration apart, one's softmax beside
+ * the other's dots (quirec --pingpong). Zero (the default) runs them in step. */
+QUIRE_CAPI_EXPORTED void quireCompileOptionsSetPingpong(QuireCompileOptions *options,
+                                                        int32_t pingpong);
 /* Nonzero (the default): mma.sync dots over fp8 tiles staged as bytes
  * renumber their fragments so each lane reads 16 consecutive bytes of them
  * (quirec --wide-fp8-operands). Zero keeps the instruction's own fragments,

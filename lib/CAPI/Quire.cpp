@@ -62,6 +62,7 @@ struct QuireCompileOptions {
   bool warpSpecialize = false;
   bool producerWarpgroup = false;
   bool earlyDots = false;
+  bool pingpong = false;
   bool wideFp8Operands = true;
   bool fpFusion = true;
   unsigned maxRegisters = 0;
@@ -322,6 +323,12 @@ void quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
     options->earlyDots = earlyDots != 0;
 }
 
+void quireCompileOptionsSetPingpong(QuireCompileOptions *options,
+                                    int32_t pingpong) {
+  if (options)
+    options->pingpong = pingpong != 0;
+}
+
 void quireCompileOptionsSetWideFp8Operands(QuireCompileOptions *options,
                                            int32_t wideFp8Operands) {
   if (options)
@@ -384,6 +391,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.warpSpecialize = options->warpSpecialize;
   compileOptions.producerWarpgroup = options->producerWarpgroup;
   compileOptions.earlyDots = options->earlyDots;
+  compileOptions.pingpong = options->pingpong;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.fpFusion = options->fpFusion;
   compileOptions.maxRegisters = options->maxRegisters;

@@ -129,6 +129,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     // The producer warp needs release mbarriers, which need TMA.
     copies.tma = options.tma || options.tmaRelease || specialize;
     copies.tmaRelease = options.tmaRelease || specialize;
+    copies.pingpong = options.pingpong;
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -141,6 +142,11 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     }
     if (warpgroup && options.earlyDots) {
       pm.addPass(tile::createEarlyDots());
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+    }
+    if (warpgroup && options.pingpong) {
+      pm.addPass(tile::createPingPong());
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
     }
@@ -331,6 +337,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.warpSpecialize = options.warpSpecialize;
   popts.producerWarpgroup = options.producerWarpgroup;
   popts.earlyDots = options.earlyDots;
+  popts.pingpong = options.pingpong;
   popts.wideFp8Operands = options.wideFp8Operands;
   popts.asyncEagerRefill = options.asyncEagerRefill;
   popts.stridedIterArgs = options.stridedIterArgs;

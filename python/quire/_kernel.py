@@ -365,7 +365,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             raise_paged_loads=True, forward_stores=True, dump_ir=None,
             async_wgmma=False, early_dots=False, enable_fp_fusion=True,
             wide_fp8_operands=True, tma=True, tma_release=False,
-            warp_specialize=False, producer_warpgroup=False):
+            warp_specialize=False, producer_warpgroup=False, pingpong=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -388,6 +388,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     staged loop's first dot, when it reads registers from before the loop
     and a loop-invariant accumulator (attention's scores Q K^T), one
     iteration early, so it runs during the softmax (quirec --early-dots).
+    `pingpong=True` (with wgmma, num_stages >= 3 and 8 warps) runs the two
+    warpgroups of an attention loop (two dots, the second's A computed from
+    the first's result) half an iteration apart, so one's softmax runs
+    beside the other's dots (quirec --pingpong).
     `enable_fp_fusion` (Triton's name, default True; quirec --fp-fusion)
     lets multiplies and adds contract into fma; False rounds each.
     `wide_fp8_operands` (default True; quirec --wide-fp8-operands) lets the
@@ -432,7 +436,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "wide_fp8_operands": wide_fp8_operands, "tma": tma,
                "tma_release": tma_release,
                "warp_specialize": warp_specialize,
-               "producer_warpgroup": producer_warpgroup}
+               "producer_warpgroup": producer_warpgroup,
+               "pingpong": pingpong}
     for option, value in options.items():
         _OPTION_CHECKS.get(option, check_bool)(option, value)
     imply_tma_options(options)

@@ -129,6 +129,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetEarlyDots":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetPingpong":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetFpFusion":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetWideFp8Operands":
@@ -258,6 +260,8 @@ OPTIONS = (
            "keep wgmma groups in flight (async_wgmma)"),
     Option("early_dots", False, "quireCompileOptionsSetEarlyDots",
            "issue dots one iteration early (early_dots)"),
+    Option("pingpong", False, "quireCompileOptionsSetPingpong",
+           "run two warpgroups half an iteration apart (pingpong)"),
     Option("enable_fp_fusion", True, "quireCompileOptionsSetFpFusion",
            "keep multiplies and adds unfused (enable_fp_fusion)"),
     Option("wide_fp8_operands", True,

@@ -153,6 +153,14 @@ static cl::opt<bool> earlyDots(
              "early, asynchronously, so it runs while the iteration computes "
              "its softmax (quire-early-dots; default false)"),
     cl::cat(category));
+static cl::opt<bool> pingpong(
+    "pingpong", cl::init(false),
+    cl::desc("with --wgmma, --async-stages=3 or more and 8 warps, run the two "
+             "warpgroups of an attention loop (two wgmma dots, the second's A "
+             "from the first's result) half an iteration apart, so one's "
+             "softmax runs beside the other's dots (quire-pingpong; default "
+             "false)"),
+    cl::cat(category));
 static cl::opt<bool> wideFp8Operands(
     "wide-fp8-operands", cl::init(true),
     cl::desc("renumber the fragments of mma.sync dots over fp8 tiles staged "
@@ -260,6 +268,7 @@ int main(int argc, char **argv) {
   options.warpSpecialize = warpSpecialize;
   options.producerWarpgroup = producerWarpgroup;
   options.earlyDots = earlyDots;
+  options.pingpong = pingpong;
   options.wideFp8Operands = wideFp8Operands;
   options.fpFusion = fpFusion;
   options.asyncEagerRefill = asyncEagerRefill;

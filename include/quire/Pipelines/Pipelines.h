@@ -127,6 +127,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "scores) one iteration early, so it runs during the "
                      "softmax (quire-early-dots; 3+ async stages)"),
       llvm::cl::init(false)};
+  Option<bool> pingpong{
+      *this, "pingpong",
+      llvm::cl::desc("run the two warpgroups of a wgmma attention loop half "
+                     "an iteration apart, one's softmax beside the other's "
+                     "dots (quire-pingpong; 3+ async stages, 8 warps)"),
+      llvm::cl::init(false)};
   Option<bool> wideFp8Operands{
       *this, "wide-fp8-operands",
       llvm::cl::desc("renumber the fragments of dots over staged fp8 tiles "
@@ -197,6 +203,9 @@ struct CompileOptions {
   /// A wgmma-staged loop's first dot issued one iteration early
   /// (quire-early-dots).
   bool earlyDots = false;
+  /// The two warpgroups of a wgmma attention loop half an iteration apart
+  /// (quire-async-copies pingpong, quire-pingpong).
+  bool pingpong = false;
   /// Dots over staged fp8 tiles renumber their fragments so each lane reads
   /// 16 consecutive bytes (quire-assign-layouts wide-fp8-operands).
   bool wideFp8Operands = true;

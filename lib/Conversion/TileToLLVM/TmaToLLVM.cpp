@@ -22,6 +22,7 @@
 #include "SharedMemory.h"
 #include "Utility.h"
 
+#include "quire/Dialect/Tile/IR/Layout.h"
 #include "quire/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
@@ -343,6 +344,29 @@ struct IsProducerOpLowering
   TileToLLVMState &state;
 };
 
+/// tile.warpgroup_id => shfl.sync.idx(tid.x >> 7, lane 0): uniform in each
+/// warp as far as ptxas can tell, so branches on it are not divergent.
+struct WarpgroupIdOpLowering
+    : public ConvertOpToLLVMPattern<tile::WarpgroupIdOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::WarpgroupIdOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value wg = LLVM::LShrOp::create(
+        rewriter, loc, tid,
+        i32Const(rewriter, loc,
+                 llvm::Log2_32(tile::kWarpSize * tile::kWarpsPerWarpgroup)));
+    rewriter.replaceOpWithNewOp<NVVM::ShflOp>(
+        op, rewriter.getI32Type(), i32Const(rewriter, loc, -1), wg,
+        i32Const(rewriter, loc, 0), i32Const(rewriter, loc, 0x1f),
+        NVVM::ShflKind::idx, UnitAttr());
+    return success();
+  }
+};
+
 /// tile.tensormap_block %p, %tm[...] => %p (the pointers themselves).
 struct TensorMapBlockOpLowering
     : public ConvertOpToLLVMPattern<tile::TensorMapBlockOp> {
@@ -365,5 +389,5 @@ void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
                TmaWaitOpLowering, TmaReleaseOpLowering, TmaAcquireOpLowering,
                IsProducerOpLowering, SetMaxRegistersOpLowering>(converter,
                                                                 state);
-  patterns.add<TensorMapBlockOpLowering>(converter);
+  patterns.add<TensorMapBlockOpLowering, WarpgroupIdOpLowering>(converter);
 }

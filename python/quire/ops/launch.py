@@ -80,15 +80,17 @@ def specialize(fn, name, consts, args, num_stages=2):
 
 
 def compiled(spec, sm, num_warps, wgmma=True, checked=False,
-             early_dots=False, wide_fp8_operands=True):
+             early_dots=False, wide_fp8_operands=True, pingpong=False):
     """`spec` compiled for `sm`, once per process per option set."""
-    key = (spec, sm, num_warps, wgmma, checked, early_dots, wide_fp8_operands)
+    key = (spec, sm, num_warps, wgmma, checked, early_dots, wide_fp8_operands,
+           pingpong)
     kernel = _kernels.get(key)
     if kernel is None:
         kernel = _kernel.compile(spec.source, sm=sm, num_warps=num_warps,
                                  wgmma=wgmma, checked=checked,
                                  early_dots=early_dots,
                                  wide_fp8_operands=wide_fp8_operands,
+                                 pingpong=pingpong,
                                  num_stages=spec.num_stages,
                                  source_name=f"<MLIR of {spec.name}>")
         with _lock:

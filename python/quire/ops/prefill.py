@@ -161,9 +161,9 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
                    sinks=None, return_lse=False, q_descale=None,
                    k_descale=None, v_descale=None, num_stages=None,
-                   early_dots=False, fold_scale=True):
+                   early_dots=False, fold_scale=True, pingpong=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
-    tensor-core options (wgmma, early_dots; sm_90) and the folded scale
+    tensor-core options (wgmma, early_dots, pingpong; sm_90) and the folded scale
     (fold_scale, prefill_kernel.FOLD_SCALE) open for benchmarks."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
@@ -204,6 +204,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                          max_q, bt.shape[1] * page_size, key is not None)
     val.check_num_stages(num_stages)
     val.check_bool(early_dots, "early_dots")
+    val.check_bool(pingpong, "pingpong")
     val.check_bool(fold_scale, "fold_scale")
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -211,7 +212,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,
         cfg, "query_start_loc", "seq_lens",
         90 if host else device_sm(q.device), wgmma, fold_scale)
-    run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
+    run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots,
+        pingpong=pingpong)
     return (out, lse) if return_lse else out
 
 

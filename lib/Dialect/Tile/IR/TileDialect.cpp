@@ -371,6 +371,13 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                << "' must be an integer >= 1 on an scf.for";
     return success();
   }
+  if (attr.getName() == getPingpongAttrName()) {
+    if (op->getName().getStringRef() != "scf.for" ||
+        !isa<UnitAttr>(attr.getValue()))
+      return op->emitOpError() << "'" << getPingpongAttrName()
+                               << "' must be a unit attribute on an scf.for";
+    return success();
+  }
   return op->emitOpError() << "unknown tile dialect attribute '"
                            << attr.getName().getValue() << "'";
 }

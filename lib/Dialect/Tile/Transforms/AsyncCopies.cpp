@@ -30,6 +30,7 @@
 #include "LoopSlices.h"
 
 #include "quire/Analysis/AxisInfo.h"
+#include "quire/Dialect/Tile/IR/Layout.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -529,9 +530,25 @@ struct AsyncCopiesPass
     // wait that retires iteration i - 1's dots and a barrier that makes
     // every warpgroup's wait precede the copies (late refill): S - 1 ahead,
     // two barriers. docs/performance.md has the measurements.
+    //
+    // For quire-pingpong (a loop of two synchronous wgmma dots over two
+    // warpgroups, S >= 3): S - 2 ahead as well, so the stage iteration i - 1
+    // read is not refilled before iteration i + 1, and a warpgroup may still
+    // read it in iteration i.
     bool eager = eagerRefill && !anyNvmma;
     bool late = !asyncDots.empty() && S < 4;
-    int64_t ahead0 = eager ? S : asyncDots.empty() || late ? S - 1 : S - 2;
+    llvm::SmallPtrSet<Operation *, 2> dots;
+    for (const Candidate &c : cands)
+      dots.insert(c.dot);
+    bool pingpongLoop =
+        pingpong && warpgroup && anyNvmma && asyncDots.empty() && !useTma &&
+        !eager && S >= 3 && dots.size() == 2 &&
+        getNumWarps(loop) == 2 * kWarpsPerWarpgroup &&
+        llvm::all_of(cands, [](const Candidate &c) { return c.nvmma; });
+    int64_t ahead0 = eager                              ? S
+                     : pingpongLoop                     ? S - 2
+                     : asyncDots.empty() || late ? S - 1
+                                                        : S - 2;
 
     // Prologue: iterations 0 .. ahead0-1 into stages 0 .. ahead0-1; the
     // slice loads of iteration ahead0 start the carried values.
@@ -664,6 +681,9 @@ struct AsyncCopiesPass
     if (useRelease)
       newLoop->setAttr(TileDialect::getTmaAheadAttrName(),
                        rewriter.getI32IntegerAttr(ahead0));
+    if (pingpongLoop)
+      newLoop->setAttr(TileDialect::getPingpongAttrName(),
+                       rewriter.getUnitAttr());
     if (refillBegin) {
       // The eager or late refill (barrier, copies, next slice loads, next
       // stage) goes after the body's last read of the stage (and, late,

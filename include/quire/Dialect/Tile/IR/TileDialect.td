@@ -96,6 +96,12 @@ def Tile_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral getTmaAheadAttrName() {
       return ::llvm::StringLiteral("tile.tma_ahead");
     }
+    /// On an scf.for quire-async-copies staged for quire-pingpong (a unit
+    /// attribute): its copies run S - 2 iterations ahead, so the stage
+    /// iteration i - 1 read stays intact through iteration i.
+    static constexpr ::llvm::StringLiteral getPingpongAttrName() {
+      return ::llvm::StringLiteral("tile.pingpong");
+    }
   }];
 }
 

@@ -830,6 +830,24 @@ def Tile_IsProducerOp : Tile_Op<"is_producer", [Pure]> {
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_WarpgroupIdOp : Tile_Op<"warpgroup_id", [Pure]> {
+  let summary = "the executing thread's warpgroup";
+  let description = [{
+    The index of the executing thread's warpgroup in the CTA (thread index
+    / 128), the same in every thread of a warpgroup (read from lane 0, so
+    the compiler knows it is uniform in each warp). `quire-pingpong`
+    branches on it to give the two warpgroups of an attention loop
+    different schedules; ops in such a branch compute the elements of the
+    warpgroups that run it.
+
+    ```mlir
+    %wg = tile.warpgroup_id
+    ```
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_SetMaxRegistersOp : Tile_Op<"setmaxnreg",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "set the registers per thread of the executing warpgroup";

@@ -419,7 +419,11 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     Option<"tmaRelease", "tma-release", "bool", "false",
            "with tma, each warp releases the stage it read through an "
            "mbarrier that the issuing thread waits on before refilling it, "
-           "instead of a CTA barrier per iteration">
+           "instead of a CTA barrier per iteration">,
+    Option<"pingpong", "pingpong", "bool", "false",
+           "with warpgroup and 3 or more stages, stage a two-warpgroup loop "
+           "of two synchronous wgmma dots S - 2 iterations ahead and mark "
+           "it tile.pingpong, for quire-pingpong">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
@@ -520,6 +524,67 @@ def EarlyDots : Pass<"quire-early-dots", "::mlir::ModuleOp"> {
     In the last iteration the early dot reads a stage whose copies were
     masked off (zero-filled) and its result is unused. The register cost is
     a second scores tile.
+  }];
+  let dependentDialects = ["::mlir::quire::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
+def PingPong : Pass<"quire-pingpong", "::mlir::ModuleOp"> {
+  let summary = "run the two warpgroups of an attention loop half an "
+                "iteration apart, so one's softmax overlaps the other's dots";
+  let description = [{
+    Expects the IR `quire-async-copies` makes with `pingpong`: a loop marked
+    `tile.pingpong`, staged for wgmma S >= 3 stages deep with its copies
+    S - 2 iterations ahead, in a kernel of two warpgroups (8 warps), whose
+    two synchronous `tile.warpgroup_dot`s are attention's `S = Q K^T` (the
+    first) and `acc = P V` (the second, its A computed from the first's
+    result):
+
+    ```mlir
+    scf.for %i ... iter_args(%m, %l, %acc, ..., %stage) {
+      tile.async_wait ...                    (every thread, a barrier)
+      ...copies of iteration i + S - 2...
+      %s = tile.warpgroup_dot a(%q) b_stage %stage acc %zero
+      ...softmax(%s, %m, %l) -> %p...
+      %acc2 = tile.warpgroup_dot a(%p) b_stage %stage acc (%acc * alpha)
+      scf.yield ...
+    }
+    ```
+
+    Both warpgroups meet at the loop-top barrier, so with one schedule they
+    run their softmax at the same time while the tensor cores idle. The
+    pass gives warpgroup 1 the loop rotated by half an iteration: after the
+    barrier of iteration i it runs the softmax and `P V` of iteration i - 1
+    (whose scores it carries), then the scores of iteration i, and the last
+    iteration's second half after the loop; warpgroup 0 keeps the loop as
+    it is. So one warpgroup's softmax runs while the other's dots do
+    (FlashAttention-3's ping-pong of two consumer warpgroups, as a
+    rotation):
+
+    ```mlir
+    %wg = tile.warpgroup_id
+    scf.if (%wg == 0) { the loop }
+    else {
+      scf.for %i ... iter_args(%m, %l, %acc, ..., %stage, %sp, %ip, %stp,
+                               %has = false) {
+        tile.async_wait ...; ...copies...
+        %m2, %l2, %acc2 = scf.if %has { second half of iteration %ip
+                                        on %sp, stage %stp }
+        %s = tile.warpgroup_dot a(%q) b_stage %stage acc %zero
+        scf.yield %m2, %l2, %acc2, ..., %s, %i, %stage, true
+      }
+      scf.if %has { second half of the last iteration }
+    }
+    ```
+
+    Iteration i's copies refill the stage iteration i - 2 read, so the stage
+    warpgroup 1 reads in iteration i (that of i - 1) is intact. Every op of
+    the loop must be one a warpgroup runs alone: elementwise ops, per-thread
+    loads and copies, reductions whose axis no warps split, layout
+    conversions that move nothing between warps (the wgmma A operand), and
+    the two dots; a loop with anything else (which would reach a barrier in
+    one warpgroup only) is left as it is, with the S - 2 schedule.
   }];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",

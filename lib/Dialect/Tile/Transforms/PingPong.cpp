@@ -1,0 +1,320 @@
+//===- PingPong.cpp - Two warpgroups half an attention iteration apart ----===//
+//
+// In a loop quire-async-copies staged for ping-pong (tile.pingpong: two
+// synchronous wgmma dots, scores then P V, over two warpgroups, copies S - 2
+// iterations ahead), warpgroup 1 runs the loop rotated by half an
+// iteration: the softmax and P V of iteration i - 1, then the scores of
+// iteration i. Warpgroup 0 keeps the loop as it is, so after each loop-top
+// barrier one warpgroup's softmax runs while the other's dots do. See the
+// pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Dialect/Tile/Transforms/Passes.h"
+
+#include "LoopSlices.h"
+
+#include "quire/Dialect/Tile/IR/Layout.h"
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::quire::tile {
+#define GEN_PASS_DEF_PINGPONG
+#include "quire/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::quire::tile
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tile;
+
+namespace {
+
+/// A reduction whose axis no warps split: shuffles within each warp only.
+bool withinWarps(ReduceOp op) {
+  auto type = cast<RankedTensorType>(op.getSrc().getType());
+  unsigned axis = op.getAxis();
+  Attribute enc = type.getEncoding();
+  if (auto mma = dyn_cast<MmaEncodingAttr>(enc))
+    return mma.getWarpsPerCTA().size() == 2 && axis == 1 &&
+           mma.getWarpsPerCTA()[1] == 1;
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(enc))
+    return axis < blocked.getWarpsPerCTA().size() &&
+           blocked.getWarpsPerCTA()[axis] == 1;
+  return false;
+}
+
+/// A conversion that moves nothing between threads: a 16-bit accumulator
+/// into the wgmma register A layout of the same accumulator layout (the
+/// accumulator's and the operand's fragments coincide), or no change.
+bool inRegisters(ConvertLayoutOp op) {
+  RankedTensorType src = op.getSrc().getType(), dst = op.getType();
+  if (src.getEncoding() == dst.getEncoding())
+    return true;
+  auto operand = dyn_cast<DotOperandEncodingAttr>(dst.getEncoding());
+  return operand && operand.getOpIdx() == 0 &&
+         operand.getParent() == src.getEncoding() &&
+         isa<MmaEncodingAttr>(src.getEncoding()) &&
+         src.getElementType().getIntOrFloatBitWidth() == 16;
+}
+
+/// Ops one warpgroup may run while the other runs something else: nothing
+/// that goes through shared memory or a barrier, which every warp of the
+/// CTA must reach.
+bool warpgroupLocal(Operation *op) {
+  WalkResult r = op->walk([](Operation *n) {
+    if (isa<arith::ArithDialect, math::MathDialect>(n->getDialect()) ||
+        isa<scf::IfOp, scf::YieldOp, SplatOp, BroadcastOp, ExpandDimsOp,
+            TransOp, RangeOp, AddPtrOp, LoadOp, AsyncCopyOp>(n))
+      return WalkResult::advance();
+    if (auto dot = dyn_cast<WarpgroupDotOp>(n))
+      return dot.getAsync() ? WalkResult::interrupt() : WalkResult::advance();
+    if (auto reduce = dyn_cast<ReduceOp>(n))
+      return withinWarps(reduce) ? WalkResult::advance()
+                                 : WalkResult::interrupt();
+    if (auto convert = dyn_cast<ConvertLayoutOp>(n))
+      return inRegisters(convert) ? WalkResult::advance()
+                                  : WalkResult::interrupt();
+    return WalkResult::interrupt();
+  });
+  return !r.wasInterrupted();
+}
+
+/// What the rotation needs of a loop.
+struct Rotation {
+  scf::ForOp loop;
+  /// The scores dot (the first) and the stage argument both dots read.
+  WarpgroupDotOp scores;
+  BlockArgument stage;
+  /// Iteration arguments the second half updates (m, l, acc), by number.
+  SmallVector<unsigned> carried;
+  /// The second half: the body's ops (in order) the updates of `carried`
+  /// need, the scores dot excluded.
+  llvm::SetVector<Operation *> second;
+};
+
+std::optional<Rotation> match(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  if (loop.getUnsignedCmp() ||
+      getNumWarps(loop) != 2 * kWarpsPerWarpgroup ||
+      !isa<AsyncWaitOp>(body->front()))
+    return std::nullopt;
+  SmallVector<WarpgroupDotOp> dots;
+  for (Operation &op : body->without_terminator()) {
+    if (&op == &body->front())
+      continue;
+    if (!warpgroupLocal(&op))
+      return std::nullopt;
+    if (auto dot = dyn_cast<WarpgroupDotOp>(op))
+      dots.push_back(dot);
+  }
+  unsigned nested = 0;
+  body->walk([&](WarpgroupDotOp) { ++nested; });
+  if (dots.size() != 2 || nested != 2)
+    return std::nullopt;
+  Rotation r{loop, dots[0], dyn_cast<BlockArgument>(dots[0].getBStage()),
+             {}, {}};
+  if (!r.stage || r.stage.getOwner() != body || r.stage.getArgNumber() == 0 ||
+      dots[1].getBStage() != r.stage)
+    return std::nullopt;
+
+  // The ops that depend on the scores (top-level ops of the body).
+  llvm::SmallPtrSet<Operation *, 32> after;
+  after.insert(r.scores);
+  for (Operation &op : body->without_terminator()) {
+    bool uses = false;
+    op.walk([&](Operation *n) {
+      for (Value v : n->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          if (Operation *top = body->findAncestorOpInBlock(*def))
+            uses |= top != &op && after.contains(top);
+    });
+    if (uses)
+      after.insert(&op);
+  }
+  if (!after.contains(dots[1]))
+    return std::nullopt;
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  for (auto [k, v] : llvm::enumerate(yield.getOperands()))
+    if (Operation *def = v.getDefiningOp())
+      if (def->getBlock() == body && after.contains(def) && def != r.scores)
+        r.carried.push_back(k);
+  if (r.carried.empty())
+    return std::nullopt;
+
+  // The second half: what the carried updates need back to the scores. It
+  // may read the induction variable, the stage and the carried arguments
+  // (which the rotated loop has for the iteration before), nothing else of
+  // the iteration.
+  llvm::SmallPtrSet<Value, 8> allowed;
+  allowed.insert(loop.getInductionVar());
+  allowed.insert(r.stage);
+  for (unsigned k : r.carried)
+    allowed.insert(loop.getRegionIterArg(k));
+  SmallVector<Operation *> work;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  bool ok = true;
+  auto visit = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == body && !allowed.contains(v))
+        ok = false;
+      return;
+    }
+    Operation *top = body->findAncestorOpInBlock(*v.getDefiningOp());
+    if (top && top != r.scores && seen.insert(top).second)
+      work.push_back(top);
+  };
+  for (unsigned k : r.carried)
+    visit(yield.getOperand(k));
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    op->walk([&](Operation *n) {
+      for (Value v : n->getOperands())
+        visit(v);
+    });
+  }
+  if (!ok)
+    return std::nullopt;
+  for (Operation &op : body->without_terminator())
+    if (seen.contains(&op))
+      r.second.insert(&op);
+  // The scores are used only there.
+  for (Operation *user : r.scores->getUsers())
+    if (!r.second.contains(body->findAncestorOpInBlock(*user)))
+      return std::nullopt;
+  return r;
+}
+
+struct PingPongPass
+    : public mlir::quire::tile::impl::PingPongBase<PingPongPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(TileDialect::getPingpongAttrName()))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops) {
+      loop->removeAttr(TileDialect::getPingpongAttrName());
+      auto func = loop->getParentOfType<func::FuncOp>();
+      if (!func || !isKernel(func))
+        continue;
+      if (std::optional<Rotation> r = match(loop))
+        rotate(*r);
+    }
+  }
+
+  /// The second half of the iteration at `iv` (stage `stage`), on `scores`
+  /// and the carried values `in`, if `has`; `in` otherwise.
+  static SmallVector<Value> secondHalf(OpBuilder &b, Location loc,
+                                       Rotation &r, Value has, Value iv,
+                                       Value stage, Value scores,
+                                       ValueRange in) {
+    scf::ForOp loop = r.loop;
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    auto ifOp = scf::IfOp::create(b, loc, in.getTypes(), has,
+                                  /*withElseRegion=*/true);
+    OpBuilder then = ifOp.getThenBodyBuilder();
+    IRMapping map;
+    map.map(loop.getInductionVar(), iv);
+    map.map(r.stage, stage);
+    map.map(r.scores.getResult(), scores);
+    for (auto [k, v] : llvm::zip(r.carried, in))
+      map.map(loop.getRegionIterArg(k), v);
+    for (Operation *op : r.second)
+      then.clone(*op, map);
+    SmallVector<Value> out;
+    for (unsigned k : r.carried)
+      out.push_back(map.lookupOrDefault(yield.getOperand(k)));
+    scf::YieldOp::create(then, loc, out);
+    OpBuilder otherwise = ifOp.getElseBodyBuilder();
+    scf::YieldOp::create(otherwise, loc, in);
+    return SmallVector<Value>(ifOp.getResults());
+  }
+
+  static void rotate(Rotation &r) {
+    scf::ForOp loop = r.loop;
+    Location loc = loop.getLoc();
+    Block *body = loop.getBody();
+    auto yield = cast<scf::YieldOp>(body->getTerminator());
+    OpBuilder b(loop);
+    Value first = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, WarpgroupIdOp::create(b, loc),
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    auto split = scf::IfOp::create(b, loc, loop.getResultTypes(), first,
+                                   /*withElseRegion=*/true);
+
+    // Warpgroup 1: the rotated loop, which also carries the scores, the
+    // induction variable and stage they belong to, and whether it has any.
+    OpBuilder other = split.getElseBodyBuilder();
+    auto scoresType = cast<RankedTensorType>(r.scores.getType());
+    SmallVector<Value> inits(loop.getInitArgs());
+    inits.push_back(arith::ConstantOp::create(
+        other, loc, scoresType,
+        DenseElementsAttr::get(scoresType,
+                               other.getZeroAttr(scoresType.getElementType()))));
+    inits.push_back(loop.getLowerBound());
+    inits.push_back(arith::ConstantOp::create(other, loc,
+                                              other.getI32IntegerAttr(0)));
+    inits.push_back(arith::ConstantOp::create(other, loc,
+                                              other.getBoolAttr(false)));
+    unsigned n = loop.getNumRegionIterArgs();
+    auto rotated = scf::ForOp::create(
+        other, loc, loop.getLowerBound(), loop.getUpperBound(),
+        loop.getStep(), inits,
+        [&](OpBuilder &nb, Location, Value iv, ValueRange args) {
+          IRMapping map;
+          map.map(loop.getInductionVar(), iv);
+          for (unsigned k = 0; k < n; ++k)
+            map.map(loop.getRegionIterArg(k), args[k]);
+          SmallVector<Value> carried;
+          for (unsigned k : r.carried)
+            carried.push_back(args[k]);
+          SmallVector<Value> updated;
+          for (Operation &op : body->without_terminator()) {
+            // The iteration before's second half right before this
+            // iteration's scores (after the wait and the copies).
+            if (&op == r.scores.getOperation())
+              updated = secondHalf(nb, loc, r, args[n + 3], args[n + 1],
+                                   args[n + 2], args[n], carried);
+            nb.clone(op, map);
+          }
+          SmallVector<Value> yields;
+          for (Value v : yield.getOperands())
+            yields.push_back(map.lookupOrDefault(v));
+          for (auto [k, v] : llvm::zip(r.carried, updated))
+            yields[k] = v;
+          yields.push_back(map.lookup(r.scores.getResult()));
+          yields.push_back(iv);
+          yields.push_back(map.lookup(r.stage));
+          yields.push_back(
+              arith::ConstantOp::create(nb, loc, nb.getBoolAttr(true)));
+          scf::YieldOp::create(nb, loc, yields);
+        });
+    // The last iteration's second half.
+    ValueRange res = rotated.getResults();
+    SmallVector<Value> carried;
+    for (unsigned k : r.carried)
+      carried.push_back(res[k]);
+    SmallVector<Value> last = secondHalf(other, loc, r, res[n + 3],
+                                         res[n + 1], res[n + 2], res[n],
+                                         carried);
+    SmallVector<Value> results(res.take_front(n));
+    for (auto [k, v] : llvm::zip(r.carried, last))
+      results[k] = v;
+    scf::YieldOp::create(other, loc, results);
+
+    // Warpgroup 0: the loop as it is.
+    loop->replaceAllUsesWith(split.getResults());
+    OpBuilder then = split.getThenBodyBuilder();
+    auto done = scf::YieldOp::create(then, loc, loop.getResults());
+    loop->moveBefore(done);
+  }
+};
+
+} // namespace
