@@ -956,6 +956,25 @@ func.func @num_stages_range(%n: i32) {
 
 // -----
 
+func.func @pingpong_op(%x: i32) -> i32 {
+  // expected-error @+1 {{'tile.pingpong' must be a unit attribute on an scf.for}}
+  %y = arith.addi %x, %x {tile.pingpong} : i32
+  return %y : i32
+}
+
+// -----
+
+func.func @pingpong_value(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error @+1 {{'tile.pingpong' must be a unit attribute on an scf.for}}
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {tile.pingpong = 1 : i32}
+  return
+}
+
+// -----
+
 func.func @num_stages_op(%x: i32) -> i32 {
   // expected-error @+1 {{'tile.num_stages' must be an i32 in [0, 8] on an scf.for}}
   %y = arith.addi %x, %x {tile.num_stages = 3 : i32} : i32

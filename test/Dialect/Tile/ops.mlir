@@ -127,6 +127,17 @@ func.func @setmaxnreg() attributes {tile.kernel} {
   return
 }
 
+// CHECK-LABEL: func.func @warpgroup_id
+// CHECK-NEXT:    %[[WG:.*]] = tile.warpgroup_id
+// CHECK-NEXT:    scf.for {{.*}} {
+// CHECK-NEXT:    } {tile.pingpong}
+func.func @warpgroup_id(%n: i32) attributes {tile.kernel} {
+  %wg = tile.warpgroup_id
+  scf.for %i = %wg to %n step %n : i32 {
+  } {tile.pingpong}
+  return
+}
+
 // CHECK-LABEL: func.func @print
 func.func @print(%x: tensor<64xf32>, %i: tensor<4x8xi32>, %n: i64, %h: f16) {
   // CHECK: tile.print "x", %{{.*}} : tensor<64xf32>
