@@ -28,18 +28,19 @@ os.environ["QUIRE_CACHE_DIR"] = tempfile.mkdtemp(prefix="quire-pytest-cache-")
 os.environ.pop("QUIRE_NO_CACHE", None)
 
 
-def ptxas_sm90a(ptx, name):
+def ptxas_sm90a(ptx, name, verbose=False):
     """What `ptxas -arch=sm_90a` reports (its warnings and infos, such as
-    C7515 for serialized wgmmas) on `ptx`, written to `name`.ptx in the
-    test cache; skips the test without ptxas, fails it if ptxas rejects the
-    PTX."""
+    C7515 for serialized wgmmas; with `verbose`, -v's registers and spills)
+    on `ptx`, written to `name`.ptx in the test cache; skips the test
+    without ptxas, fails it if ptxas rejects the PTX."""
     found = quire._ptxas.find()
     if found is None:
         pytest.skip("no ptxas")
     path = os.path.join(os.environ["QUIRE_CACHE_DIR"], name + ".ptx")
     with open(path, "w") as f:
         f.write(ptx)
-    r = subprocess.run([found[0], "-arch=sm_90a", path, "-o", os.devnull],
+    r = subprocess.run([found[0], "-arch=sm_90a", *(["-v"] if verbose else []),
+                        path, "-o", os.devnull],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return r.stdout + r.stderr

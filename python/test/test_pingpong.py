@@ -1,0 +1,128 @@
+"""pingpong: in the fused-attention tutorial's loop (Triton's 06, under
+Quire) at 128 query rows on 8 warps, the two warpgroups run half an
+iteration apart (quire-pingpong): warpgroup 1 runs the loop rotated, the
+softmax and P V of the iteration before and then its own scores, so one
+warpgroup's softmax runs beside the other's dots. The kernel has the shape
+(a branch on the warpgroup, each loop twice), ptxas keeps the dots without
+serializing and without spills, the option is validated and part of the
+caches' keys, the interpreter accepts it, and on the GPU the kernel agrees
+with float64."""
+
+import re
+
+import pytest
+
+import quire
+from conftest import FakeCudaArray, ptxas_sm90a
+from test_early_dots import _strides, tutorial
+
+np = pytest.importorskip("numpy")
+
+
+def _warmup(m, pingpong, stage=1, num_stages=3, D=128, block_m=128,
+            warps=8):
+    Z, H, N = 2, 4, 1024
+    shape = (Z, H, N, D)
+    q, k, v, o = (FakeCudaArray(shape, "<f2") for _ in range(4))
+    lse = FakeCudaArray((Z, H, N), "<f4")
+    st = _strides(shape)
+    return m._attn_fwd.warmup(
+        q, k, v, 0.1, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
+        BLOCK_M=block_m, BLOCK_N=64, STAGE=stage, num_warps=warps,
+        num_stages=num_stages, pingpong=pingpong, grid=(1,), sm=90)
+
+
+def _loops(tile):
+    return len(re.findall(r"= scf\.for ", tile))
+
+
+@pytest.mark.parametrize("stage", [1, 3])
+def test_the_warpgroups_run_half_an_iteration_apart(stage):
+    m = tutorial()
+    on, off = _warmup(m, True, stage), _warmup(m, False, stage)
+    # The causal kernel has two loops: each is split on the warpgroup and
+    # runs once as it is and once rotated.
+    loops = 2 if stage == 3 else 1
+    assert _loops(off.asm["tile"]) == loops
+    assert _loops(on.asm["tile"]) == 2 * loops
+    assert on.asm["tile"].count("tile.warpgroup_id") == 1
+    assert "tile.warpgroup_id" not in off.asm["tile"]
+    # The warpgroup read from lane 0, so the branch is uniform in a warp.
+    assert re.search(r"shfl\.sync\.idx\.b32\s+%r\d+, %r\d+, 0, 31, -1;",
+                     on.asm["ptx"])
+    # One barrier per loop in each branch, besides those around them.
+    def barriers(k):
+        return k.asm["ptx"].count("bar.sync")
+    assert barriers(on) == barriers(off) + loops
+
+
+def test_ptxas_keeps_the_dots_in_order_without_spills():
+    report = ptxas_sm90a(_warmup(tutorial(), True, 3).asm["ptx"],
+                         "pingpong_attention", verbose=True)
+    assert "C7515" not in report and "C7517" not in report
+    assert "0 bytes spill stores, 0 bytes spill loads" in report, report
+
+
+@pytest.mark.parametrize("num_stages, block_m, warps",
+                         [(2, 128, 8), (3, 64, 4)])
+def test_needs_three_stages_and_two_warpgroups(num_stages, block_m, warps):
+    # With 2 stages the stage the rotated warpgroup still reads would be
+    # refilled; with one warpgroup there is no other to overlap.
+    k = _warmup(tutorial(), True, num_stages=num_stages, block_m=block_m,
+                warps=warps)
+    assert "tile.warpgroup_id" not in k.asm["tile"]
+
+
+def test_option_is_validated_and_keyed():
+    m = tutorial()
+    with pytest.raises(TypeError,
+                       match="pingpong must be True or False, got int"):
+        _warmup(m, 1)
+    assert _warmup(m, True) is not _warmup(m, False)
+    with pytest.raises(TypeError, match="pingpong must be True or False"):
+        quire.compile("func.func @k() attributes {tile.kernel} { return }",
+                      sm=90, pingpong="yes")
+
+
+def test_interpreter_accepts_the_option(monkeypatch):
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+    m = tutorial()
+    rng = np.random.default_rng(12)
+    Z, H, N, D = 1, 2, 128, 64
+    q, k, v = (rng.standard_normal((Z, H, N, D)).astype(np.float16)
+               for _ in range(3))
+    o = np.full_like(q, np.nan)
+    lse = np.full((Z, H, N), np.nan, np.float32)
+    st = _strides((Z, H, N, D))
+    m._attn_fwd[(N // 64, Z * H, 1)](
+        q, k, v, 0.3, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
+        BLOCK_M=64, BLOCK_N=32, STAGE=1, num_warps=4, num_stages=3,
+        pingpong=True)
+    ref = m.reference(np, q, k, v, False, 0.3)
+    np.testing.assert_allclose(o.astype(np.float64), ref, rtol=2e-2,
+                               atol=2e-2)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("D, N", [(64, 1024), (128, 1024), (128, 320)])
+def test_matches_float64_on_the_gpu(causal, D, N):
+    torch = pytest.importorskip("torch")
+    m = tutorial()
+    gen = torch.Generator(device="cuda").manual_seed(D + N + causal)
+    Z, H = 2, 3
+    q, k, v = (torch.randn((Z, H, N, D), device="cuda", generator=gen)
+               .half() for _ in range(3))
+    o = torch.full_like(q, float("nan"))
+    lse = torch.full((Z, H, N), float("nan"), device="cuda")
+    st = _strides((Z, H, N, D))
+    kern = m._attn_fwd[(-(-N // 128), Z * H, 1)](
+        q, k, v, 0.2, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
+        BLOCK_M=128, BLOCK_N=64, STAGE=3 if causal else 1, num_warps=8,
+        num_stages=3, pingpong=True)
+    torch.cuda.synchronize()
+    assert "tile.warpgroup_id" in kern.asm["tile"]
+    ref = torch.from_numpy(m.reference(
+        np, *(x.cpu().numpy() for x in (q, k, v)), causal, 0.2)).cuda()
+    err = ((o.double() - ref).abs().max() / ref.abs().max()).item()
+    assert err < 1e-2, err
