@@ -10,7 +10,7 @@
 // explores them: `// quire-fuzz: sm=80 num-warps=8 async-stages=3
 // warp-specialize=1` (the numbers sm, num-warps, async-stages,
 // max-registers; the flags async-wgmma, tma-release, warp-specialize,
-// producer-warpgroup, early-dots, checked, as 0 or 1). Without it, sm 90,
+// producer-warpgroup, early-dots, pingpong, checked, as 0 or 1). Without it, sm 90,
 // 4 warps and the defaults. Values outside the supported sets must be
 // rejected cleanly too.
 //
@@ -62,6 +62,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     readFlag(first, "warp-specialize=", options.warpSpecialize);
     readFlag(first, "producer-warpgroup=", options.producerWarpgroup);
     readFlag(first, "early-dots=", options.earlyDots);
+    readFlag(first, "pingpong=", options.pingpong);
     readFlag(first, "checked=", options.pagedChecked);
   }
   CompileResult result;
