@@ -6,7 +6,8 @@ both kernel forms with one and several splits, 64-token tiles on 2 warps,
 a padded head dim in bf16, the tensor-core matmul at its benchmark tile
 shape (and with async wgmma at 3 and 4 stages), the tensor-descriptor
 matmul under each staging (cp.async, TMA, TMA with release mbarriers, a
-producer warp, a producer warpgroup with setmaxnreg), the prefill op in every tile configuration with the chunk's K/V
+producer warp, a producer warpgroup with setmaxnreg), the prefill op in every tile configuration and with its two warpgroups
+in ping-pong, with the chunk's K/V
 separate and in the cache, and unified_attention on a mixed ragged batch
 with every feature on (window, softcap, ALiBi, sinks, lse, descales), with
 one and several splits, over fp16 and fp8 (e4m3fn, e5m2) caches.
@@ -90,9 +91,15 @@ def main(argv=None):
         launcher(A, B, C, (128, 128, 64, 8), num_stages=3, async_wgmma=True,
                  **staging)()
     inp = prefill.make_inputs([0, 40, 300], [70, 3, 200], 16, gen, 8, 2)
-    for cfg in [prefill.DEFAULT] + prefill.configs(torch):
+    runs = [(cfg, {}) for cfg in [prefill.DEFAULT] + prefill.configs(torch)]
+    # The two warpgroups half an iteration apart (quire-pingpong), at 128
+    # and 64 keys a step.
+    runs += [(cfg, o) for name, cfg, o in prefill.ABLATION
+             if o.get("pingpong")]
+    for cfg, options in runs:
         for separate in (True, False):
-            prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg, separate)
+            prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg,
+                              separate, **options)
     # unified_attention, every feature on, a mixed ragged batch (decode
     # tokens, empty and one-token chunks, a chunk crossing pages).
     ctx, ql = [300, 0, 17, 5, 1000], [1, 70, 1, 0, 33]
