@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Barriers.h"
 #include "SharedMemory.h"
 #include "Utility.h"
 
@@ -192,7 +193,8 @@ struct LocalStoreOpLowering
 
 /// tile.async_wait {pending = n} => cp.async.wait_group n;
 ///   [fence.proxy.async.shared::cta with async_proxy;] bar.sync 0
-/// (a barrier of its own: the analysis of the staging slots keeps it).
+/// (a barrier of its own: the analysis of the staging slots keeps it;
+/// barrier.sync 0 with unaligned, unalignedBarriers).
 struct AsyncWaitOpLowering : public ConvertOpToLLVMPattern<tile::AsyncWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -203,7 +205,9 @@ struct AsyncWaitOpLowering : public ConvertOpToLLVMPattern<tile::AsyncWaitOp> {
     if (op.getAsyncProxy())
       inlinePtx(rewriter, op.getLoc(), {}, {}, "fence.proxy.async.shared::cta;",
                 "", /*sideEffects=*/true);
-    NVVM::Barrier0Op::create(rewriter, op.getLoc());
+    auto bar = NVVM::Barrier0Op::create(rewriter, op.getLoc());
+    if (op.getUnaligned())
+      bar->setAttr(kUnalignedAttr, rewriter.getUnitAttr());
     rewriter.eraseOp(op);
     return success();
   }

@@ -170,6 +170,20 @@ void tilellvm::consumerBarriers(ModuleOp module, unsigned consumerWarps) {
   module.walk([](NVVM::Barrier0Op bar) { bar->removeAttr(kAllThreadsAttr); });
 }
 
+void tilellvm::unalignedBarriers(ModuleOp module) {
+  SmallVector<NVVM::Barrier0Op> bars;
+  module.walk([&](NVVM::Barrier0Op bar) {
+    if (bar->hasAttr(kUnalignedAttr))
+      bars.push_back(bar);
+  });
+  for (NVVM::Barrier0Op bar : bars) {
+    OpBuilder b(bar);
+    inlinePtx(b, bar.getLoc(), {}, {}, "barrier.sync 0;", "~{memory}",
+              /*sideEffects=*/true);
+    bar.erase();
+  }
+}
+
 void tilellvm::placeBarriers(ModuleOp module) {
   SmallVector<Operation *> requested;
   module.walk([&](NVVM::Barrier0Op bar) {

@@ -41,6 +41,16 @@ constexpr llvm::StringLiteral kProducerWarpsAttr = "quire.producer_warps";
 /// `consumerWarps` * 32 threads (the producer warps take no part in them).
 void consumerBarriers(ModuleOp module, unsigned consumerWarps);
 
+/// Marks a barrier that only some warps reach at this instruction, the
+/// others at another (tile.async_wait unaligned).
+constexpr llvm::StringLiteral kUnalignedAttr = "quire.unaligned";
+
+/// After placeBarriers and consumerBarriers: the barriers marked
+/// kUnalignedAttr become PTX `barrier.sync 0` (bar.sync is
+/// barrier.sync.aligned, which every thread of the CTA must reach at the
+/// same instruction).
+void unalignedBarriers(ModuleOp module);
+
 /// tile.barrier.
 void populateBarrierPatterns(LLVMTypeConverter &converter,
                              RewritePatternSet &patterns);

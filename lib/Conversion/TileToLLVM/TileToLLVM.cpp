@@ -509,6 +509,7 @@ struct ConvertTileToLLVMPass
       sharedNeed = placeSharedBuffers(module, state);
       placeBarriers(module);
       consumerBarriers(module, state.numWarps);
+      unalignedBarriers(module);
       sinkMatrixLoads(module);
     }
     // (2) structured control flow to branches.

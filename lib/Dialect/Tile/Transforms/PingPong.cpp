@@ -23,6 +23,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::quire::tile {
@@ -86,6 +87,29 @@ bool warpgroupLocal(Operation *op) {
   return !r.wasInterrupted();
 }
 
+/// `v` is `(stage + k) % S` as quire-async-copies computes the stage it
+/// refills: select(stage < S - k, stage + k, stage - (S - k)).
+bool isStageAhead(Value v, BlockArgument stage, int64_t k, int64_t S) {
+  auto isInt = [](Value c, int64_t n) {
+    APInt value;
+    return matchPattern(c, m_ConstantInt(&value)) && value == n;
+  };
+  auto select = v.getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return false;
+  auto wraps = select.getCondition().getDefiningOp<arith::CmpIOp>();
+  auto add = select.getTrueValue().getDefiningOp<arith::AddIOp>();
+  auto back = select.getFalseValue().getDefiningOp<arith::SubIOp>();
+  return wraps && add && back &&
+         wraps.getPredicate() == arith::CmpIPredicate::slt &&
+         wraps.getLhs() == stage &&
+         isInt(wraps.getRhs(), S - k) &&
+         add.getLhs() == stage &&
+         isInt(add.getRhs(), k) &&
+         back.getLhs() == stage &&
+         isInt(back.getRhs(), S - k);
+}
+
 /// What the rotation needs of a loop.
 struct Rotation {
   scf::ForOp loop;
@@ -101,18 +125,21 @@ struct Rotation {
 
 std::optional<Rotation> match(scf::ForOp loop) {
   Block *body = loop.getBody();
+  auto wait = dyn_cast<AsyncWaitOp>(body->front());
   if (loop.getUnsignedCmp() ||
-      getNumWarps(loop) != 2 * kWarpsPerWarpgroup ||
-      !isa<AsyncWaitOp>(body->front()))
+      getNumWarps(loop) != 2 * kWarpsPerWarpgroup || !wait)
     return std::nullopt;
   SmallVector<WarpgroupDotOp> dots;
+  SmallVector<AsyncCopyOp> copies;
   for (Operation &op : body->without_terminator()) {
-    if (&op == &body->front())
+    if (&op == wait.getOperation())
       continue;
     if (!warpgroupLocal(&op))
       return std::nullopt;
     if (auto dot = dyn_cast<WarpgroupDotOp>(op))
       dots.push_back(dot);
+    if (auto copy = dyn_cast<AsyncCopyOp>(op))
+      copies.push_back(copy);
   }
   unsigned nested = 0;
   body->walk([&](WarpgroupDotOp) { ++nested; });
@@ -122,6 +149,17 @@ std::optional<Rotation> match(scf::ForOp loop) {
              {}, {}};
   if (!r.stage || r.stage.getOwner() != body || r.stage.getArgNumber() == 0 ||
       dots[1].getBStage() != r.stage)
+    return std::nullopt;
+  // The S - 2 schedule of quire-async-copies' pingpong: the loop-top wait
+  // leaves (S - 3) iterations' copies in flight, and each copy refills the
+  // stage iteration i - 2 read, which neither warpgroup still reads.
+  int64_t S = r.scores.getStages();
+  if (S < 3 || dots[1].getStages() != S ||
+      wait.getPending() != (S - 3) * int64_t(copies.size()) ||
+      !llvm::all_of(copies, [&](AsyncCopyOp copy) {
+        return copy.getStages() == S &&
+               isStageAhead(copy.getStage(), r.stage, S - 2, S);
+      }))
     return std::nullopt;
 
   // The ops that depend on the scores (top-level ops of the body).
@@ -184,10 +222,19 @@ std::optional<Rotation> match(scf::ForOp loop) {
   for (Operation &op : body->without_terminator())
     if (seen.contains(&op))
       r.second.insert(&op);
-  // The scores are used only there.
-  for (Operation *user : r.scores->getUsers())
-    if (!r.second.contains(body->findAncestorOpInBlock(*user)))
-      return std::nullopt;
+  // The scores and the carried values are used only there: in the rotated
+  // loop the rest of the iteration sees the carried values of two
+  // iterations before.
+  auto onlySecond = [&](Value v) {
+    return llvm::all_of(v.getUsers(), [&](Operation *user) {
+      return r.second.contains(body->findAncestorOpInBlock(*user));
+    });
+  };
+  if (!onlySecond(r.scores.getResult()) ||
+      !llvm::all_of(r.carried, [&](unsigned k) {
+        return onlySecond(loop.getRegionIterArg(k));
+      }))
+    return std::nullopt;
   return r;
 }
 
@@ -314,6 +361,8 @@ struct PingPongPass
     OpBuilder then = split.getThenBodyBuilder();
     auto done = scf::YieldOp::create(then, loc, loop.getResults());
     loop->moveBefore(done);
+    // Each side reaches its own loop-top barrier instruction.
+    split.walk([](AsyncWaitOp wait) { wait.setUnaligned(true); });
   }
 };
 

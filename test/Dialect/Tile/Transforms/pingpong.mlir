@@ -8,17 +8,20 @@
 // stage) if there is one, then this iteration's scores; after its loop the
 // last iteration's second half.
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 pingpong=true" | FileCheck %s
-// Off by default; with 2 stages, 4 warps (one warpgroup) or a loop that
+// Off by default; with 2 stages, 4 warps (one warpgroup), a loop that
 // reduces across warps (through shared memory and barriers, which one
-// warpgroup alone would wait at forever) nothing splits; the last keeps the
-// S - 2 schedule.
+// warpgroup alone would wait at forever) or one whose other values read
+// the carried m, l or acc (which the rotated loop has one iteration late)
+// nothing splits; the last two keep the S - 2 schedule.
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3" | FileCheck %s --check-prefix=OFF
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=2 pingpong=true" | FileCheck %s --check-prefix=OFF
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 pingpong=true" | FileCheck %s --check-prefix=OFF
 // RUN: quire-opt %S/Inputs/pingpong-cross-warp.mlir "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 pingpong=true" | FileCheck %s --check-prefix=CROSS
+// RUN: quire-opt %S/Inputs/pingpong-stale-carry.mlir "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 pingpong=true" | FileCheck %s --check-prefix=CROSS
 // In the PTX, the warpgroup index is read from lane 0 (uniform in a warp);
-// one barrier a loop in each branch; ptxas assembles it without serializing
-// a wgmma (C7515) or waiting early for one (C7517).
+// one barrier a loop in each branch, `barrier.sync` (not bar.sync, which
+// is aligned: every thread at the same instruction); ptxas assembles it
+// without serializing a wgmma (C7515) or waiting early for one (C7517).
 // RUN: quirec %s --sm 90 --num-warps 8 --async-stages=3 --pingpong -o %t.ptx
 // RUN: FileCheck %s --check-prefix=PTX < %t.ptx
 // RUN: FileCheck %s --check-prefix=SHFL < %t.ptx
@@ -30,7 +33,7 @@
 // CHECK:       %[[FIRST:.*]] = arith.cmpi eq, %[[WG]], %c0_i32
 // CHECK:       scf.if %[[FIRST]]
 // CHECK-NEXT:    scf.for {{.*}} iter_args(%{{[^ ]*}} = %{{[^ ]*}}, %{{[^ ]*}} = %{{[^ ]*}}, %{{[^ ]*}} = %{{[^ ]*}}, %[[STAGE0:[^ ]*]] = %c0_i32)
-// CHECK-NEXT:      tile.async_wait {async_proxy, pending = 0 : i32}
+// CHECK-NEXT:      tile.async_wait {async_proxy, pending = 0 : i32, unaligned}
 // CHECK-COUNT-2:   tile.async_copy
 // CHECK:           tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE0]] acc %{{.*}} {b_buffer = 0 : i32
 // CHECK:           tile.reduce max
@@ -38,7 +41,7 @@
 // CHECK-NEXT:      scf.yield
 // CHECK:       } else {
 // CHECK-NEXT:    %[[R:.*]]:7 = scf.for {{.*}} iter_args(%[[M:[^ ]*]] = %{{[^ ]*}}, %[[L:[^ ]*]] = %{{[^ ]*}}, %[[ACC:[^ ]*]] = %{{[^ ]*}}, %[[STAGE:[^ ]*]] = %c0_i32, %[[SP:[^ ]*]] = %{{[^ ]*}}, %[[STP:[^ ]*]] = %c0_i32, %[[HAS:[^ ]*]] = %false)
-// CHECK-NEXT:      tile.async_wait {async_proxy, pending = 0 : i32}
+// CHECK-NEXT:      tile.async_wait {async_proxy, pending = 0 : i32, unaligned}
 // CHECK-COUNT-2:   tile.async_copy
 // CHECK:           %[[H:.*]]:3 = scf.if %[[HAS]]
 // CHECK-NEXT:        tile.reduce max %[[SP]] {axis = 1 : i32}
@@ -62,12 +65,17 @@
 // CROSS:       scf.for
 // CROSS-NEXT:    tile.async_wait {async_proxy, pending = 0 : i32}
 // CROSS-NOT:   tile.warpgroup_id
+// CROSS-NOT:   unaligned
 
 // Barriers: before the loops (the query's layout conversion), one in each
 // loop, the one after them.
 // PTX-LABEL: .entry attention(
-// PTX-COUNT-4: bar.sync
-// PTX-NOT:   bar.sync
+// PTX:       bar.sync 0;
+// PTX:       barrier.sync 0;
+// PTX:       barrier.sync 0;
+// PTX:       bar.sync 0;
+// PTX-NOT:   bar
+
 // SHFL:      shfl.sync.idx.b32 %{{.*}}, 0, 31, -1;
 
 // PTXAS-NOT: C75

@@ -515,13 +515,18 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [MemoryEffects<[MemRead, MemWrite]>
     then synchronizes the threads of the CTA, so every thread sees the data
     the completed copies staged. With `async_proxy`, the data is also made
     visible to the async proxy (`fence.proxy.async` before the barrier), as
-    `wgmma` reads it.
+    `wgmma` reads it. With `unaligned` the barrier is PTX `barrier.sync`
+    rather than `bar.sync` (`barrier.sync.aligned`): the op is in a branch
+    only some warps take, the others reaching a barrier of their own
+    elsewhere (`quire-pingpong`'s two loops), which an aligned barrier does
+    not allow.
 
     ```mlir
     tile.async_wait {pending = 0 : i32}
     ```
   }];
-  let arguments = (ins I32Attr:$pending, UnitAttr:$async_proxy);
+  let arguments = (ins I32Attr:$pending, UnitAttr:$async_proxy,
+                       UnitAttr:$unaligned);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
