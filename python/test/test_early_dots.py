@@ -37,7 +37,10 @@ def _strides(shape):
     return tuple(reversed(out))
 
 
-def _warmup(m, early_dots, stage=1, num_stages=3, D=128):
+def warmup(m, stage=1, num_stages=3, D=128, block_m=128, warps=8,
+           **options):
+    """The tutorial compiled for sm_90 (not launched) with launch
+    `options`."""
     Z, H, N = 2, 4, 1024
     shape = (Z, H, N, D)
     q, k, v, o = (FakeCudaArray(shape, "<f2") for _ in range(4))
@@ -45,8 +48,12 @@ def _warmup(m, early_dots, stage=1, num_stages=3, D=128):
     st = _strides(shape)
     return m._attn_fwd.warmup(
         q, k, v, 0.1, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
-        BLOCK_M=128, BLOCK_N=64, STAGE=stage, num_warps=8,
-        num_stages=num_stages, early_dots=early_dots, grid=(1,), sm=90)
+        BLOCK_M=block_m, BLOCK_N=64, STAGE=stage, num_warps=warps,
+        num_stages=num_stages, grid=(1,), sm=90, **options)
+
+
+def _warmup(m, early_dots, stage=1, num_stages=3, D=128):
+    return warmup(m, stage, num_stages, D, early_dots=early_dots)
 
 
 def _wgmma_waits(ptx):
@@ -83,21 +90,26 @@ def test_needs_three_stages():
     assert "{async," not in k.asm["tile"]
 
 
-def test_option_is_validated_and_keyed():
+def check_bool_option(name, warmup):
+    """The launch option `name` (warmup(m, value) compiles the tutorial with
+    it) takes only True or False, in the jit and in quire.compile, and is
+    part of the kernel caches' key."""
     m = tutorial()
     with pytest.raises(TypeError,
-                       match="early_dots must be True or False, got int"):
-        _warmup(m, 1)
-    assert _warmup(m, True) is not _warmup(m, False)
-    with pytest.raises(TypeError, match="early_dots must be True or False"):
+                       match=f"{name} must be True or False, got int"):
+        warmup(m, 1)
+    assert warmup(m, True) is not warmup(m, False)
+    with pytest.raises(TypeError, match=f"{name} must be True or False"):
         quire.compile("func.func @k() attributes {tile.kernel} { return }",
-                      sm=90, early_dots="yes")
+                      sm=90, **{name: "yes"})
 
 
-def test_interpreter_accepts_the_option(monkeypatch):
+def check_interpreted(monkeypatch, seed, **option):
+    """The tutorial with launch option `option` in the interpreter, against
+    the float64 reference."""
     monkeypatch.setenv("QUIRE_INTERPRET", "1")
     m = tutorial()
-    rng = np.random.default_rng(11)
+    rng = np.random.default_rng(seed)
     Z, H, N, D = 1, 2, 128, 64
     q, k, v = (rng.standard_normal((Z, H, N, D)).astype(np.float16)
                for _ in range(3))
@@ -107,10 +119,43 @@ def test_interpreter_accepts_the_option(monkeypatch):
     m._attn_fwd[(N // 64, Z * H, 1)](
         q, k, v, 0.3, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
         BLOCK_M=64, BLOCK_N=32, STAGE=1, num_warps=4, num_stages=3,
-        early_dots=True)
+        **option)
     ref = m.reference(np, q, k, v, False, 0.3)
     np.testing.assert_allclose(o.astype(np.float64), ref, rtol=2e-2,
                                atol=2e-2)
+
+
+def test_option_is_validated_and_keyed():
+    check_bool_option("early_dots", _warmup)
+
+
+def test_interpreter_accepts_the_option(monkeypatch):
+    check_interpreted(monkeypatch, 11, early_dots=True)
+
+
+def check_on_the_gpu(seed, causal, D, N, block_m, block_n, warps, **option):
+    """The tutorial on the GPU with launch option `option` (3 stages), on
+    fresh random inputs into NaN-poisoned outputs, against float64; returns
+    the kernel."""
+    torch = pytest.importorskip("torch")
+    m = tutorial()
+    gen = torch.Generator(device="cuda").manual_seed(seed)
+    Z, H = 2, 3
+    q, k, v = (torch.randn((Z, H, N, D), device="cuda", generator=gen)
+               .half() for _ in range(3))
+    o = torch.full_like(q, float("nan"))
+    lse = torch.full((Z, H, N), float("nan"), device="cuda")
+    st = _strides((Z, H, N, D))
+    kern = m._attn_fwd[(-(-N // block_m), Z * H, 1)](
+        q, k, v, 0.2, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
+        BLOCK_M=block_m, BLOCK_N=block_n, STAGE=3 if causal else 1,
+        num_warps=warps, num_stages=3, **option)
+    torch.cuda.synchronize()
+    ref = torch.from_numpy(m.reference(
+        np, *(x.cpu().numpy() for x in (q, k, v)), causal, 0.2)).cuda()
+    err = ((o.double() - ref).abs().max() / ref.abs().max()).item()
+    assert err < 1e-2, err
+    return kern
 
 
 @pytest.mark.gpu
@@ -118,22 +163,6 @@ def test_interpreter_accepts_the_option(monkeypatch):
 @pytest.mark.parametrize("D, block_m, block_n, warps", [
     (64, 128, 64, 8), (128, 128, 64, 8), (128, 64, 64, 4)])
 def test_matches_float64_on_the_gpu(causal, D, block_m, block_n, warps):
-    torch = pytest.importorskip("torch")
-    m = tutorial()
-    gen = torch.Generator(device="cuda").manual_seed(D + block_m + causal)
-    Z, H, N = 2, 3, 1024
-    q, k, v = (torch.randn((Z, H, N, D), device="cuda", generator=gen)
-               .half() for _ in range(3))
-    o = torch.full_like(q, float("nan"))
-    lse = torch.full((Z, H, N), float("nan"), device="cuda")
-    st = _strides((Z, H, N, D))
-    kern = m._attn_fwd[(N // block_m, Z * H, 1)](
-        q, k, v, 0.2, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
-        BLOCK_M=block_m, BLOCK_N=block_n, STAGE=3 if causal else 1,
-        num_warps=warps, num_stages=3, early_dots=True)
-    torch.cuda.synchronize()
+    kern = check_on_the_gpu(D + block_m + causal, causal, D, 1024, block_m,
+                            block_n, warps, early_dots=True)
     assert "{async," in kern.asm["tile"]
-    ref = torch.from_numpy(m.reference(
-        np, *(x.cpu().numpy() for x in (q, k, v)), causal, 0.2)).cuda()
-    err = ((o.double() - ref).abs().max() / ref.abs().max()).item()
-    assert err < 1e-2, err

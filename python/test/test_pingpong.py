@@ -12,24 +12,16 @@ import re
 
 import pytest
 
-import quire
-from conftest import FakeCudaArray, ptxas_sm90a
-from test_early_dots import _strides, tutorial
+from conftest import ptxas_sm90a
+from test_early_dots import (check_bool_option, check_interpreted,
+                             check_on_the_gpu, tutorial, warmup)
 
 np = pytest.importorskip("numpy")
 
 
-def _warmup(m, pingpong, stage=1, num_stages=3, D=128, block_m=128,
-            warps=8):
-    Z, H, N = 2, 4, 1024
-    shape = (Z, H, N, D)
-    q, k, v, o = (FakeCudaArray(shape, "<f2") for _ in range(4))
-    lse = FakeCudaArray((Z, H, N), "<f4")
-    st = _strides(shape)
-    return m._attn_fwd.warmup(
-        q, k, v, 0.1, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
-        BLOCK_M=block_m, BLOCK_N=64, STAGE=stage, num_warps=warps,
-        num_stages=num_stages, pingpong=pingpong, grid=(1,), sm=90)
+def _warmup(m, pingpong, stage=1, num_stages=3, block_m=128, warps=8):
+    return warmup(m, stage, num_stages, 128, block_m, warps,
+                  pingpong=pingpong)
 
 
 def _loops(tile):
@@ -78,55 +70,17 @@ def test_needs_three_stages_and_two_warpgroups(num_stages, block_m, warps):
 
 
 def test_option_is_validated_and_keyed():
-    m = tutorial()
-    with pytest.raises(TypeError,
-                       match="pingpong must be True or False, got int"):
-        _warmup(m, 1)
-    assert _warmup(m, True) is not _warmup(m, False)
-    with pytest.raises(TypeError, match="pingpong must be True or False"):
-        quire.compile("func.func @k() attributes {tile.kernel} { return }",
-                      sm=90, pingpong="yes")
+    check_bool_option("pingpong", _warmup)
 
 
 def test_interpreter_accepts_the_option(monkeypatch):
-    monkeypatch.setenv("QUIRE_INTERPRET", "1")
-    m = tutorial()
-    rng = np.random.default_rng(12)
-    Z, H, N, D = 1, 2, 128, 64
-    q, k, v = (rng.standard_normal((Z, H, N, D)).astype(np.float16)
-               for _ in range(3))
-    o = np.full_like(q, np.nan)
-    lse = np.full((Z, H, N), np.nan, np.float32)
-    st = _strides((Z, H, N, D))
-    m._attn_fwd[(N // 64, Z * H, 1)](
-        q, k, v, 0.3, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
-        BLOCK_M=64, BLOCK_N=32, STAGE=1, num_warps=4, num_stages=3,
-        pingpong=True)
-    ref = m.reference(np, q, k, v, False, 0.3)
-    np.testing.assert_allclose(o.astype(np.float64), ref, rtol=2e-2,
-                               atol=2e-2)
+    check_interpreted(monkeypatch, 12, pingpong=True)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("D, N", [(64, 1024), (128, 1024), (128, 320)])
 def test_matches_float64_on_the_gpu(causal, D, N):
-    torch = pytest.importorskip("torch")
-    m = tutorial()
-    gen = torch.Generator(device="cuda").manual_seed(D + N + causal)
-    Z, H = 2, 3
-    q, k, v = (torch.randn((Z, H, N, D), device="cuda", generator=gen)
-               .half() for _ in range(3))
-    o = torch.full_like(q, float("nan"))
-    lse = torch.full((Z, H, N), float("nan"), device="cuda")
-    st = _strides((Z, H, N, D))
-    kern = m._attn_fwd[(-(-N // 128), Z * H, 1)](
-        q, k, v, 0.2, lse, o, *st, *st, *st, *st, Z, H, N, HEAD_DIM=D,
-        BLOCK_M=128, BLOCK_N=64, STAGE=3 if causal else 1, num_warps=8,
-        num_stages=3, pingpong=True)
-    torch.cuda.synchronize()
+    kern = check_on_the_gpu(D + N + causal, causal, D, N, 128, 64, 8,
+                            pingpong=True)
     assert "tile.warpgroup_id" in kern.asm["tile"]
-    ref = torch.from_numpy(m.reference(
-        np, *(x.cpu().numpy() for x in (q, k, v)), causal, 0.2)).cuda()
-    err = ((o.double() - ref).abs().max() / ref.abs().max()).item()
-    assert err < 1e-2, err
