@@ -714,15 +714,22 @@ struct AsyncCopiesPass
     }
     // Dots whose B is staged for wgmma; A from its buffer too when staged.
     SmallVector<std::pair<WarpgroupDotOp, unsigned>> asyncResults;
-    for (auto [bc, bBuffer] : llvm::zip(cands, buffers)) {
-      if (!stagesB(bc))
+    // Which operand each candidate stages, read before the loop below
+    // replaces and erases the dots.
+    SmallVector<bool> isB, isA;
+    for (const Candidate &c : cands) {
+      isB.push_back(stagesB(c));
+      isA.push_back(stagesA(c));
+    }
+    for (auto [bc, bBuffer, bStaged] : llvm::zip(cands, buffers, isB)) {
+      if (!bStaged)
         continue;
       DotOp dot = bc.dot;
       OpBuilder b(dot);
       Value a = dot.getA(), aStage;
       IntegerAttr aBuffer, aContig;
-      for (auto [ac, buffer] : llvm::zip(cands, buffers))
-        if (stagesA(ac) && ac.dot == dot) {
+      for (auto [ac, buffer, aStaged] : llvm::zip(cands, buffers, isA))
+        if (aStaged && ac.dot == dot) {
           a = Value();
           aStage = stageArg;
           aBuffer = b.getI32IntegerAttr(buffer);
