@@ -579,12 +579,17 @@ def PingPong : Pass<"quire-pingpong", "::mlir::ModuleOp"> {
     ```
 
     Iteration i's copies refill the stage iteration i - 2 read, so the stage
-    warpgroup 1 reads in iteration i (that of i - 1) is intact. Every op of
-    the loop must be one a warpgroup runs alone: elementwise ops, per-thread
-    loads and copies, reductions whose axis no warps split, layout
-    conversions that move nothing between warps (the wgmma A operand), and
-    the two dots; a loop with anything else (which would reach a barrier in
-    one warpgroup only) is left as it is, with the S - 2 schedule.
+    warpgroup 1 reads in iteration i (that of i - 1) is intact; the pass
+    checks that schedule (the wait's pending count, each copy's stage). Every
+    op of the loop must be one a warpgroup runs alone: elementwise ops,
+    per-thread loads and copies, reductions whose axis no warps split,
+    layout conversions that move nothing between warps (the wgmma A
+    operand), and the two dots; and only the second half may read the
+    scores and the carried values (the rest of a rotated iteration would see
+    them an iteration late). A loop with anything else (which would reach a
+    barrier in one warpgroup only, or compute with stale values) is left as
+    it is, with the S - 2 schedule. The two loops' top waits become
+    `unaligned`: each side reaches its own barrier instruction.
   }];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
