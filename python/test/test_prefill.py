@@ -243,6 +243,40 @@ def test_fold_scale_hook():
         assert ptx[0] == ptx[1], name
 
 
+def test_pingpong_hook():
+    # The ablation switch of quire-pingpong: the kernel compiled with it
+    # (3 stages) splits both loops on the warpgroup; the interpreter gives
+    # the same results; the option is checked.
+    from quire.ops import launch, prefill
+    from quire.ops.features import Features
+    rng = np.random.default_rng(10)
+    a, kn, vn = _case(rng, [40, 0, 17], [33, 20, 1], 16, 4, 2, 64)
+    ref = reference(a, kn, vn, 0.3)
+    out = np.full(a["query"].shape, np.nan, np.float16)
+    quire.ops._paged_prefill(
+        a["query"], a["key_cache"], a["value_cache"], a["block_table"],
+        a["query_start_loc"], a["seq_lens"], 0.3, out, kn, vn, None,
+        num_stages=3, pingpong=True)
+    assert _rel(out, ref) < 2e-3
+    with pytest.raises(TypeError, match="pingpong: expected True or "
+                                        "False, got str"):
+        quire.ops._paged_prefill(
+            a["query"], a["key_cache"], a["value_cache"], a["block_table"],
+            a["query_start_loc"], a["seq_lens"], None, None, kn, vn, None,
+            pingpong="yes")
+    none = Features(-1, 0.0, None, None, False, {})
+    splits = {}
+    for pingpong in (True, False):
+        spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, True,
+                             False, True, False, none, num_stages=3,
+                             pingpong=pingpong)
+        kernel = launch.compiled(spec, 90, 8)
+        splits[pingpong] = kernel.asm("tile").count("tile.warpgroup_id")
+        # Each loop's barrier in each branch is barrier.sync.
+        assert kernel.ptx.count("barrier.sync 0;") == (4 if pingpong else 0)
+    assert splits == {True: 1, False: 0}
+
+
 def test_nan_descale_stays_nan():
     # The folded scale keeps a NaN factor NaN (the op over other features
     # and the decode kernels give NaN too), not the least normal f32.

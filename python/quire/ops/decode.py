@@ -401,7 +401,7 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
 
 
 def run(what, launches, tensors, host, device, checked=False, wgmma=True,
-        early_dots=False, wide_fp8_operands=True, pingpong=False):
+        early_dots=False, wide_fp8_operands=True):
     """Runs [(spec, grid, values, num_warps)] in order: in the interpreter
     on the host, else compiled for `device` and launched on its current
     stream."""
@@ -421,8 +421,7 @@ def run(what, launches, tensors, host, device, checked=False, wgmma=True,
     for spec, _, _, warps in launches:
         try:
             kernels.append(launch.compiled(spec, sm, warps, wgmma, checked,
-                                           early_dots, wide_fp8_operands,
-                                           pingpong))
+                                           early_dots, wide_fp8_operands))
         except launch._kernel.CompilationError as e:
             raise NotImplementedError(
                 f"{what}: the GPU backend cannot compile {spec.name}:\n{e}"

@@ -38,11 +38,13 @@ def ptr(view):
 class Specialization:
     """One specialization of kernel `fn`: its MLIR text `source` (function
     `name`), `order`, the names of its run-time parameters in the order
-    the launch passes them, and the `num_stages` it compiles with."""
+    the launch passes them, the `num_stages` it compiles with and its other
+    compile `options` ((name, value) pairs of quire.compile keywords, such
+    as pingpong)."""
 
-    __slots__ = ("fn", "name", "source", "order", "num_stages")
+    __slots__ = ("fn", "name", "source", "order", "num_stages", "options")
 
-    def __init__(self, fn, name, consts, args, num_stages=2):
+    def __init__(self, fn, name, consts, args, num_stages=2, options=()):
         params = [p.name for p in fn.params]
         missing = [n for n in params if n not in consts and n not in args]
         extra = [n for n in list(consts) + list(args) if n not in params]
@@ -59,39 +61,41 @@ class Specialization:
         self.fn = fn
         self.name = name
         self.num_stages = num_stages
+        self.options = tuple(options)
         self.order = [n for n, _, _ in specs]
         self.source = code_generator.generate(fn, consts, specs,
                                               {"debug": False}, name=name)
 
 
-def specialize(fn, name, consts, args, num_stages=2):
+def specialize(fn, name, consts, args, num_stages=2, options=()):
     """The Specialization of `fn` with `consts` ({param: compile-time value},
     absent parameters as None) and `args` ({param: (dtype, divisibility)}),
-    compiled with `num_stages` (cp.async staging depth), generated once per
-    process."""
+    compiled with `num_stages` (cp.async staging depth) and `options`,
+    generated once per process."""
     key = (fn, name, tuple(sorted(consts.items())),
-           tuple(sorted(args.items(), key=lambda kv: kv[0])), num_stages)
+           tuple(sorted(args.items(), key=lambda kv: kv[0])), num_stages,
+           tuple(options))
     spec = _specs.get(key)
     if spec is None:
-        spec = Specialization(fn, name, consts, args, num_stages)
+        spec = Specialization(fn, name, consts, args, num_stages, options)
         with _lock:
             spec = _specs.setdefault(key, spec)
     return spec
 
 
 def compiled(spec, sm, num_warps, wgmma=True, checked=False,
-             early_dots=False, wide_fp8_operands=True, pingpong=False):
-    """`spec` compiled for `sm`, once per process per option set."""
-    key = (spec, sm, num_warps, wgmma, checked, early_dots, wide_fp8_operands,
-           pingpong)
+             early_dots=False, wide_fp8_operands=True):
+    """`spec` compiled for `sm`, once per process per option set (with the
+    spec's own options)."""
+    key = (spec, sm, num_warps, wgmma, checked, early_dots, wide_fp8_operands)
     kernel = _kernels.get(key)
     if kernel is None:
         kernel = _kernel.compile(spec.source, sm=sm, num_warps=num_warps,
                                  wgmma=wgmma, checked=checked,
                                  early_dots=early_dots,
                                  wide_fp8_operands=wide_fp8_operands,
-                                 pingpong=pingpong,
                                  num_stages=spec.num_stages,
+                                 **dict(spec.options),
                                  source_name=f"<MLIR of {spec.name}>")
         with _lock:
             kernel = _kernels.setdefault(key, kernel)

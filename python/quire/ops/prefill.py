@@ -17,7 +17,7 @@ _plans = {}
 def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           aligned_pointers, aligned_strides, separate, checked, causal,
           skip_decode, feats, kv_dtype=None, num_stages=2, flat=False,
-          fold_scale=True):
+          fold_scale=True, pingpong=False):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -54,7 +54,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         consts.update(num_seqs=None, search_steps=None)
     feats.spec(consts, args)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
-                             consts, args, num_stages)
+                             consts, args, num_stages,
+                             (("pingpong", True),) if pingpong else ())
 
 
 def paged_prefill_source(dtype="f16", group=4, head_dim=128, page_size=16,
@@ -211,18 +212,18 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     launches, tensors = prefill_launch(
         WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,
         cfg, "query_start_loc", "seq_lens",
-        90 if host else device_sm(q.device), wgmma, fold_scale)
-    run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots,
-        pingpong=pingpong)
+        90 if host else device_sm(q.device), wgmma, fold_scale, pingpong)
+    run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
 
 def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    causal, skip_decode, cfg, qs_name, lens_name, sm=90,
-                   wgmma=True, fold_scale=True):
+                   wgmma=True, fold_scale=True, pingpong=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
-    writing `o` (and `lse`); none for an empty batch. `cfg` is (block_m,
+    writing `o` (and `lse`); none for an empty batch. `pingpong`: the
+    kernel compiles with quire-pingpong (docs/passes.md). `cfg` is (block_m,
     block_n, num_warps, num_stages), None for each default, the defaults
     those of configs.prefill_config for compute capability `sm` (the
     interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
@@ -287,13 +288,14 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
-           skip_decode, feats.key, num_stages, flat, fold_scale)
+           skip_decode, feats.key, num_stages, flat, fold_scale, pingpong)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
             dtype, group, head_dim, page_size, block_m, block_n,
             aligned_pointers, aligned_strides, separate, checked, causal,
-            skip_decode, feats, kv_dtype, num_stages, flat, fold_scale))
+            skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
+            pingpong))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,
