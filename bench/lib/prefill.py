@@ -26,13 +26,15 @@ def configs(torch):
 # folded into the exponent (prefill_kernel.FOLD_SCALE); 64 keys a step (the
 # default below sm_90 and before 128); the two warpgroups in ping-pong
 # (quire-pingpong, which needs 3 stages: 226 KB of shared memory at 128
-# keys) at 128 and at 64 keys; 64 keys at 3 stages alone.
+# keys) at 128 and at 64 keys, and at 64 keys with a fourth stage (its
+# copies then run two iterations ahead); 64 keys at 3 stages alone.
 BN64 = (128, 64, 8, True)
 ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("bn64", BN64, {}),
             ("bn64 s3", BN64, dict(num_stages=3)),
             ("pingpong", DEFAULT, dict(num_stages=3, pingpong=True)),
-            ("bn64 pp", BN64, dict(num_stages=3, pingpong=True))]
+            ("bn64 pp", BN64, dict(num_stages=3, pingpong=True)),
+            ("bn64 pp4", BN64, dict(num_stages=4, pingpong=True))]
 
 
 def make_inputs(ctx_lens, q_lens, page, gen, hq=HQ, hkv=HKV, dtype=torch.half,
