@@ -541,14 +541,14 @@ struct AsyncCopiesPass
     for (const Candidate &c : cands)
       dots.insert(c.dot);
     bool pingpongLoop =
-        pingpong && warpgroup && anyNvmma && asyncDots.empty() && !useTma &&
-        !eager && S >= 3 && dots.size() == 2 &&
+        pingpong && warpgroup && asyncDots.empty() && !useTma && !eager &&
+        S >= 3 && dots.size() == 2 &&
         getNumWarps(loop) == 2 * kWarpsPerWarpgroup &&
         llvm::all_of(cands, [](const Candidate &c) { return c.nvmma; });
-    int64_t ahead0 = eager                              ? S
-                     : pingpongLoop                     ? S - 2
+    int64_t ahead0 = eager          ? S
+                     : pingpongLoop ? S - 2
                      : asyncDots.empty() || late ? S - 1
-                                                        : S - 2;
+                                                 : S - 2;
 
     // Prologue: iterations 0 .. ahead0-1 into stages 0 .. ahead0-1; the
     // slice loads of iteration ahead0 start the carried values.
@@ -630,25 +630,22 @@ struct AsyncCopiesPass
         issueStage = stageArg;
       } else {
         // (stage + ahead0) % S, stage < S.
-        int64_t back = S - ahead0;
-        Value wraps = arith::CmpIOp::create(
-            issue, loc, arith::CmpIPredicate::slt, stageArg, cst(issue, back));
+        arith::SelectOp refilled = stageAhead(issue, loc, stageArg, ahead0, S);
+        Value stays = refilled.getCondition();
         if (late && useRelease)
-          refillBegin = wraps.getDefiningOp();
-        issueStage = arith::SelectOp::create(
-            issue, loc, wraps,
-            arith::AddIOp::create(issue, loc, stageArg, cst(issue, ahead0)),
-            arith::SubIOp::create(issue, loc, stageArg, cst(issue, back)));
+          refillBegin = stays.getDefiningOp();
+        issueStage = refilled;
         if (useRelease) {
           // Iteration j = i + ahead0 fills stage j % S for the (j / S)-th
           // time: it waits for release phase (j / S) - 1, whose parity is
           // that of j's fill phase flipped (phase 1 passes on a fresh
           // mbarrier). j's fill phase is this iteration's, flipped when
-          // the stage index wraps.
+          // the stage index wraps: the wait's parity is this phase's,
+          // flipped where the stage does not wrap.
           Value flipped =
               arith::XOrIOp::create(issue, loc, phaseArg, cst(issue, 1));
           Value parity =
-              arith::SelectOp::create(issue, loc, wraps, flipped, phaseArg);
+              arith::SelectOp::create(issue, loc, stays, flipped, phaseArg);
           TmaAcquireOp::create(issue, loc, issueStage, parity,
                                issue.getI32IntegerAttr(buffers.front()),
                                issue.getI32IntegerAttr(S));

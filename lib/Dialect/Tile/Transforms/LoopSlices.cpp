@@ -106,6 +106,19 @@ arith::SelectOp tile::nextStage(OpBuilder &b, Location loc, Value stage,
                                  arith::AddIOp::create(b, loc, stage, cst(1)));
 }
 
+arith::SelectOp tile::stageAhead(OpBuilder &b, Location loc, Value stage,
+                                 int64_t k, int64_t stages) {
+  auto cst = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  Value back = cst(stages - k);
+  Value stays =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, stage, back);
+  return arith::SelectOp::create(b, loc, stays,
+                                 arith::AddIOp::create(b, loc, stage, cst(k)),
+                                 arith::SubIOp::create(b, loc, stage, back));
+}
+
 arith::SelectOp tile::nextPhase(OpBuilder &b, Location loc, Value next,
                                 Value phase) {
   auto cst = [&](int64_t v) -> Value {
@@ -187,4 +200,22 @@ bool tile::isNextStage(Value v, Value stage, int64_t stages) {
          matchPattern(isLast.getRhs(), m_ConstantInt(&last)) &&
          last == stages - 1 && matchPattern(select.getTrueValue(), m_Zero()) &&
          inc && inc.getLhs() == stage && matchPattern(inc.getRhs(), m_One());
+}
+
+bool tile::isStageAhead(Value v, Value stage, int64_t k, int64_t stages) {
+  auto select = v.getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return false;
+  auto stays = select.getCondition().getDefiningOp<arith::CmpIOp>();
+  auto add = select.getTrueValue().getDefiningOp<arith::AddIOp>();
+  auto back = select.getFalseValue().getDefiningOp<arith::SubIOp>();
+  auto is = [](Value c, int64_t n) {
+    APInt value;
+    return matchPattern(c, m_ConstantInt(&value)) && value == n;
+  };
+  return stays && add && back &&
+         stays.getPredicate() == arith::CmpIPredicate::slt &&
+         stays.getLhs() == stage && is(stays.getRhs(), stages - k) &&
+         add.getLhs() == stage && is(add.getRhs(), k) &&
+         back.getLhs() == stage && is(back.getRhs(), stages - k);
 }

@@ -54,6 +54,13 @@ Value emitGuardedLoad(OpBuilder &b, LoadOp load, IRMapping &map, Value cond);
 arith::SelectOp nextStage(OpBuilder &b, Location loc, Value stage,
                           int64_t stages);
 
+/// Stage (stage + k) % stages of the ring (0 < k < stages), as the staged
+/// loops compute the stage their copies refill:
+/// select(stage < stages - k, stage + k, stage - (stages - k)). Its
+/// condition is whether the ring does not wrap.
+arith::SelectOp stageAhead(OpBuilder &b, Location loc, Value stage, int64_t k,
+                           int64_t stages);
+
 /// The mbarrier phase of stage `next` (nextStage of a stage whose phase is
 /// `phase`): flipped when the ring wraps to stage 0,
 /// select(next == 0, phase ^ 1, phase).
@@ -72,6 +79,9 @@ Value iterationRuns(OpBuilder &b, Location loc, Value iv, Value step,
 
 /// True if `v` is nextStage(stage, stages).
 bool isNextStage(Value v, Value stage, int64_t stages);
+
+/// True if `v` is stageAhead(stage, k, stages).
+bool isStageAhead(Value v, Value stage, int64_t k, int64_t stages);
 
 } // namespace mlir::quire::tile
 

@@ -23,7 +23,6 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::quire::tile {
@@ -85,29 +84,6 @@ bool warpgroupLocal(Operation *op) {
     return WalkResult::interrupt();
   });
   return !r.wasInterrupted();
-}
-
-/// `v` is `(stage + k) % S` as quire-async-copies computes the stage it
-/// refills: select(stage < S - k, stage + k, stage - (S - k)).
-bool isStageAhead(Value v, BlockArgument stage, int64_t k, int64_t S) {
-  auto isInt = [](Value c, int64_t n) {
-    APInt value;
-    return matchPattern(c, m_ConstantInt(&value)) && value == n;
-  };
-  auto select = v.getDefiningOp<arith::SelectOp>();
-  if (!select)
-    return false;
-  auto wraps = select.getCondition().getDefiningOp<arith::CmpIOp>();
-  auto add = select.getTrueValue().getDefiningOp<arith::AddIOp>();
-  auto back = select.getFalseValue().getDefiningOp<arith::SubIOp>();
-  return wraps && add && back &&
-         wraps.getPredicate() == arith::CmpIPredicate::slt &&
-         wraps.getLhs() == stage &&
-         isInt(wraps.getRhs(), S - k) &&
-         add.getLhs() == stage &&
-         isInt(add.getRhs(), k) &&
-         back.getLhs() == stage &&
-         isInt(back.getRhs(), S - k);
 }
 
 /// What the rotation needs of a loop.
@@ -310,7 +286,9 @@ struct PingPongPass
                                               other.getI32IntegerAttr(0)));
     inits.push_back(arith::ConstantOp::create(other, loc,
                                               other.getBoolAttr(false)));
+    // The rotated loop's arguments after the original ones.
     unsigned n = loop.getNumRegionIterArgs();
+    unsigned scoresArg = n, ivArg = n + 1, stageArg = n + 2, hasArg = n + 3;
     auto rotated = scf::ForOp::create(
         other, loc, loop.getLowerBound(), loop.getUpperBound(),
         loop.getStep(), inits,
@@ -322,13 +300,15 @@ struct PingPongPass
           SmallVector<Value> carried;
           for (unsigned k : r.carried)
             carried.push_back(args[k]);
+          // The whole body for this iteration, with the iteration
+          // before's second half right before its scores (after the wait
+          // and the copies). This iteration's own second half is left
+          // unused; the canonicalizer after the pass removes it.
           SmallVector<Value> updated;
           for (Operation &op : body->without_terminator()) {
-            // The iteration before's second half right before this
-            // iteration's scores (after the wait and the copies).
             if (&op == r.scores.getOperation())
-              updated = secondHalf(nb, loc, r, args[n + 3], args[n + 1],
-                                   args[n + 2], args[n], carried);
+              updated = secondHalf(nb, loc, r, args[hasArg], args[ivArg],
+                                   args[stageArg], args[scoresArg], carried);
             nb.clone(op, map);
           }
           SmallVector<Value> yields;
@@ -348,9 +328,9 @@ struct PingPongPass
     SmallVector<Value> carried;
     for (unsigned k : r.carried)
       carried.push_back(res[k]);
-    SmallVector<Value> last = secondHalf(other, loc, r, res[n + 3],
-                                         res[n + 1], res[n + 2], res[n],
-                                         carried);
+    SmallVector<Value> last =
+        secondHalf(other, loc, r, res[hasArg], res[ivArg], res[stageArg],
+                   res[scoresArg], carried);
     SmallVector<Value> results(res.take_front(n));
     for (auto [k, v] : llvm::zip(r.carried, last))
       results[k] = v;
