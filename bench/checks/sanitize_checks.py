@@ -6,11 +6,12 @@ both kernel forms with one and several splits, 64-token tiles on 2 warps,
 a padded head dim in bf16, the tensor-core matmul at its benchmark tile
 shape (and with async wgmma at 3 and 4 stages), the tensor-descriptor
 matmul under each staging (cp.async, TMA, TMA with release mbarriers, a
-producer warp, a producer warpgroup with setmaxnreg), the prefill op in every tile configuration and with its two warpgroups
-in ping-pong, with the chunk's K/V
-separate and in the cache, and unified_attention on a mixed ragged batch
-with every feature on (window, softcap, ALiBi, sinks, lse, descales), with
-one and several splits, over fp16 and fp8 (e4m3fn, e5m2) caches.
+producer warp, a producer warpgroup with setmaxnreg), the prefill op in
+every tile configuration and with its two warpgroups in ping-pong, with
+the chunk's K/V separate and in the cache, and unified_attention on a
+mixed ragged batch with every feature on (window, softcap, ALiBi, sinks,
+lse, descales), with one and several splits, over fp16 and fp8 (e4m3fn,
+e5m2) caches.
 
     compute-sanitizer --tool memcheck python3 bench/run.py sanitize_checks
     compute-sanitizer --tool racecheck python3 bench/run.py sanitize_checks

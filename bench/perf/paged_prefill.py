@@ -62,8 +62,9 @@ def main(argv=None):
     from lib.timing import us
 
     print_header("paged_prefill")
-    sm = 10 * torch.cuda.get_device_capability()[0] + torch.cuda.get_device_capability()[1]
-    print(f"default (block_m, block_n, warps) {ops.prefill_config(prefill.D, sm)}")
+    major, minor = torch.cuda.get_device_capability()
+    print("default (block_m, block_n, warps) "
+          f"{ops.prefill_config(prefill.D, 10 * major + minor)}")
     gen = torch.Generator(device="cuda").manual_seed(11)
     ok = check(torch, gen)
     scale = 1.0 / math.sqrt(prefill.D)

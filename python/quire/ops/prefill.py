@@ -164,8 +164,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    k_descale=None, v_descale=None, num_stages=None,
                    early_dots=False, fold_scale=True, pingpong=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
-    tensor-core options (wgmma, early_dots, pingpong; sm_90) and the folded scale
-    (fold_scale, prefill_kernel.FOLD_SCALE) open for benchmarks."""
+    tensor-core options (wgmma, early_dots, pingpong; sm_90) and the folded
+    scale (fold_scale, prefill_kernel.FOLD_SCALE) open for benchmarks."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
