@@ -6,7 +6,8 @@ on the Llama-3-8B 64 x 4096 row (fp16, page 16), each run twice (the first
 launches compile and load). prefill: the prefill op (default tiles) and the
 Triton peer on the 4 x ctx 4096 + 512 row (page --page), each run once to
 compile and then once between cudaProfilerStart and cudaProfilerStop (the
-op's own kernel and the peer's, nothing else). For example:
+op's own kernel and the peer's, nothing else); --ablation COLUMN runs the op
+as that column of the paged_prefill ablation runs it. For example:
 
     ncu --clock-control none --kernel-name regex:'decode|combine' --launch-skip 4 \\
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \\
@@ -48,13 +49,16 @@ def decode(torch):
                             num_warps=4, num_stages=2, out=out)
 
 
-def prefill(torch, page):
+def prefill(torch, page, column):
     from lib import prefill as pf
     gen = torch.Generator(device="cuda").manual_seed(3)
     inp = pf.make_inputs([4096] * 4, [512] * 4, page, gen)
     out = torch.empty_like(inp["q"])
     scale = 1 / math.sqrt(pf.D)
-    calls = (lambda: pf.run_quire(inp, scale, out),
+    cfg, options = pf.DEFAULT, {}
+    if column:
+        cfg, options = {n: (c, o) for n, c, o in pf.ABLATION}[column]
+    calls = (lambda: pf.run_quire(inp, scale, out, cfg, **options),
              lambda: pf.run_triton(inp, scale, out, block_n=64, num_warps=4,
                                    num_stages=2))
     for call in calls:
@@ -105,12 +109,20 @@ def main(argv=None):
     p.add_argument("--row", choices=sorted(ROWS), default="fp16_64x4096",
                    help="the decode row of `rows`")
     p.add_argument("--page", type=int, default=16, help="the page size of `prefill`")
+    p.add_argument("--ablation", metavar="COLUMN", help="`prefill` with the op in "
+                   "the paged_prefill ablation's COLUMN (e.g. pingpong) instead "
+                   "of its default")
     args = p.parse_args(argv)
     torch = require_torch()
     if args.kernels == "rows":
         rows(torch, args.row)
     elif args.kernels == "prefill":
-        prefill(torch, args.page)
+        from lib.prefill import ABLATION
+        columns = [name for name, _, _ in ABLATION]
+        if args.ablation not in [None] + columns:
+            p.error(f"--ablation {args.ablation!r}: not a column of the "
+                    f"paged_prefill ablation ({', '.join(columns)})")
+        prefill(torch, args.page, args.ablation)
     else:
         decode(torch)
     torch.cuda.synchronize()
