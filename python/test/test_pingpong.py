@@ -42,13 +42,18 @@ def test_the_warpgroups_run_half_an_iteration_apart(stage):
     # The warpgroup read from lane 0, so the branch is uniform in a warp.
     assert re.search(r"shfl\.sync\.idx\.b32\s+%r\d+, %r\d+, 0, 31, -1;",
                      on.asm["ptx"])
-    # Each loop's barrier, in each branch: barrier.sync, not the aligned
-    # bar.sync (every thread at one instruction); the barriers around the
-    # loops stay.
+    # Each loop's barrier, in each branch, and the one of warpgroup 1's
+    # first iteration (run before its rotated loop): barrier.sync, not the
+    # aligned bar.sync (every thread at one instruction); the barriers
+    # around the loops stay.
     def barriers(k, kind):
         return len(re.findall(kind + r"\s+0;", k.asm["ptx"]))
     assert barriers(off, r"barrier\.sync") == 0
-    assert barriers(on, r"barrier\.sync") == 2 * loops
+    assert barriers(on, r"barrier\.sync") == 3 * loops
+    # In the rotated loop the iteration before's P V and this iteration's
+    # scores are two wgmma groups in flight together, retired by one wait.
+    assert len(re.findall(r"tile\.warpgroup_wait %\S+, %\S+ \{pending = 0",
+                          on.asm["tile"])) == loops
     assert barriers(on, r"bar\.sync") == barriers(off, r"bar\.sync") - loops
 
 

@@ -272,8 +272,9 @@ def test_pingpong_hook():
                              pingpong=pingpong)
         kernel = launch.compiled(spec, 90, 8)
         splits[pingpong] = kernel.asm("tile").count("tile.warpgroup_id")
-        # Each loop's barrier in each branch is barrier.sync.
-        assert kernel.ptx.count("barrier.sync 0;") == (4 if pingpong else 0)
+        # Each loop's barrier in each branch, and warpgroup 1's first
+        # iteration's before each of its loops, is barrier.sync.
+        assert kernel.ptx.count("barrier.sync 0;") == (6 if pingpong else 0)
     assert splits == {True: 1, False: 0}
 
 

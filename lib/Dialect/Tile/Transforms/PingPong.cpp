@@ -232,32 +232,43 @@ struct PingPongPass
     }
   }
 
-  /// The second half of the iteration at `iv` (stage `stage`), on `scores`
-  /// and the carried values `in`, if `has`; `in` otherwise.
-  static SmallVector<Value> secondHalf(OpBuilder &b, Location loc,
-                                       Rotation &r, Value has, Value iv,
-                                       Value stage, Value scores,
-                                       ValueRange in) {
+  /// Clones the second half of the iteration at `iv` (stage `stage`), on
+  /// `scores` and the carried values `in`, at `b`; returns the carried
+  /// values it updates and sets `dots` to its clones of wgmma dots.
+  static SmallVector<Value> cloneSecondHalf(OpBuilder &b, Rotation &r,
+                                            Value iv, Value stage,
+                                            Value scores, ValueRange in,
+                                            SmallVector<WarpgroupDotOp> *dots =
+                                                nullptr) {
     scf::ForOp loop = r.loop;
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-    auto ifOp = scf::IfOp::create(b, loc, in.getTypes(), has,
-                                  /*withElseRegion=*/true);
-    OpBuilder then = ifOp.getThenBodyBuilder();
     IRMapping map;
     map.map(loop.getInductionVar(), iv);
     map.map(r.stage, stage);
     map.map(r.scores.getResult(), scores);
     for (auto [k, v] : llvm::zip(r.carried, in))
       map.map(loop.getRegionIterArg(k), v);
-    for (Operation *op : r.second)
-      then.clone(*op, map);
+    for (Operation *op : r.second) {
+      Operation *clone = b.clone(*op, map);
+      if (auto dot = dyn_cast<WarpgroupDotOp>(clone); dot && dots)
+        dots->push_back(dot);
+    }
     SmallVector<Value> out;
     for (unsigned k : r.carried)
       out.push_back(map.lookupOrDefault(yield.getOperand(k)));
-    scf::YieldOp::create(then, loc, out);
-    OpBuilder otherwise = ifOp.getElseBodyBuilder();
-    scf::YieldOp::create(otherwise, loc, in);
-    return SmallVector<Value>(ifOp.getResults());
+    return out;
+  }
+
+  /// Whether the rotated loop may leave the second half's P V dot in flight
+  /// while it issues the scores: its result only carried to the next
+  /// iteration (read by nothing in this one).
+  static bool pvCanOverlap(Rotation &r) {
+    for (Operation *op : r.second)
+      if (auto dot = dyn_cast<WarpgroupDotOp>(op))
+        return llvm::all_of(dot->getUsers(), [&](Operation *user) {
+          return user == r.loop.getBody()->getTerminator();
+        });
+    return false;
   }
 
   static void rotate(Rotation &r) {
@@ -272,26 +283,57 @@ struct PingPongPass
     auto split = scf::IfOp::create(b, loc, loop.getResultTypes(), first,
                                    /*withElseRegion=*/true);
 
-    // Warpgroup 1: the rotated loop, which also carries the scores, the
-    // induction variable and stage they belong to, and whether it has any.
+    // Warpgroup 1. The first iteration's first half (its wait, copies and
+    // scores) when the loop runs at all; then the rotated loop over the
+    // other iterations, which also carries the scores of the iteration
+    // before and the induction variable and stage they belong to; then the
+    // last iteration's second half.
     OpBuilder other = split.getElseBodyBuilder();
     auto scoresType = cast<RankedTensorType>(r.scores.getType());
-    SmallVector<Value> inits(loop.getInitArgs());
-    inits.push_back(arith::ConstantOp::create(
-        other, loc, scoresType,
-        DenseElementsAttr::get(scoresType,
-                               other.getZeroAttr(scoresType.getElementType()))));
-    inits.push_back(loop.getLowerBound());
-    inits.push_back(arith::ConstantOp::create(other, loc,
-                                              other.getI32IntegerAttr(0)));
-    inits.push_back(arith::ConstantOp::create(other, loc,
-                                              other.getBoolAttr(false)));
-    // The rotated loop's arguments after the original ones.
     unsigned n = loop.getNumRegionIterArgs();
-    unsigned scoresArg = n, ivArg = n + 1, stageArg = n + 2, hasArg = n + 3;
+    Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+    Value runs =
+        arith::CmpIOp::create(other, loc, arith::CmpIPredicate::slt, lb, ub);
+    SmallVector<Type> proTypes(loop.getResultTypes());
+    proTypes.push_back(scoresType);
+    proTypes.push_back(r.stage.getType());
+    auto pro = scf::IfOp::create(other, loc, proTypes, runs,
+                                 /*withElseRegion=*/true);
+    {
+      OpBuilder pb = pro.getThenBodyBuilder();
+      IRMapping map;
+      map.map(loop.getInductionVar(), lb);
+      for (unsigned k = 0; k < n; ++k)
+        map.map(loop.getRegionIterArg(k), loop.getInitArgs()[k]);
+      // The whole body; its second half is left unused (the canonicalizer
+      // after the pass removes it): no iteration before has scores.
+      for (Operation &op : body->without_terminator())
+        pb.clone(op, map);
+      SmallVector<Value> yields;
+      for (Value v : yield.getOperands())
+        yields.push_back(map.lookupOrDefault(v));
+      for (unsigned k : r.carried)
+        yields[k] = loop.getInitArgs()[k];
+      yields.push_back(map.lookup(r.scores.getResult()));
+      yields.push_back(map.lookupOrDefault(r.stage));
+      scf::YieldOp::create(pb, loc, yields);
+      OpBuilder eb = pro.getElseBodyBuilder();
+      SmallVector<Value> none(loop.getInitArgs());
+      none.push_back(arith::ConstantOp::create(
+          eb, loc, scoresType,
+          DenseElementsAttr::get(scoresType,
+                                 eb.getZeroAttr(scoresType.getElementType()))));
+      none.push_back(loop.getInitArgs()[r.stage.getArgNumber() - 1]);
+      scf::YieldOp::create(eb, loc, none);
+    }
+    SmallVector<Value> inits(pro.getResults());
+    inits.insert(inits.begin() + n + 1, lb);
+    // The rotated loop's arguments after the original ones.
+    unsigned scoresArg = n, ivArg = n + 1, stageArg = n + 2;
+    Value from = arith::AddIOp::create(other, loc, lb, loop.getStep());
+    bool overlap = pvCanOverlap(r);
     auto rotated = scf::ForOp::create(
-        other, loc, loop.getLowerBound(), loop.getUpperBound(),
-        loop.getStep(), inits,
+        other, loc, from, ub, loop.getStep(), inits,
         [&](OpBuilder &nb, Location, Value iv, ValueRange args) {
           IRMapping map;
           map.map(loop.getInductionVar(), iv);
@@ -305,10 +347,11 @@ struct PingPongPass
           // and the copies). This iteration's own second half is left
           // unused; the canonicalizer after the pass removes it.
           SmallVector<Value> updated;
+          SmallVector<WarpgroupDotOp> pv;
           for (Operation &op : body->without_terminator()) {
             if (&op == r.scores.getOperation())
-              updated = secondHalf(nb, loc, r, args[hasArg], args[ivArg],
-                                   args[stageArg], args[scoresArg], carried);
+              updated = cloneSecondHalf(nb, r, args[ivArg], args[stageArg],
+                                        args[scoresArg], carried, &pv);
             nb.clone(op, map);
           }
           SmallVector<Value> yields;
@@ -319,22 +362,44 @@ struct PingPongPass
           yields.push_back(map.lookup(r.scores.getResult()));
           yields.push_back(iv);
           yields.push_back(map.lookup(r.stage));
-          yields.push_back(
-              arith::ConstantOp::create(nb, loc, nb.getBoolAttr(true)));
           scf::YieldOp::create(nb, loc, yields);
+          // The iteration before's P V stays in flight while this
+          // iteration's scores are issued (two independent wgmma groups,
+          // as the two warpgroups of the unrotated loop have), and one
+          // wait retires both.
+          if (overlap && pv.size() == 1) {
+            auto scores = cast<WarpgroupDotOp>(
+                map.lookup(r.scores.getResult()).getDefiningOp());
+            pv[0].setAsync(true);
+            scores.setAsync(true);
+            nb.setInsertionPointAfter(scores);
+            auto both = WarpgroupWaitOp::create(
+                nb, loc, ValueRange{pv[0].getResult(), scores.getResult()},
+                nb.getI32IntegerAttr(0));
+            pv[0].getResult().replaceAllUsesExcept(both.getResult(0), both);
+            scores.getResult().replaceAllUsesExcept(both.getResult(1), both);
+          }
         });
-    // The last iteration's second half.
+    // The last iteration's second half, if there was one.
     ValueRange res = rotated.getResults();
-    SmallVector<Value> carried;
-    for (unsigned k : r.carried)
-      carried.push_back(res[k]);
-    SmallVector<Value> last =
-        secondHalf(other, loc, r, res[hasArg], res[ivArg], res[stageArg],
-                   res[scoresArg], carried);
-    SmallVector<Value> results(res.take_front(n));
-    for (auto [k, v] : llvm::zip(r.carried, last))
-      results[k] = v;
-    scf::YieldOp::create(other, loc, results);
+    auto epi = scf::IfOp::create(other, loc, loop.getResultTypes(), runs,
+                                 /*withElseRegion=*/true);
+    {
+      OpBuilder tb = epi.getThenBodyBuilder();
+      SmallVector<Value> carried;
+      for (unsigned k : r.carried)
+        carried.push_back(res[k]);
+      SmallVector<Value> last =
+          cloneSecondHalf(tb, r, res[ivArg], res[stageArg], res[scoresArg],
+                          carried);
+      SmallVector<Value> results(res.take_front(n));
+      for (auto [k, v] : llvm::zip(r.carried, last))
+        results[k] = v;
+      scf::YieldOp::create(tb, loc, results);
+      OpBuilder eb = epi.getElseBodyBuilder();
+      scf::YieldOp::create(eb, loc, res.take_front(n));
+    }
+    scf::YieldOp::create(other, loc, epi.getResults());
 
     // Warpgroup 0: the loop as it is.
     loop->replaceAllUsesWith(split.getResults());

@@ -2,11 +2,12 @@
 // warps, sm_90 wgmma, 3 stages): quire-async-copies stages it S - 2 = 1
 // iteration ahead (the loop-top wait leaves nothing pending, one copy
 // iteration ahead in the prologue), and the loop splits on the warpgroup:
-// warpgroup 0 runs it as it was; warpgroup 1 runs it rotated, carrying the
-// scores, their stage and whether it has any: after the wait and the
-// copies, the iteration before's softmax and P V (on the carried scores and
-// stage) if there is one, then this iteration's scores; after its loop the
-// last iteration's second half.
+// warpgroup 0 runs it as it was; warpgroup 1 runs the first iteration's
+// wait, copies and scores if the loop runs at all, then the other
+// iterations rotated, carrying the scores and their stage: after the wait
+// and the copies, the iteration before's softmax, its P V and this
+// iteration's scores issued together (two async wgmma groups, one wait);
+// after its loop the last iteration's second half.
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 pingpong=true" | FileCheck %s
 // Off by default; with 2 stages, 4 warps (one warpgroup), a loop that
 // reduces across warps (through shared memory and barriers, which one
@@ -28,6 +29,7 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 
 // CHECK-LABEL: func.func @attention
+// CHECK:       %[[RUNS:.*]] = arith.cmpi sgt, %arg4, %c0_i32
 // CHECK-COUNT-2: tile.async_copy {{.*}} into stage %c0_i32
 // CHECK:       %[[WG:.*]] = tile.warpgroup_id
 // CHECK:       %[[FIRST:.*]] = arith.cmpi eq, %[[WG]], %c0_i32
@@ -40,21 +42,25 @@
 // CHECK:           tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE0]] acc %{{.*}} {b_buffer = 1 : i32
 // CHECK-NEXT:      scf.yield
 // CHECK:       } else {
-// CHECK-NEXT:    %[[R:.*]]:7 = scf.for {{.*}} iter_args(%[[M:[^ ]*]] = %{{[^ ]*}}, %[[L:[^ ]*]] = %{{[^ ]*}}, %[[ACC:[^ ]*]] = %{{[^ ]*}}, %[[STAGE:[^ ]*]] = %c0_i32, %[[SP:[^ ]*]] = %{{[^ ]*}}, %[[STP:[^ ]*]] = %c0_i32, %[[HAS:[^ ]*]] = %false)
+// CHECK:         %[[PRO:.*]] = scf.if %[[RUNS]]
+// CHECK-NEXT:      tile.async_wait {async_proxy, pending = 0 : i32, unaligned}
+// CHECK-COUNT-2:   tile.async_copy {{.*}} into stage %c1_i32
+// CHECK:           %[[S0:.*]] = tile.warpgroup_dot a({{.*}}) b_stage %c0_i32 acc %{{.*}} {b_buffer = 0 : i32
+// CHECK-NEXT:      scf.yield %[[S0]] :
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      scf.yield %cst
+// CHECK-NEXT:    {{^ *}}}{{$}}
+// CHECK-NEXT:    %[[R:.*]]:6 = scf.for %{{.*}} = %c64_i32 to {{.*}} iter_args(%[[M:[^ ]*]] = %{{[^ ]*}}, %[[L:[^ ]*]] = %{{[^ ]*}}, %[[ACC:[^ ]*]] = %{{[^ ]*}}, %[[STAGE:[^ ]*]] = %{{[^ ]*}}, %[[SP:[^ ]*]] = %[[PRO]], %[[STP:[^ ]*]] = %c0_i32)
 // CHECK-NEXT:      tile.async_wait {async_proxy, pending = 0 : i32, unaligned}
 // CHECK-COUNT-2:   tile.async_copy
-// CHECK:           %[[H:.*]]:3 = scf.if %[[HAS]]
-// CHECK-NEXT:        tile.reduce max %[[SP]] {axis = 1 : i32}
-// CHECK:             tile.warpgroup_dot a({{.*}}) b_stage %[[STP]] acc %{{.*}} {b_buffer = 1 : i32
-// CHECK-NEXT:        scf.yield
-// CHECK-NEXT:      } else {
-// CHECK-NEXT:        scf.yield %[[M]], %[[L]], %[[ACC]] :
-// CHECK-NEXT:      {{^ *}}}{{$}}
-// CHECK-NEXT:      %[[S:.*]] = tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE]] acc %{{.*}} {b_buffer = 0 : i32
-// CHECK-NEXT:      scf.yield %[[H]]#0, %[[H]]#1, %[[H]]#2, %{{[^ ]*}}, %[[S]], %[[STAGE]], %true :
-// CHECK:         scf.if %[[R]]#6
+// CHECK:           tile.reduce max %[[SP]] {axis = 1 : i32}
+// CHECK:           %[[PV:.*]] = tile.warpgroup_dot a({{.*}}) b_stage %[[STP]] acc %{{.*}} {async, b_buffer = 1 : i32
+// CHECK-NEXT:      %[[S:.*]] = tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE]] acc %{{.*}} {async, b_buffer = 0 : i32
+// CHECK-NEXT:      %[[W:.*]]:2 = tile.warpgroup_wait %[[PV]], %[[S]] {pending = 0 : i32}
+// CHECK-NEXT:      scf.yield %{{[^ ]*}}, %{{[^ ]*}}, %[[W]]#0, %{{[^ ]*}}, %[[W]]#1, %[[STAGE]] :
+// CHECK:         scf.if %[[RUNS]]
 // CHECK-NEXT:      tile.reduce max %[[R]]#4 {axis = 1 : i32}
-// CHECK:           tile.warpgroup_dot a({{.*}}) b_stage %[[R]]#5
+// CHECK:           tile.warpgroup_dot a({{.*}}) b_stage %[[R]]#5 acc %{{.*}} {b_buffer = 1 : i32
 // CHECK:       tile.async_wait {pending = 0 : i32}
 
 // OFF-LABEL: func.func @attention
@@ -68,9 +74,10 @@
 // CROSS-NOT:   unaligned
 
 // Barriers: before the loops (the query's layout conversion), one in each
-// loop, the one after them.
+// loop and one in warpgroup 1's first iteration, the one after them.
 // PTX-LABEL: .entry attention(
 // PTX:       bar.sync 0;
+// PTX:       barrier.sync 0;
 // PTX:       barrier.sync 0;
 // PTX:       barrier.sync 0;
 // PTX:       bar.sync 0;

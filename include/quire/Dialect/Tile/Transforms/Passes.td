@@ -560,21 +560,27 @@ def PingPong : Pass<"quire-pingpong", "::mlir::ModuleOp"> {
     iteration's second half after the loop; warpgroup 0 keeps the loop as
     it is. So one warpgroup's softmax runs while the other's dots do
     (FlashAttention-3's ping-pong of two consumer warpgroups, as a
-    rotation):
+    rotation). Warpgroup 1's first iteration (its wait, copies and scores)
+    runs before its loop, so the loop's `P V` is unconditional and, when
+    nothing in the iteration reads its result, is issued `async` together
+    with the scores: two wgmma groups in flight, retired by one wait.
 
     ```mlir
     %wg = tile.warpgroup_id
+    %runs = arith.cmpi slt, %lb, %ub
     scf.if (%wg == 0) { the loop }
     else {
-      scf.for %i ... iter_args(%m, %l, %acc, ..., %stage, %sp, %ip, %stp,
-                               %has = false) {
+      %s0 = scf.if %runs { wait; copies; scores of iteration %lb }
+      scf.for %i = %lb + %step ... iter_args(%m, %l, %acc, ..., %stage,
+                                             %sp = %s0, %ip, %stp) {
         tile.async_wait ...; ...copies...
-        %m2, %l2, %acc2 = scf.if %has { second half of iteration %ip
-                                        on %sp, stage %stp }
-        %s = tile.warpgroup_dot a(%q) b_stage %stage acc %zero
-        scf.yield %m2, %l2, %acc2, ..., %s, %i, %stage, true
+        ...second half of iteration %ip on %sp, stage %stp, up to
+           %pv = tile.warpgroup_dot a(%p) b_stage %stp acc ... {async}
+        %s = tile.warpgroup_dot a(%q) b_stage %stage acc %zero {async}
+        %acc2, %s2 = tile.warpgroup_wait %pv, %s {pending = 0}
+        scf.yield %m2, %l2, %acc2, ..., %s2, %i, %stage
       }
-      scf.if %has { second half of the last iteration }
+      scf.if %runs { second half of the last iteration }
     }
     ```
 
