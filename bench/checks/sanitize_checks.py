@@ -7,8 +7,9 @@ a padded head dim in bf16, the tensor-core matmul at its benchmark tile
 shape (and with async wgmma at 3 and 4 stages), the tensor-descriptor
 matmul under each staging (cp.async, TMA, TMA with release mbarriers, a
 producer warp, a producer warpgroup with setmaxnreg), the prefill op in
-every tile configuration and with its two warpgroups in ping-pong, with
-the chunk's K/V separate and in the cache, and unified_attention on a
+every tile configuration, with its two warpgroups in ping-pong and with
+early dots (the query in shared memory), with the chunk's K/V separate
+and in the cache, and unified_attention on a
 mixed ragged batch with every feature on (window, softcap, ALiBi, sinks,
 lse, descales), with one and several splits, over fp16 and fp8 (e4m3fn,
 e5m2) caches.
@@ -93,10 +94,11 @@ def main(argv=None):
                  **staging)()
     inp = prefill.make_inputs([0, 40, 300], [70, 3, 200], 16, gen, 8, 2)
     runs = [(cfg, {}) for cfg in [prefill.DEFAULT] + prefill.configs(torch)]
-    # The two warpgroups half an iteration apart (quire-pingpong), at 128
-    # and 64 keys a step.
+    # The two warpgroups half an iteration apart (quire-pingpong), and the
+    # next scores in flight with the query in shared memory (early dots),
+    # at 128 and 64 keys a step.
     runs += [(cfg, o) for name, cfg, o in prefill.ABLATION
-             if o.get("pingpong")]
+             if o.get("pingpong") or o.get("early_dots")]
     for cfg, options in runs:
         for separate in (True, False):
             prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg,

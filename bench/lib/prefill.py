@@ -27,14 +27,18 @@ def configs(torch):
 # default below sm_90 and before 128); the two warpgroups in ping-pong
 # (quire-pingpong, which needs 3 stages: 226 KB of shared memory at 128
 # keys) at 128 and at 64 keys, and at 64 keys with a fourth stage (its
-# copies then run two iterations ahead); 64 keys at 3 stages alone.
+# copies then run two iterations ahead); 64 keys at 3 stages alone; early
+# dots (quire-early-dots: the next scores in flight over the softmax, the
+# query read from shared memory) at 3 stages, at 128 and at 64 keys.
 BN64 = (128, 64, 8, True)
 ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("bn64", BN64, {}),
             ("bn64 s3", BN64, dict(num_stages=3)),
             ("pingpong", DEFAULT, dict(num_stages=3, pingpong=True)),
             ("bn64 pp", BN64, dict(num_stages=3, pingpong=True)),
-            ("bn64 pp4", BN64, dict(num_stages=4, pingpong=True))]
+            ("bn64 pp4", BN64, dict(num_stages=4, pingpong=True)),
+            ("early", DEFAULT, dict(num_stages=3, early_dots=True)),
+            ("bn64 early", BN64, dict(num_stages=3, early_dots=True))]
 
 
 def make_inputs(ctx_lens, q_lens, page, gen, hq=HQ, hkv=HKV, dtype=torch.half,

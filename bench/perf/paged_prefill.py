@@ -7,7 +7,7 @@ Llama-3-8B heads (32 q / 8 kv, head dim 128, f16). Runs prefill_check
 first. Prints median time and TFLOP/s (causal-adjusted: the chunk's part
 counts half) per row, then Quire's TFLOP/s with each step of the ablation
 of lib/prefill.ABLATION (the scale not folded into the exponent, 64 keys a
-step, a deeper staging, the two warpgroups in ping-pong),
+step, a deeper staging, the two warpgroups in ping-pong, early dots),
 writes paged_prefill.png into the output folder.
 
     bench/run.py paged_prefill [--tune] [--out DIR]

@@ -56,6 +56,10 @@ def _warmup(m, early_dots, stage=1, num_stages=3, D=128):
     return warmup(m, stage, num_stages, D, early_dots=early_dots)
 
 
+def _async_dots(tile):
+    return re.findall(r"tile\.warpgroup_dot .*[{ ]async,", tile)
+
+
 def _wgmma_waits(ptx):
     return re.findall(r"wgmma\.wait_group\.sync\.aligned (\d+);", ptx)
 
@@ -68,8 +72,14 @@ def test_the_next_scores_run_over_the_softmax(stage):
     # One early dot per loop (the causal kernel has two loops), and its
     # wait before each back edge.
     loops = 2 if stage == 3 else 1
-    assert len(re.findall(r"tile\.warpgroup_dot .*\{async,", tile)) == loops
-    assert "{async," not in off.asm["tile"]
+    assert len(_async_dots(tile)) == loops
+    assert not _async_dots(off.asm["tile"])
+    # The query, the early dots' A, is stored once into shared memory and
+    # read from there by every scores dot (the prologue's and the early
+    # ones): the scores in flight need a second tile of registers.
+    assert tile.count("tile.local_store") == 1
+    assert tile.count("a_stages = 1") == 2 * loops
+    assert "tile.local_store" not in off.asm["tile"]
     # Each loop: the prologue's synchronous dot, the PV dot's wait and the
     # early dot's wait (pending 0: the PV wait already retired it).
     assert _wgmma_waits(on.asm["ptx"]) == ["0"] * (3 * loops)
@@ -87,7 +97,7 @@ def test_ptxas_keeps_the_group_in_flight():
 def test_needs_three_stages():
     # With 2 stages the next iteration's K is still being copied.
     k = _warmup(tutorial(), True, num_stages=2)
-    assert "{async," not in k.asm["tile"]
+    assert not _async_dots(k.asm["tile"])
 
 
 def check_bool_option(name, warmup):
@@ -165,4 +175,4 @@ def check_on_the_gpu(seed, causal, D, N, block_m, block_n, warps, **option):
 def test_matches_float64_on_the_gpu(causal, D, block_m, block_n, warps):
     kern = check_on_the_gpu(D + block_m + causal, causal, D, 1024, block_m,
                             block_n, warps, early_dots=True)
-    assert "{async," in kern.asm["tile"]
+    assert _async_dots(kern.asm["tile"])

@@ -754,6 +754,25 @@ func.func @warpgroup_dot_both_a(%a: tensor<64x32xf16, #a4>, %c: tensor<64x64xf32
 
 #mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
 #a4 = #tile.dot_op<{opIdx = 0, parent = #mma4}>
+func.func @warpgroup_dot_a_stages_registers(%a: tensor<64x32xf16, #a4>, %c: tensor<64x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{a_stages is for a staged A, not registers}}
+  %d = tile.warpgroup_dot a(%a : tensor<64x32xf16, #a4>) b_stage %s acc %c {a_stages = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_dot_a_stages(%c: tensor<64x64xf32, #mma4>, %s: i32) {
+  // expected-error @+1 {{a_stages must be >= 1, got 0}}
+  %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, a_stages = 0 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  return
+}
+
+// -----
+
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+#a4 = #tile.dot_op<{opIdx = 0, parent = #mma4}>
 func.func @warpgroup_dot_a_type(%a: tensor<64x16xf16, #a4>, %c: tensor<64x64xf32, #mma4>, %s: i32) {
   // expected-error @+1 {{a must be 'tensor<64x32xf16>' in the opIdx 0 #tile.dot_op layout of the accumulator's, got 'tensor<64x16xf16, #tile.dot_op<{opIdx = 0, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>>'}}
   %d = tile.warpgroup_dot a(%a : tensor<64x16xf16, #a4>) b_stage %s acc %c {b_buffer = 1 : i32, b_contig = 1 : i32, stages = 2 : i32, k = 32 : i64, operand_type = f16} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>

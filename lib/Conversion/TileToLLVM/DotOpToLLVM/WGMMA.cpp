@@ -150,7 +150,8 @@ struct WarpgroupDotOpLowering
     if (staged) {
       Staging sa =
           reserveStaging(state, op.getAShape(), *op.getAContig(), bytes,
-                         *op.getABuffer(), op.getStages(), true);
+                         *op.getABuffer(),
+                         op.getAStages().value_or(op.getStages()), true);
       ta = sa.nvmma;
       baseA = stageBase(adaptor.getAStage().front(), *op.getABuffer(), sa);
       transA = *op.getAContig() == 0; // M contiguous: MN-major

@@ -715,6 +715,12 @@ LogicalResult WarpgroupDotOp::verify() {
                          << ", N a multiple of 8 up to 256, K of 16";
   if (bool(getA()) == bool(getAStage()))
     return emitOpError() << "needs exactly one of a (registers) and a_stage";
+  if (getAStagesAttr() && getA())
+    return emitOpError() << "a_stages is for a staged A, not registers";
+  int64_t aStages = getAStagesAttr() ? getAStagesAttr().getInt()
+                                     : int64_t(getStages());
+  if (aStages < 1)
+    return emitOpError() << "a_stages must be >= 1, got " << aStages;
   if (getA()) {
     RankedTensorType a = getA().getType();
     auto op = dyn_cast_or_null<DotOperandEncodingAttr>(a.getEncoding());
@@ -730,7 +736,7 @@ LogicalResult WarpgroupDotOp::verify() {
     if (!getABuffer() || !getAContig())
       return emitOpError() << "a staged A needs a_buffer and a_contig";
     if (failed(verifyStaging(*this, getAShape(), *getABuffer(), *getAContig(),
-                             getStages())) ||
+                             aStages)) ||
         failed(verifyNvmma(*this, getAShape(), elt, *getAContig())))
       return failure();
   }

@@ -307,7 +307,8 @@ struct AsyncCopiesPass
           IntegerAttr(), IntegerAttr(), b.getI32IntegerAttr(next),
           b.getI32IntegerAttr(contig), b.getI32IntegerAttr(1),
           b.getI64IntegerAttr(d.getA().getType().getDimSize(1)),
-          TypeAttr::get(d.getA().getType().getElementType()), UnitAttr());
+          TypeAttr::get(d.getA().getType().getElementType()), UnitAttr(),
+          IntegerAttr());
       d.replaceAllUsesWith(w.getResult());
       d.erase();
       cv.erase();
@@ -740,7 +741,8 @@ struct AsyncCopiesPass
           b.getI32IntegerAttr(bc.contig), b.getI32IntegerAttr(S),
           b.getI64IntegerAttr(dot.getA().getType().getDimSize(1)),
           TypeAttr::get(dot.getA().getType().getElementType()),
-          inFlight != asyncDots.end() ? b.getUnitAttr() : UnitAttr());
+          inFlight != asyncDots.end() ? b.getUnitAttr() : UnitAttr(),
+          IntegerAttr());
       dot.replaceAllUsesWith(d.getResult());
       dot.erase();
       if (inFlight != asyncDots.end())

@@ -6,7 +6,9 @@
 // iteration i and retired at its end, so the tensor cores compute it while
 // iteration i runs its softmax on the scores the iteration before issued.
 // The first iteration's scores come from a synchronous copy of the dot
-// before the loop. See the pass description in Passes.td.
+// before the loop. The early dots' loop-invariant register A (the query)
+// moves to shared memory, stored once, to make room for the scores in
+// flight. See the pass description in Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +24,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::quire::tile {
 #define GEN_PASS_DEF_EARLYDOTS
@@ -114,6 +117,68 @@ struct EarlyDotsPass
     });
     for (auto [loop, c] : work)
       rewrite(loop, c);
+    // The early dots' loop-invariant register A, the query, moves to shared
+    // memory: the scores issued early need a second tile of registers.
+    llvm::SetVector<Value> operands;
+    for (auto [loop, c] : work)
+      operands.insert(c.dot.getA());
+    for (Value a : operands)
+      shareOperandA(a);
+  }
+
+  /// Stores `a`, a loop-invariant wgmma A operand converted from a 16-bit
+  /// blocked tile, once into a one-stage buffer of its own (the swizzled
+  /// layout wgmma reads; tile.local_store synchronizes) and makes every
+  /// dot that read it from registers read that buffer instead.
+  static void shareOperandA(Value a) {
+    auto cv = a.getDefiningOp<ConvertLayoutOp>();
+    if (!cv)
+      return;
+    Value x = cv.getSrc();
+    auto type = cast<RankedTensorType>(x.getType());
+    auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
+    if (!blocked || type.getRank() != 2 ||
+        type.getElementType().getIntOrFloatBitWidth() != 16)
+      return;
+    // A (M x K) is staged with the dimension its registers run along
+    // contiguous.
+    unsigned contig = blocked.getOrder()[0];
+    if (!(type.getDimSize(contig) * 2 >= 32 && type.getDimSize(1 - contig) >= 8))
+      return;
+    SmallVector<WarpgroupDotOp> dots;
+    for (Operation *user : a.getUsers()) {
+      auto dot = dyn_cast<WarpgroupDotOp>(user);
+      if (!dot || dot.getA() != a || dot.getC() == a)
+        return;
+      dots.push_back(dot);
+    }
+    // A buffer id no staged loop of the function uses: the query stays
+    // there while every loop runs.
+    auto func = cv->getParentOfType<func::FuncOp>();
+    int32_t id = 0;
+    func.walk([&](Operation *op) {
+      for (StringRef name : {"buffer", "a_buffer", "b_buffer"})
+        if (auto attr = op->getAttrOfType<IntegerAttr>(name))
+          id = std::max<int32_t>(id, attr.getInt() + 1);
+    });
+    OpBuilder b(cv);
+    Location loc = cv.getLoc();
+    Value stage = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    LocalStoreOp::create(b, loc, x, stage, b.getI32IntegerAttr(id),
+                         b.getI32IntegerAttr(contig), b.getI32IntegerAttr(1),
+                         UnitAttr(), b.getUnitAttr());
+    for (WarpgroupDotOp dot : dots) {
+      b.setInsertionPoint(dot);
+      auto staged = WarpgroupDotOp::create(
+          b, dot.getLoc(), dot.getType(), Value(), stage, dot.getBStage(),
+          dot.getC(), b.getI32IntegerAttr(id), b.getI32IntegerAttr(contig),
+          dot.getBBufferAttr(), dot.getBContigAttr(), dot.getStagesAttr(),
+          dot.getKAttr(), dot.getOperandTypeAttr(), dot.getAsyncAttr(),
+          b.getI32IntegerAttr(1));
+      dot.replaceAllUsesWith(staged.getResult());
+      dot.erase();
+    }
+    cv.erase();
   }
 
   static void rewrite(scf::ForOp loop, Candidate c) {

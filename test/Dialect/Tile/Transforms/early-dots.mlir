@@ -8,6 +8,9 @@
 // first iteration's scores come from a synchronous dot before the loop on
 // stage 0; the loop carries the scores, and a wait with pending 0 before
 // the yield retires the early dot. The softmax reads the carried scores.
+// The query, the early dots' A, is stored once into a one-stage buffer of
+// its own (tile.local_store) and read from there by every scores dot
+// instead of registers: the scores in flight need a second tile of them.
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 early-dots=true" | FileCheck %s
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=4 early-dots=true" | FileCheck %s --check-prefix=S4
 // Off by default; with 2 stages the next iteration's K is still being
@@ -20,15 +23,17 @@
 // RUN: quire-opt %S/async-copies-warpgroup.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 early-dots=true" | FileCheck %s --check-prefix=MATMUL
 
 // CHECK-LABEL: func.func @paged_prefill_attention
+// CHECK:       tile.local_store %{{.*}} into stage %c0_i32 {buffer = 2 : i32, contig = 1 : i32, nvmma, stages = 1 : i32}
+// CHECK-NOT:   tile.dot_op<{opIdx = 0, {{.*}}x128xf16
 // CHECK-COUNT-2: tile.async_copy
 // CHECK:       tile.async_wait {async_proxy, pending = 2 : i32}
-// CHECK-NEXT:  %[[S0:.*]] = tile.warpgroup_dot a(%[[Q:[^ ]*]] : {{.*}}) b_stage %c0{{.*}} acc %[[Z:[^ ]*]] {b_buffer = 0 : i32
+// CHECK-NEXT:  %[[S0:.*]] = tile.warpgroup_dot a_stage %c0_i32 b_stage %c0{{.*}} acc %[[Z:[^ ]*]] {a_buffer = 2 : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 0 : i32
 // CHECK-NEXT:  scf.for {{.*}} iter_args({{.*}}, %[[STAGE:[^ ]*]] = %c0_i32, %[[S:[^ ]*]] = %[[S0]])
 // CHECK-NEXT:    tile.async_wait {async_proxy, pending = 1 : i32}
 // CHECK-NEXT:    %[[LAST:.*]] = arith.cmpi eq, %[[STAGE]], %c2_i32
 // CHECK-NEXT:    %[[INC:.*]] = arith.addi %[[STAGE]], %c1_i32
 // CHECK-NEXT:    %[[NEXT:.*]] = arith.select %[[LAST]], %c0_i32, %[[INC]]
-// CHECK-NEXT:    %[[N:.*]] = tile.warpgroup_dot a(%[[Q]] : {{.*}}) b_stage %[[NEXT]] acc %[[Z]] {async, b_buffer = 0 : i32
+// CHECK-NEXT:    %[[N:.*]] = tile.warpgroup_dot a_stage %c0_i32 b_stage %[[NEXT]] acc %[[Z]] {a_buffer = 2 : i32, a_contig = 1 : i32, a_stages = 1 : i32, async, b_buffer = 0 : i32
 // CHECK:         tile.async_copy
 // CHECK:         arith.mulf %[[S]],
 // CHECK:         tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE]] acc %{{.*}} {b_buffer = 1 : i32
@@ -37,19 +42,19 @@
 // CHECK:       tile.async_wait {pending = 0 : i32}
 // The chunk's loop likewise.
 // CHECK:       tile.async_wait {async_proxy, pending = 2 : i32}
-// CHECK-NEXT:  tile.warpgroup_dot a({{.*}}) b_stage %c0
+// CHECK-NEXT:  tile.warpgroup_dot a_stage %c0_i32 b_stage %c0
 // CHECK-NEXT:  scf.for
 // CHECK-NEXT:    tile.async_wait {async_proxy, pending = 1 : i32}
-// CHECK:         tile.warpgroup_dot {{.*}} {async,
+// CHECK:         tile.warpgroup_dot {{.*}} {a_buffer = 2 : i32, a_contig = 1 : i32, a_stages = 1 : i32, async,
 // CHECK:         tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
 // CHECK-NEXT:    scf.yield
 
 // S4-LABEL: func.func @paged_prefill_attention
 // S4:       tile.async_wait {async_proxy, pending = 4 : i32}
-// S4-NEXT:  tile.warpgroup_dot a({{.*}}) b_stage %c0
+// S4-NEXT:  tile.warpgroup_dot a_stage %c0_i32 b_stage %c0
 // S4-NEXT:  scf.for
 // S4-NEXT:    tile.async_wait {async_proxy, pending = 3 : i32}
-// S4:         tile.warpgroup_dot {{.*}} {async,
+// S4:         tile.warpgroup_dot {{.*}} a_stages = 1 : i32, async,
 
 // OFF-LABEL: func.func @paged_prefill_attention
 // OFF-NOT:   async,

@@ -753,6 +753,9 @@ def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
     read from shared memory through matrix descriptors. M must be a multiple
     of 16 wm, N a multiple of 8 up to 256, K a multiple of 16.
 
+    A staged A's buffer has `a_stages` stages (default `stages`): a
+    loop-invariant A stored once (`tile.local_store`) has one.
+
     The dot is one wgmma group. Without `async` it waits for the group
     before its result is defined. With `async` it does not: `d` is in
     flight, and its only uses are `tile.warpgroup_wait` ops, which define
@@ -771,7 +774,8 @@ def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
                        OptionalAttr<I32Attr>:$a_buffer,
                        OptionalAttr<I32Attr>:$a_contig, I32Attr:$b_buffer,
                        I32Attr:$b_contig, I32Attr:$stages, I64Attr:$k,
-                       TypeAttr:$operand_type, UnitAttr:$async);
+                       TypeAttr:$operand_type, UnitAttr:$async,
+                       OptionalAttr<I32Attr>:$a_stages);
   let results = (outs Tile_Tensor:$d);
   let assemblyFormat = [{
     (`a` `(` $a^ `:` type($a) `)`)? (`a_stage` $a_stage^)? `b_stage` $b_stage

@@ -523,7 +523,10 @@ def EarlyDots : Pass<"quire-early-dots", "::mlir::ModuleOp"> {
     dot reads is not the one the iteration refills ((i - 1) mod S, S >= 3).
     In the last iteration the early dot reads a stage whose copies were
     masked off (zero-filled) and its result is unused. The register cost is
-    a second scores tile.
+    a second scores tile; to make room, a loop-invariant 16-bit A converted
+    from a blocked tile into the register operand (the query) is stored
+    once into a one-stage buffer of its own (`tile.local_store`) and every
+    dot that read it from registers reads that buffer (`a_stages = 1`).
   }];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
