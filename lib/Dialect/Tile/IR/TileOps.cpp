@@ -717,10 +717,11 @@ LogicalResult WarpgroupDotOp::verify() {
     return emitOpError() << "needs exactly one of a (registers) and a_stage";
   if (getAStagesAttr() && getA())
     return emitOpError() << "a_stages is for a staged A, not registers";
+  if (getAStagesAttr() && getAStagesAttr().getInt() < 1)
+    return emitOpError() << "a_stages must be >= 1, got "
+                         << getAStagesAttr().getInt();
   int64_t aStages = getAStagesAttr() ? getAStagesAttr().getInt()
                                      : int64_t(getStages());
-  if (aStages < 1)
-    return emitOpError() << "a_stages must be >= 1, got " << aStages;
   if (getA()) {
     RankedTensorType a = getA().getType();
     auto op = dyn_cast_or_null<DotOperandEncodingAttr>(a.getEncoding());

@@ -19,6 +19,7 @@ module attributes {tile.num_warps = 4 : i32} {
 // 1 because B is N-major (b_contig = 1).
 // CHECK:       llvm.mlir.global external @quire_smem() {addr_space = 3 : i32, alignment = 1024 : i64}
 // CHECK-LABEL: llvm.func @staged_operands
+// CHECK-SAME:    tile.shared_bytes = 16384 : i64
 // CHECK:         llvm.inline_asm has_side_effects asm_dialect = att "wgmma.fence.sync.aligned;", ""
 // CHECK-COUNT-2: setp.ne.b32 p, $66, 0;\0Awgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, $64, $65, p, 1, 1, 0, 1;\0A}", "{{(=f,)+}}0,1,{{.*}},31,l,l,r"
 // CHECK:         llvm.inline_asm has_side_effects asm_dialect = att "wgmma.commit_group.sync.aligned;"
@@ -29,6 +30,27 @@ func.func @staged_operands(%pc: !tile.ptr<f32>, %stage: i32) attributes {tile.ke
   %cs0 = tile.splat %pc : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>, #mma>
   %c = tile.load %cs0 : tensor<64x64x!tile.ptr<f32>, #mma>
   %d = tile.warpgroup_dot a_stage %stage b_stage %stage acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, k = 32 : i64, operand_type = f16, stages = 2 : i32} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+  %cs = tile.splat %pc : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>, #mma>
+  tile.store %cs, %d : tensor<64x64x!tile.ptr<f32>, #mma>
+  return
+}
+}
+
+// -----
+
+#mma = #tile.mma<{warpsPerCTA = [4, 1]}>
+
+module attributes {tile.num_warps = 4 : i32} {
+// The same dot with A's buffer one stage deep (a_stages = 1, a query stored
+// once): 4 KB for A's stage and 8 KB for B's two, where the dot above, A
+// as deep as B, takes 16 KB.
+// CHECK-LABEL: llvm.func @one_stage_a
+// CHECK-SAME:    tile.shared_bytes = 12288 : i64
+func.func @one_stage_a(%pc: !tile.ptr<f32>, %stage: i32) attributes {tile.kernel} {
+  %cs0 = tile.splat %pc : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>, #mma>
+  %c = tile.load %cs0 : tensor<64x64x!tile.ptr<f32>, #mma>
+  %a0 = arith.constant 0 : i32
+  %d = tile.warpgroup_dot a_stage %a0 b_stage %stage acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, k = 32 : i64, operand_type = f16, stages = 2 : i32} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
   %cs = tile.splat %pc : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>, #mma>
   tile.store %cs, %d : tensor<64x64x!tile.ptr<f32>, #mma>
   return
