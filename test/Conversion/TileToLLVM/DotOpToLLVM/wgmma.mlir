@@ -44,13 +44,16 @@ module attributes {tile.num_warps = 4 : i32} {
 // The same dot with A's buffer one stage deep (a_stages = 1, a query stored
 // once): 4 KB for A's stage and 8 KB for B's two, where the dot above, A
 // as deep as B, takes 16 KB.
+// A staged M-contiguous (a_contig = 0, a transposed query): the
+// descriptors' A transpose immediate is 1 (the third of the four).
 // CHECK-LABEL: llvm.func @one_stage_a
 // CHECK-SAME:    tile.shared_bytes = 12288 : i64
+// CHECK-COUNT-2: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {$0, {{.*}}, $31}, $64, $65, p, 1, 1, 1, 1;
 func.func @one_stage_a(%pc: !tile.ptr<f32>, %stage: i32) attributes {tile.kernel} {
   %cs0 = tile.splat %pc : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>, #mma>
   %c = tile.load %cs0 : tensor<64x64x!tile.ptr<f32>, #mma>
   %a0 = arith.constant 0 : i32
-  %d = tile.warpgroup_dot a_stage %a0 b_stage %stage acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, k = 32 : i64, operand_type = f16, stages = 2 : i32} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
+  %d = tile.warpgroup_dot a_stage %a0 b_stage %stage acc %c {a_buffer = 0 : i32, a_contig = 0 : i32, a_stages = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, k = 32 : i64, operand_type = f16, stages = 2 : i32} : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #mma>
   %cs = tile.splat %pc : !tile.ptr<f32> -> tensor<64x64x!tile.ptr<f32>, #mma>
   tile.store %cs, %d : tensor<64x64x!tile.ptr<f32>, #mma>
   return
