@@ -93,13 +93,8 @@ bool stagesA(Candidate c) {
   return c.nvmma && c.dot.getA() == c.convert.getResult();
 }
 
-/// True if a staged tile of 16-bit `shape`, contiguous along `contig`, can
-/// take the swizzled wgmma layout.
-bool fitsNvmma(ArrayRef<int64_t> shape, unsigned contig) {
-  return shape[contig] * 2 >= 32 && shape[1 - contig] >= 8;
-}
 bool fitsNvmma(Candidate c) {
-  return fitsNvmma(c.convert.getType().getShape(), c.contig);
+  return tile::fitsNvmma(c.convert.getType().getShape(), c.contig);
 }
 
 /// The ops of the loop body a value is computed from: pure ops (`pure`)
@@ -292,7 +287,7 @@ struct AsyncCopiesPass
       // value's registers run along.
       unsigned run = blocked.getOrder()[0];
       int32_t contig = int32_t(trans ? 1 - run : run);
-      if (!fitsNvmma(cv.getType().getShape(), contig))
+      if (!tile::fitsNvmma(cv.getType().getShape(), contig))
         continue;
       OpBuilder b(cv);
       Location loc = cv.getLoc();

@@ -143,12 +143,12 @@ struct EarlyDotsPass
     // A (M x K) is staged with the dimension its registers run along
     // contiguous.
     unsigned contig = blocked.getOrder()[0];
-    if (!(type.getDimSize(contig) * 2 >= 32 && type.getDimSize(1 - contig) >= 8))
+    if (!fitsNvmma(type.getShape(), contig))
       return;
     SmallVector<WarpgroupDotOp> dots;
     for (Operation *user : a.getUsers()) {
       auto dot = dyn_cast<WarpgroupDotOp>(user);
-      if (!dot || dot.getA() != a || dot.getC() == a)
+      if (!dot || dot.getA() != a)
         return;
       dots.push_back(dot);
     }

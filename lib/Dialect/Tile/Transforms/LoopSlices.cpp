@@ -202,6 +202,10 @@ bool tile::isNextStage(Value v, Value stage, int64_t stages) {
          inc && inc.getLhs() == stage && matchPattern(inc.getRhs(), m_One());
 }
 
+bool tile::fitsNvmma(ArrayRef<int64_t> shape, unsigned contig) {
+  return shape[contig] * 2 >= 32 && shape[1 - contig] >= 8;
+}
+
 bool tile::isStageAhead(Value v, Value stage, int64_t k, int64_t stages) {
   auto select = v.getDefiningOp<arith::SelectOp>();
   if (!select)

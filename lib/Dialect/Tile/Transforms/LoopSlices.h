@@ -77,6 +77,10 @@ arith::SelectOp nextPhase(OpBuilder &b, Location loc, Value next, Value phase);
 Value iterationRuns(OpBuilder &b, Location loc, Value iv, Value step,
                     int64_t k, Value ub, bool ivRuns);
 
+/// True if a staged tile of 16-bit `shape`, contiguous along `contig`, can
+/// take the swizzled wgmma layout.
+bool fitsNvmma(ArrayRef<int64_t> shape, unsigned contig);
+
 /// True if `v` is nextStage(stage, stages).
 bool isNextStage(Value v, Value stage, int64_t stages);
 
