@@ -207,17 +207,13 @@ def test_fold_scale_hook():
     ref = reference(a, kn, vn, -0.2)
     for fold in (True, False):
         out = np.full(a["query"].shape, np.nan, np.float16)
-        quire.ops._paged_prefill(
-            a["query"], a["key_cache"], a["value_cache"], a["block_table"],
-            a["query_start_loc"], a["seq_lens"], -0.2, out, kn, vn, None,
-            fold_scale=fold)
+        quire.ops._paged_prefill(*a.values(), -0.2, out, kn, vn, None,
+                                 fold_scale=fold)
         assert _rel(out, ref) < 2e-3
     with pytest.raises(TypeError, match="fold_scale: expected True or "
                                         "False, got int"):
-        quire.ops._paged_prefill(
-            a["query"], a["key_cache"], a["value_cache"], a["block_table"],
-            a["query_start_loc"], a["seq_lens"], None, None, kn, vn, None,
-            fold_scale=1)
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 fold_scale=1)
     none = Features(-1, 0.0, None, None, False, {})
     counts = {}
     for fold in (True, False):
@@ -253,17 +249,13 @@ def test_pingpong_hook():
     a, kn, vn = _case(rng, [40, 0, 17], [33, 20, 1], 16, 4, 2, 64)
     ref = reference(a, kn, vn, 0.3)
     out = np.full(a["query"].shape, np.nan, np.float16)
-    quire.ops._paged_prefill(
-        a["query"], a["key_cache"], a["value_cache"], a["block_table"],
-        a["query_start_loc"], a["seq_lens"], 0.3, out, kn, vn, None,
-        num_stages=3, pingpong=True)
+    quire.ops._paged_prefill(*a.values(), 0.3, out, kn, vn, None,
+                             num_stages=3, pingpong=True)
     assert _rel(out, ref) < 2e-3
     with pytest.raises(TypeError, match="pingpong: expected True or "
                                         "False, got str"):
-        quire.ops._paged_prefill(
-            a["query"], a["key_cache"], a["value_cache"], a["block_table"],
-            a["query_start_loc"], a["seq_lens"], None, None, kn, vn, None,
-            pingpong="yes")
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 pingpong="yes")
     none = Features(-1, 0.0, None, None, False, {})
     splits = {}
     for pingpong in (True, False):
