@@ -391,6 +391,17 @@ def synchronize():
     check(_driver().cuCtxSynchronize(), "cuCtxSynchronize")
 
 
+def capturing(stream):
+    """True when `stream` (a raw handle) is being captured into a CUDA
+    graph, or when the driver cannot tell (a legacy-stream query during
+    another stream's global capture fails): what a launch on it may use
+    must then come from the capture's own allocations."""
+    state = ctypes.c_int()
+    status = _driver().cuStreamIsCapturing(ctypes.c_void_p(stream),
+                                           ctypes.byref(state))
+    return status != 0 or state.value != 0
+
+
 _side_streams = {}
 
 

@@ -126,8 +126,9 @@ def test_plan_without_out_allocates_per_run():
 
 
 def test_fresh_workspace_matches_the_plans_own():
-    # The plain calls' cached plans run with a workspace allocated per call
-    # (plan._run(..., None)); a plan's own runs reuse the recorded one.
+    # The plain calls' cached plans run with a workspace of their own
+    # (plan._run(..., None): on the host a fresh one each call); a plan's
+    # own runs reuse the recorded one.
     rng = np.random.default_rng()
     b = Batch(rng, *KINDS["decode"])
     plan = plan_attention(b.q, b.k, b.v, None, b.cu, b.max_q, b.lens, b.max_k,
@@ -279,6 +280,69 @@ def test_plain_calls_reuse_their_plans():
                                             max_seq_len=mk)
     ref, _ = _ref_on_cpu(torch, q, kv[0], kv[1], bt, cu, sl, 0.2)
     assert rel_err(np, out2.double().cpu().numpy(), ref) < 2e-3
+
+
+@pytest.mark.gpu
+def test_plain_calls_share_a_workspace_per_stream():
+    # Split-KV plain calls take their partials from one buffer per stream,
+    # grown to the largest need; calls of two layouts back to back on one
+    # stream, a call on another stream and a call captured in a CUDA graph
+    # (a fresh workspace from the graph's pool) are all right.
+    import torch
+    from test_unified import _ref_on_cpu, _torch_case
+    gen = torch.Generator(device="cuda")
+    gen.seed()
+    bufs = quire.ops.plan._stream_buffers
+    bufs.clear()
+    cases = []
+    for ctx, qlens in (([200, 37], [1, 1]), ([900, 5, 400, 77], [1] * 4)):
+        q, kv, bt, cu, sl, mq, mk = _torch_case(torch, gen, ctx, qlens, 16,
+                                                32, 8, 128, torch.half)
+        cases.append((q, kv, bt, cu, sl, mk))
+
+    def call(case, splits, out):
+        q, kv, bt, cu, sl, mk = case
+        return quire.ops.paged_decode_attention(
+            q, kv[0], kv[1], bt, sl, 0.1, out, max_seq_len=mk,
+            num_splits=splits)
+
+    def check(case, out):
+        q, kv, bt, cu, sl, mk = case
+        ref, _ = _ref_on_cpu(torch, q, kv[0], kv[1], bt, cu, sl, 0.1)
+        assert rel_err(np, out.double().cpu().numpy(), ref) < 2e-3
+
+    outs = [torch.full_like(c[0], float("nan")) for c in cases * 2]
+    # Small, large (the buffer grows), small, large, no synchronization.
+    for i, out in enumerate(outs):
+        call(cases[i % 2], 3 + i, out)
+    main = (torch.cuda.current_device(),
+            torch.cuda.current_stream().cuda_stream)
+    assert list(bufs) == [main]
+    torch.cuda.synchronize()
+    for i, out in enumerate(outs):
+        check(cases[i % 2], out)
+    held = bufs[main]
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        out = call(cases[0], 3, None)
+    torch.cuda.current_stream().wait_stream(side)
+    assert len(bufs) == 2 and bufs[main] is held
+    check(cases[0], out)
+    out = torch.full_like(cases[1][0], float("nan"))
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        call(cases[1], 4, out)
+    assert len(bufs) == 2
+    # Eager calls between the graph's replays write their own buffer.
+    other = torch.full_like(cases[1][0], float("nan"))
+    for _ in range(2):
+        out.fill_(float("nan"))
+        graph.replay()
+        call(cases[1], 4, other)
+        torch.cuda.synchronize()
+        check(cases[1], out)
+        check(cases[1], other)
 
 
 @pytest.mark.gpu

@@ -25,8 +25,9 @@ unified_attention) keep a plan per layout of their CUDA tensors and value
 of their other arguments, and run it: a repeated call skips the host path.
 A plan from plan_attention owns the split partials' workspace, so its runs
 must be ordered on one stream (as FlashInfer's wrappers' are); the plain
-calls allocate the workspace per call from torch's caching allocator, which
-orders it by stream.
+calls share one workspace per stream (grown to the largest they need, and
+replaced by a fresh allocation from torch's caching allocator while the
+stream is captured into a CUDA graph).
 
 numpy arrays make host plans, whose runs go through the interpreter with the
 same substitution; that is how the recording is tested without a GPU.
@@ -302,10 +303,14 @@ class Plan:
         # A fresh workspace's buffer is held until the launches are
         # enqueued: the caching allocator may hand a freed block to the
         # next allocation on the stream, which must come after them.
-        held = None
+        held = stream = None
         if self._scratch:
             if workspace is None:
-                workspace, held = self._fresh_workspace(like)
+                if ptr is not None and _is_torch_cuda(like):
+                    stream = _cuda.stream_handle(None, self.device)
+                    workspace, held = self._stream_workspace(like, stream)
+                else:
+                    workspace, held = self._fresh_workspace(like)
             if ptr is None:
                 given.update(workspace)
             else:
@@ -318,14 +323,15 @@ class Plan:
                     vals[L.spec.order[j]] = given[role]
                 launch.interpret(L.spec, L.grid, vals)
         elif self._launches:
-            self._launch_all(ptr)
+            self._launch_all(ptr, stream)
         del held
         return out if lse is None else (out, lse)
 
-    def _launch_all(self, ptr):
+    def _launch_all(self, ptr, main=None):
         device = self.device
         _cuda.make_current(device)
-        main = _cuda.stream_handle(None, device)
+        if main is None:
+            main = _cuda.stream_handle(None, device)
         with self._lock:
             if self._native_launch is not None:
                 self._native_launch.fill(ptr)
@@ -368,6 +374,16 @@ class Plan:
                                    1, 1, L.shared, handle, L.arg_ptrs, None)
             if status:
                 _cuda.check(status, f"cuLaunchKernel ({L.spec.name})")
+
+    def _stream_workspace(self, like, stream):
+        """A plain call's workspace on the GPU: pieces of the buffer this
+        device and `stream` keep for every plain call's split partials
+        (_stream_buffer), or a fresh one while the stream is captured."""
+        if _cuda.capturing(stream):
+            return self._fresh_workspace(like)
+        buf, base = _stream_buffer(like, self.device, stream,
+                                   self._scratch_floats)
+        return {role: base + off for role, off in self._scratch_pieces}, buf
 
     def _fresh_workspace(self, like):
         """({role: buffer}, what holds the memory) for the split partials:
@@ -435,8 +451,8 @@ def cached(what, roles, tensors, scalars, call):
     if plan is None:
         result, rec = record(call)
         plan = Plan(what, roles, dict(zip(roles, tensors)), result, rec)
-        # Plain calls allocate their workspace per call: the recorded one
-        # is not kept.
+        # Plain calls take their workspace from their stream's buffer
+        # (_stream_buffer): the recorded one is not kept.
         plan._workspace = None
         with _cache_lock:
             if len(_cache) >= MAX_CACHED:
@@ -447,6 +463,37 @@ def cached(what, roles, tensors, scalars, call):
         stats["hits"] += 1
     return plan._run(dict(zip(roles, tensors)), None,
                      dict(zip(roles, addresses)))
+
+
+# The plain calls' split partials: one float32 buffer per (device, stream),
+# grown to the largest a call has needed, shared by every plan. Launches on
+# one stream run in order, so a call's kernels read its partials before the
+# next call's overwrite them; a buffer is used only on the stream it was
+# allocated on, so replacing it frees it to torch's caching allocator as a
+# per-call allocation would be freed (the caller holds it until its
+# launches are enqueued). Never used while a stream is captured: a graph
+# keeps the addresses it was captured with, and this buffer may be replaced
+# or written by an eager call on another stream while the graph replays.
+# FlashInfer's wrappers keep one workspace the same way.
+_stream_buffers = {}        # (device, stream) -> (tensor, floats, address)
+MAX_STREAMS = 16
+
+
+def _stream_buffer(like, device, stream, floats):
+    """(the buffer, its address) of at least `floats` float32 kept for
+    plain calls on `stream` of `device`, allocated (on that stream: torch's
+    current) when missing or too small."""
+    key = (device, stream)
+    held = _stream_buffers.get(key)
+    if held is None or held[1] < floats:
+        import torch
+        buf = like.new_empty((floats,), dtype=torch.float32)
+        held = (buf, floats, buf.data_ptr())
+        with _cache_lock:
+            if len(_stream_buffers) >= MAX_STREAMS:
+                _stream_buffers.clear()
+            _stream_buffers[key] = held
+    return held[0], held[2]
 
 
 def _key(what, tensors, scalars):
