@@ -193,6 +193,13 @@ quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
  * the other's dots (quirec --pingpong). Zero (the default) runs them in step. */
 QUIRE_CAPI_EXPORTED void quireCompileOptionsSetPingpong(QuireCompileOptions *options,
                                                         int32_t pingpong);
+/* Nonzero (the default): a load whose rows are gathered through a loaded
+ * index (a paged tile's block-table entries) gives each thread consecutive
+ * rows of one page (quirec --gathered-rows). Zero keeps the rows of a
+ * thread the lanes and warps apart. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetGatheredRows(QuireCompileOptions *options,
+                                   int32_t gatheredRows);
 /* Nonzero (the default): mma.sync dots over fp8 tiles staged as bytes
  * renumber their fragments so each lane reads 16 consecutive bytes of them
  * (quirec --wide-fp8-operands). Zero keeps the instruction's own fragments,

@@ -64,6 +64,7 @@ struct QuireCompileOptions {
   bool earlyDots = false;
   bool pingpong = false;
   bool wideFp8Operands = true;
+  bool gatheredRows = true;
   bool fpFusion = true;
   unsigned maxRegisters = 0;
   bool raisePagedLoads = true;
@@ -329,6 +330,12 @@ void quireCompileOptionsSetPingpong(QuireCompileOptions *options,
     options->pingpong = pingpong != 0;
 }
 
+void quireCompileOptionsSetGatheredRows(QuireCompileOptions *options,
+                                        int32_t gatheredRows) {
+  if (options)
+    options->gatheredRows = gatheredRows != 0;
+}
+
 void quireCompileOptionsSetWideFp8Operands(QuireCompileOptions *options,
                                            int32_t wideFp8Operands) {
   if (options)
@@ -393,6 +400,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.earlyDots = options->earlyDots;
   compileOptions.pingpong = options->pingpong;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
+  compileOptions.gatheredRows = options->gatheredRows;
   compileOptions.fpFusion = options->fpFusion;
   compileOptions.maxRegisters = options->maxRegisters;
   compileOptions.raisePagedLoads = options->raisePagedLoads;

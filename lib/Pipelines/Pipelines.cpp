@@ -119,6 +119,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
   layouts.mma = options.mma;
   layouts.warpgroup = warpgroup;
   layouts.wideFp8Operands = options.wideFp8Operands;
+  layouts.gatheredRows = options.gatheredRows;
   pm.addPass(tile::createAssignLayouts(layouts));
   if (async) {
     tile::AsyncCopiesOptions copies;
@@ -339,6 +340,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.earlyDots = options.earlyDots;
   popts.pingpong = options.pingpong;
   popts.wideFp8Operands = options.wideFp8Operands;
+  popts.gatheredRows = options.gatheredRows;
   popts.asyncEagerRefill = options.asyncEagerRefill;
   popts.stridedIterArgs = options.stridedIterArgs;
   popts.raisePagedLoads = options.raisePagedLoads;

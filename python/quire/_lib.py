@@ -131,6 +131,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetPingpong":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetGatheredRows":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetFpFusion":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetWideFp8Operands":
@@ -262,6 +264,9 @@ OPTIONS = (
            "issue dots one iteration early (early_dots)"),
     Option("pingpong", False, "quireCompileOptionsSetPingpong",
            "run two warpgroups half an iteration apart (pingpong)"),
+    Option("gathered_rows", True, "quireCompileOptionsSetGatheredRows",
+           "keep a gathered load's rows lanes and warps apart "
+           "(gathered_rows=False)"),
     Option("enable_fp_fusion", True, "quireCompileOptionsSetFpFusion",
            "keep multiplies and adds unfused (enable_fp_fusion)"),
     Option("wide_fp8_operands", True,

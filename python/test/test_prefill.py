@@ -270,6 +270,35 @@ def test_pingpong_hook():
     assert splits == {True: 1, False: 0}
 
 
+def test_gathered_rows_hook():
+    # The ablation switch of quire-assign-layouts' gathered rows: with it a
+    # thread's rows of a 128-key tile over 16-token pages share one page,
+    # so it loads 3 block-table entries (the prologue's tile and each
+    # loop's) where its rows 16 apart load 8 per tile; the interpreter
+    # gives the same results; the option is checked.
+    from quire.ops import launch, prefill
+    from quire.ops.features import Features
+    rng = np.random.default_rng(11)
+    a, kn, vn = _case(rng, [40, 0, 17], [33, 20, 1], 16, 4, 2, 64)
+    ref = reference(a, kn, vn, 0.3)
+    out = np.full(a["query"].shape, np.nan, np.float16)
+    quire.ops._paged_prefill(*a.values(), 0.3, out, kn, vn, None,
+                             gathered_rows=False)
+    assert _rel(out, ref) < 2e-3
+    with pytest.raises(TypeError, match="gathered_rows: expected True or "
+                                        "False, got int"):
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 gathered_rows=1)
+    none = Features(-1, 0.0, None, None, False, {})
+    entries = {}
+    for rows in (True, False):
+        spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, True,
+                             False, True, False, none, gathered_rows=rows)
+        ptx = launch.compiled(spec, 90, 8).ptx
+        entries[rows] = len(re.findall(r"@%p\d+ ld\.global\.b32 ", ptx))
+    assert entries == {True: 3, False: 24}
+
+
 def test_nan_descale_stays_nan():
     # The folded scale keeps a NaN factor NaN (the op over other features
     # and the decode kernels give NaN too), not the least normal f32.

@@ -161,6 +161,13 @@ static cl::opt<bool> pingpong(
              "softmax runs beside the other's dots (quire-pingpong; default "
              "false)"),
     cl::cat(category));
+static cl::opt<bool> gatheredRows(
+    "gathered-rows", cl::init(true),
+    cl::desc("give each thread of a load whose rows are gathered through a "
+             "loaded index (a paged tile's block-table entries) consecutive "
+             "rows of one page (quire-assign-layouts gathered-rows; default "
+             "true)"),
+    cl::cat(category));
 static cl::opt<bool> wideFp8Operands(
     "wide-fp8-operands", cl::init(true),
     cl::desc("renumber the fragments of mma.sync dots over fp8 tiles staged "
@@ -270,6 +277,7 @@ int main(int argc, char **argv) {
   options.earlyDots = earlyDots;
   options.pingpong = pingpong;
   options.wideFp8Operands = wideFp8Operands;
+  options.gatheredRows = gatheredRows;
   options.fpFusion = fpFusion;
   options.asyncEagerRefill = asyncEagerRefill;
   options.swizzleStaging = swizzleStaging;

@@ -133,6 +133,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "an iteration apart, one's softmax beside the other's "
                      "dots (quire-pingpong; 3+ async stages, 8 warps)"),
       llvm::cl::init(false)};
+  Option<bool> gatheredRows{
+      *this, "gathered-rows",
+      llvm::cl::desc("give each thread of a load with gathered rows "
+                     "consecutive rows of one page (quire-assign-layouts "
+                     "gathered-rows)"),
+      llvm::cl::init(true)};
   Option<bool> wideFp8Operands{
       *this, "wide-fp8-operands",
       llvm::cl::desc("renumber the fragments of dots over staged fp8 tiles "
@@ -206,6 +212,9 @@ struct CompileOptions {
   /// The two warpgroups of a wgmma attention loop half an iteration apart
   /// (quire-async-copies pingpong, quire-pingpong).
   bool pingpong = false;
+  /// Loads with gathered rows give each thread consecutive rows of one
+  /// page (quire-assign-layouts gathered-rows).
+  bool gatheredRows = true;
   /// Dots over staged fp8 tiles renumber their fragments so each lane reads
   /// 16 consecutive bytes (quire-assign-layouts wide-fp8-operands).
   bool wideFp8Operands = true;

@@ -17,7 +17,7 @@ _plans = {}
 def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           aligned_pointers, aligned_strides, separate, checked, causal,
           skip_decode, feats, kv_dtype=None, num_stages=2, flat=False,
-          fold_scale=True, pingpong=False):
+          fold_scale=True, pingpong=False, gathered_rows=True):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -53,9 +53,10 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     else:
         consts.update(num_seqs=None, search_steps=None)
     feats.spec(consts, args)
+    options = ((("pingpong", True),) if pingpong else ()) + \
+        ((("gathered_rows", False),) if not gathered_rows else ())
     return launch.specialize(paged_prefill, "paged_prefill_attention",
-                             consts, args, num_stages,
-                             (("pingpong", True),) if pingpong else ())
+                             consts, args, num_stages, options)
 
 
 def paged_prefill_source(dtype="f16", group=4, head_dim=128, page_size=16,
@@ -162,10 +163,12 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
                    sinks=None, return_lse=False, q_descale=None,
                    k_descale=None, v_descale=None, num_stages=None,
-                   early_dots=False, fold_scale=True, pingpong=False):
+                   early_dots=False, fold_scale=True, pingpong=False,
+                   gathered_rows=True):
     """paged_prefill_attention with the tile shape, the staging depth, the
-    tensor-core options (wgmma, early_dots, pingpong; sm_90) and the folded
-    scale (fold_scale, prefill_kernel.FOLD_SCALE) open for benchmarks."""
+    tensor-core options (wgmma, early_dots, pingpong; sm_90), the gathered
+    rows' layout (gathered_rows, quire.compile's) and the folded scale
+    (fold_scale, prefill_kernel.FOLD_SCALE) open for benchmarks."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -206,24 +209,28 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     val.check_num_stages(num_stages)
     val.check_bool(early_dots, "early_dots")
     val.check_bool(pingpong, "pingpong")
+    val.check_bool(gathered_rows, "gathered_rows")
     val.check_bool(fold_scale, "fold_scale")
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
     launches, tensors = prefill_launch(
         WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,
         cfg, "query_start_loc", "seq_lens",
-        90 if host else device_sm(q.device), wgmma, fold_scale, pingpong)
+        90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
+        gathered_rows)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
 
 def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    causal, skip_decode, cfg, qs_name, lens_name, sm=90,
-                   wgmma=True, fold_scale=True, pingpong=False):
+                   wgmma=True, fold_scale=True, pingpong=False,
+                   gathered_rows=True):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
-    kernel compiles with quire-pingpong (docs/passes.md). `cfg` is (block_m,
+    kernel compiles with quire-pingpong (docs/passes.md); `gathered_rows`:
+    quire.compile's option. `cfg` is (block_m,
     block_n, num_warps, num_stages), None for each default, the defaults
     those of configs.prefill_config for compute capability `sm` (the
     interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
@@ -288,14 +295,15 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
-           skip_decode, feats.key, num_stages, flat, fold_scale, pingpong)
+           skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
+           gathered_rows)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
             dtype, group, head_dim, page_size, block_m, block_n,
             aligned_pointers, aligned_strides, separate, checked, causal,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
-            pingpong))
+            pingpong, gathered_rows))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

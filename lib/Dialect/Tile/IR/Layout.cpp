@@ -285,7 +285,8 @@ int64_t LinearLayout::linearIndex(ArrayRef<int64_t> c) const {
 BlockedEncodingAttr
 mlir::quire::tile::getDefaultBlockedLayout(MLIRContext *ctx,
                                            ArrayRef<int64_t> shape,
-                                           unsigned numWarps, unsigned vec) {
+                                           unsigned numWarps, unsigned vec,
+                                           unsigned rowsPerThread) {
   unsigned rank = shape.size();
   SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1), order;
   for (int d = rank - 1; d >= 0; --d)
@@ -318,6 +319,13 @@ mlir::quire::tile::getDefaultBlockedLayout(MLIRContext *ctx,
   }
   if (warpsLeft > 1)
     wpc[0] *= warpsLeft;
+  // Repetitions along the first dimension: consecutive rows of one thread
+  // instead of rows lanes x warps apart.
+  if (rank >= 2 && rowsPerThread > 1) {
+    int64_t reps = shape[0] / (int64_t(tpw[0]) * wpc[0]);
+    if (reps > 1)
+      spt[0] = unsigned(std::min<int64_t>(reps, clampPow2(rowsPerThread)));
+  }
   return BlockedEncodingAttr::get(ctx, spt, tpw, wpc, order);
 }
 

@@ -13,9 +13,11 @@
 
 #include "quire/Dialect/Tile/Transforms/Passes.h"
 
+#include "quire/Analysis/AxisInfo.h"
 #include "quire/Dialect/Tile/IR/Layout.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/EquivalenceClasses.h"
@@ -27,6 +29,7 @@ namespace mlir::quire::tile {
 } // namespace mlir::quire::tile
 
 using namespace mlir;
+using namespace mlir::quire;
 using namespace mlir::quire::tile;
 
 namespace {
@@ -211,7 +214,9 @@ struct Solver {
   /// the CTA then spreads over more threads rather than putting several
   /// elements, each its own access when they cannot be one vector (a mask
   /// not uniform over them), on fewer threads.
-  void hint(Value v, unsigned vec, bool weak = false) {
+  /// `rows` > 1 asks for that many consecutive rows per thread
+  /// (gatheredRowsOf).
+  void hint(Value v, unsigned vec, bool weak = false, unsigned rows = 1) {
     if (!isTensor(v))
       return;
     if (weak) {
@@ -219,9 +224,13 @@ struct Solver {
           tensorType(v).getNumElements() / (int64_t(32) * numWarps);
       vec = unsigned(std::clamp<int64_t>(perThread, 1, vec));
     }
-    (weak ? weakAnchors : anchors).push_back({v, vec});
+    (weak ? weakAnchors : anchors).push_back({v, vec, rows});
   }
-  SmallVector<std::pair<Value, unsigned>> anchors, weakAnchors;
+  struct Anchor {
+    Value value;
+    unsigned vec, rows;
+  };
+  SmallVector<Anchor> anchors, weakAnchors;
   /// Tensor-core dot accumulators: decided before anything else.
   SmallVector<std::pair<Value, Attribute>> mmaAnchors;
   bool mma = true;
@@ -236,9 +245,9 @@ struct Solver {
     layouts[leader(v)] = layout;
     return true;
   }
-  Attribute defaultLayout(Value v, unsigned vec) {
+  Attribute defaultLayout(Value v, unsigned vec, unsigned rows = 1) {
     return getDefaultBlockedLayout(ctx, tensorType(v).getShape(), numWarps,
-                                   vec);
+                                   vec, rows);
   }
 
   /// Fills in one side of a relation from the other; true if it did.
@@ -294,14 +303,15 @@ struct Solver {
     return false;
   }
 
-  void applyAnchors(ArrayRef<std::pair<Value, unsigned>> list) {
-    llvm::MapVector<Value, unsigned> hints;
-    for (auto [v, vec] : list) {
-      unsigned &h = hints[leader(v)];
-      h = std::max(h, vec);
+  void applyAnchors(ArrayRef<Anchor> list) {
+    llvm::MapVector<Value, std::pair<unsigned, unsigned>> hints;
+    for (const Anchor &a : list) {
+      auto &[vec, rows] = hints[leader(a.value)];
+      vec = std::max(vec, a.vec);
+      rows = std::max(rows, a.rows);
     }
-    for (auto [l, vec] : hints)
-      set(l, defaultLayout(l, vec));
+    for (auto [l, h] : hints)
+      set(l, defaultLayout(l, h.first, h.second));
   }
   /// Register-dot accumulators take their layout from the dot before any
   /// other relation reaches their group: elsewhere in a loop (the running
@@ -348,6 +358,73 @@ struct Solver {
     }
   }
 };
+
+/// The values `v` is computed from through ops that keep one element's
+/// value in one element (elementwise ops, addptr, broadcast) and loop
+/// iteration arguments (their initial and yielded values); `expand` also
+/// steps through tile.expand_dims (else it collects them). Collects the
+/// loads (and, without `expand`, the row-vector expand_dims) it reaches.
+void sources(Value v, bool expand, SmallVectorImpl<LoadOp> &loads,
+             SmallVectorImpl<ExpandDimsOp> *rowVectors) {
+  SmallVector<Value> work{v};
+  llvm::SmallPtrSet<Value, 16> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!isTensor(x) || !seen.insert(x).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (!loop || arg.getArgNumber() == 0)
+        continue;
+      unsigned k = arg.getArgNumber() - 1;
+      work.push_back(loop.getInitArgs()[k]);
+      work.push_back(loop.getBody()->getTerminator()->getOperand(k));
+      continue;
+    }
+    Operation *def = x.getDefiningOp();
+    if (auto l = dyn_cast<LoadOp>(def)) {
+      loads.push_back(l);
+    } else if (auto e = dyn_cast<ExpandDimsOp>(def)) {
+      if (rowVectors && e.getAxisAttr().getInt() == 1)
+        rowVectors->push_back(e);
+    } else if (isElementwise(def) || isa<AddPtrOp, BroadcastOp>(def)) {
+      for (Value operand : def->getOperands())
+        work.push_back(operand);
+    }
+  }
+}
+
+/// Consecutive rows per thread for a 2-D load whose row offsets are
+/// gathered: computed from a loaded index vector (a paged tile's block
+/// table entries) that is constant over c consecutive rows, 1 < c < the
+/// tile's rows (pages of c rows). A thread holding c consecutive rows loads
+/// the index once for them, and their offsets share its products, where
+/// rows the lanes and warps apart each fall in a page of their own; the
+/// warp's accesses stay whole rows. 1 for other loads.
+unsigned gatheredRowsOf(LoadOp load, const AxisInfoAnalysis &info) {
+  auto type = dyn_cast<RankedTensorType>(load.getPtr().getType());
+  if (!type || type.getRank() != 2)
+    return 1;
+  SmallVector<LoadOp> none;
+  SmallVector<ExpandDimsOp> rowVectors;
+  sources(load.getPtr(), /*expand=*/false, none, &rowVectors);
+  int64_t rows = 0;
+  for (ExpandDimsOp e : rowVectors) {
+    SmallVector<LoadOp> indices;
+    sources(e.getSrc(), /*expand=*/true, indices, nullptr);
+    for (LoadOp index : indices) {
+      if (tensorType(index.getPtr()).getRank() != 1)
+        continue;
+      int64_t c = info.get(index.getPtr()).constancy[0];
+      if (index.getMask())
+        c = std::min(c, info.get(index.getMask()).constancy[0]);
+      rows = rows ? std::min(rows, c) : c;
+    }
+  }
+  if (rows <= 1 || rows >= type.getDimSize(0))
+    return 1;
+  return unsigned(rows);
+}
 
 /// Index arithmetic that is free to recompute: ranges, scalar splats,
 /// tensor constants, and integer / pointer / mask elementwise ops, shape
@@ -519,6 +596,7 @@ struct AssignLayoutsPass
 
   LogicalResult runOnKernel(func::FuncOp func) {
     rematerializeFreeOps(func);
+    AxisInfoAnalysis info(func);
     Solver s;
     s.ctx = &getContext();
     s.numWarps = numWarps;
@@ -553,7 +631,8 @@ struct AssignLayoutsPass
         // tiles they index into when they can.
         s.hint(l.getPtr(), vectorWidth(getElementTypeOrSelf(l.getResult())),
                /*weak=*/!isTensor(l.getPtr()) ||
-                   tensorType(l.getPtr()).getRank() < 2);
+                   tensorType(l.getPtr()).getRank() < 2,
+               gatheredRows ? gatheredRowsOf(l, info) : 1);
       } else if (auto st = dyn_cast<StoreOp>(op)) {
         SmallVector<Value> vs{st.getPtr(), st.getValue()};
         if (st.getMask())

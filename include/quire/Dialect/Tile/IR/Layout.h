@@ -77,9 +77,14 @@ private:
 /// The layout quire-assign-layouts gives a tensor of `shape` by default:
 /// `vec` consecutive elements per thread along the last dimension (16-byte
 /// accesses), lanes along the last dimension first, warps along the first.
+/// Where the lanes and warps cover fewer rows than the tensor has, each
+/// thread repeats over the rest; with `rowsPerThread` > 1 (a power of two
+/// at most that) its repetitions are that many consecutive rows rather
+/// than rows the lanes and warps apart.
 BlockedEncodingAttr getDefaultBlockedLayout(MLIRContext *ctx,
                                             ArrayRef<int64_t> shape,
-                                            unsigned numWarps, unsigned vec);
+                                            unsigned numWarps, unsigned vec,
+                                            unsigned rowsPerThread = 1);
 
 /// `layout` with its dimensions permuted as `tile.trans` with `perm` does.
 Attribute permuteLayout(Attribute layout, ArrayRef<int32_t> perm);

@@ -44,6 +44,15 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
     `nWidth` when its N is (V of `P V`; the accumulator is renumbered, so it
     must not feed another dot's A). The staged operand is then read with
     16-byte `ld.shared` instead of byte or byte-pair loads.
+
+    With `gathered-rows` (the default), a 2-D load whose row offsets are
+    computed from a loaded index vector (the block-table entries of a paged
+    tile) that is constant over c consecutive rows, 1 < c < the tile's rows
+    (AxisInfo's constancy of the index load's pointer and mask), gets up to
+    c consecutive rows per thread (`sizePerThread[0]`) instead of rows the
+    lanes and warps apart: each thread then loads one index for its rows and
+    computes one page offset, where before each of its rows was in a page of
+    its own. A warp's accesses are whole rows either way.
   }];
   let options = [
     Option<"numWarps", "num-warps", "unsigned", "4",
@@ -54,7 +63,10 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
            "lay out wgmma-shaped dots for warpgroups (all warps along M)">,
     Option<"wideFp8Operands", "wide-fp8-operands", "bool", "true",
            "renumber K or N of dots with a staged fp8 B so its lanes hold 16 "
-           "consecutive bytes (#tile.mma kWidth, nWidth)">
+           "consecutive bytes (#tile.mma kWidth, nWidth)">,
+    Option<"gatheredRows", "gathered-rows", "bool", "true",
+           "give each thread of a 2-D load with gathered rows (pages) "
+           "consecutive rows of one page">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect"];
 }
