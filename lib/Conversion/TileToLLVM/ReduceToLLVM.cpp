@@ -87,14 +87,30 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
         k = k * reducedShape[d] + c[d];
       return k;
     };
+    // Each coordinate's registers combine as a balanced tree (pairs, then
+    // pairs of pairs), not a chain: log2(n) dependent steps instead of
+    // n - 1, which a softmax row of 32 or 64 registers waits on twice an
+    // iteration (its max and its sum). Max, min, xor and integer sums are
+    // the same in any order; a float sum is summed pairwise.
+    llvm::MapVector<int64_t, SmallVector<Value>> regs;
     for (unsigned r = 0; r < src->getNumRegs(); ++r) {
       tile::Coord c = dropAxis(src->regCoord(r), axis);
       int64_t k = keyOf(c);
-      auto [it, inserted] = partial.try_emplace(k, in[r]);
+      auto [it, inserted] = regs.try_emplace(k);
       if (inserted)
         keyCoord[k] = c;
-      else
-        it->second = combine(rewriter, loc, kind, it->second, in[r]);
+      it->second.push_back(in[r]);
+    }
+    for (auto &[k, values] : regs) {
+      while (values.size() > 1) {
+        SmallVector<Value> next;
+        for (size_t i = 0; i + 1 < values.size(); i += 2)
+          next.push_back(combine(rewriter, loc, kind, values[i], values[i + 1]));
+        if (values.size() % 2)
+          next.push_back(values.back());
+        values = std::move(next);
+      }
+      partial[k] = values.front();
     }
     // 2. Within the warp: lane bits that move along the axis.
     ArrayRef<tile::Coord> lanes = src->getLaneBases();

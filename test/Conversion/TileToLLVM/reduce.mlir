@@ -6,6 +6,7 @@
 // every thread combines the partials). max/min of floats propagate NaN;
 // xor (integers) combines with xor.
 
+#blocked8 = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked1 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 #slice1 = #tile.slice<{dim = 1, parent = #blocked1}>
@@ -38,6 +39,26 @@ func.func @reduce_all(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !
   %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #blocked>, tensor<512xi32, #blocked>
   %a = tile.load %xp : tensor<512x!tile.ptr<f32>, #blocked>
   %s = tile.reduce max %a {axis = 0 : i32} : tensor<512xf32, #blocked> -> f32
+  tile.store %out, %s : !tile.ptr<f32>
+  return
+}
+
+// A thread's 8 registers combine as a tree (4 sums of pairs, 2 of those,
+// 1), 3 dependent steps instead of a chain of 7.
+// CHECK-LABEL: llvm.func @reduce_tree
+// CHECK:         %[[A:.*]] = llvm.fadd %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[B:.*]] = llvm.fadd %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[C:.*]] = llvm.fadd %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[D:.*]] = llvm.fadd %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:    %[[E:.*]] = llvm.fadd %[[A]], %[[B]] : f32
+// CHECK-NEXT:    %[[F:.*]] = llvm.fadd %[[C]], %[[D]] : f32
+// CHECK-NEXT:    llvm.fadd %[[E]], %[[F]] : f32
+func.func @reduce_tree(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32>) attributes {tile.kernel} {
+  %r = tile.range 0, 1024 : tensor<1024xi32, #blocked8>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<1024x!tile.ptr<f32>, #blocked8>
+  %xp = tile.addptr %xs, %r : tensor<1024x!tile.ptr<f32>, #blocked8>, tensor<1024xi32, #blocked8>
+  %a = tile.load %xp : tensor<1024x!tile.ptr<f32>, #blocked8>
+  %s = tile.reduce sum %a {axis = 0 : i32} : tensor<1024xf32, #blocked8> -> f32
   tile.store %out, %s : !tile.ptr<f32>
   return
 }
