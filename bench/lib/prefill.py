@@ -24,8 +24,8 @@ def configs(torch):
 # The ablation of the tile and the Hopper steps (the op's _paged_prefill
 # hooks): (name, configuration, options). The default without the scale
 # folded into the exponent (prefill_kernel.FOLD_SCALE); the default with a
-# thread's rows of a paged tile the lanes and warps apart, each in a page of
-# its own (gathered_rows=False, quire-assign-layouts); 64 keys a step (the
+# thread's rows of a paged tile consecutive, in one page (gathered_rows,
+# quire-assign-layouts); 64 keys a step (the
 # default below sm_90 and before 128); the two warpgroups in ping-pong
 # (quire-pingpong, which needs 3 stages: 226 KB of shared memory at 128
 # keys) at 128 and at 64 keys, and at 64 keys with a fourth stage (its
@@ -34,7 +34,7 @@ def configs(torch):
 # query read from shared memory) at 3 stages, at 128 and at 64 keys.
 BN64 = (128, 64, 8, True)
 ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
-            ("rows apart", DEFAULT, dict(gathered_rows=False)),
+            ("gathered", DEFAULT, dict(gathered_rows=True)),
             ("bn64", BN64, {}),
             ("bn64 s3", BN64, dict(num_stages=3)),
             ("pingpong", DEFAULT, dict(num_stages=3, pingpong=True)),

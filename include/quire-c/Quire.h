@@ -193,10 +193,10 @@ quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
  * the other's dots (quirec --pingpong). Zero (the default) runs them in step. */
 QUIRE_CAPI_EXPORTED void quireCompileOptionsSetPingpong(QuireCompileOptions *options,
                                                         int32_t pingpong);
-/* Nonzero (the default): a load whose rows are gathered through a loaded
- * index (a paged tile's block-table entries) gives each thread consecutive
- * rows of one page (quirec --gathered-rows). Zero keeps the rows of a
- * thread the lanes and warps apart. */
+/* Nonzero: a load whose rows are gathered through a loaded index (a paged
+ * tile's block-table entries) gives each thread consecutive rows of one
+ * page (quirec --gathered-rows). Zero (the default until it is timed on a
+ * GPU) keeps the rows of a thread the lanes and warps apart. */
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetGatheredRows(QuireCompileOptions *options,
                                    int32_t gatheredRows);

@@ -64,7 +64,7 @@ struct QuireCompileOptions {
   bool earlyDots = false;
   bool pingpong = false;
   bool wideFp8Operands = true;
-  bool gatheredRows = true;
+  bool gatheredRows = false;
   bool fpFusion = true;
   unsigned maxRegisters = 0;
   bool raisePagedLoads = true;

@@ -366,7 +366,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             async_wgmma=False, early_dots=False, enable_fp_fusion=True,
             wide_fp8_operands=True, tma=True, tma_release=False,
             warp_specialize=False, producer_warpgroup=False, pingpong=False,
-            gathered_rows=True):
+            gathered_rows=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -393,10 +393,11 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     warpgroups of an attention loop (two dots, the second's A computed from
     the first's result) half an iteration apart, so one's softmax runs
     beside the other's dots (quirec --pingpong).
-    `gathered_rows` (default True; quirec --gathered-rows) gives each thread
-    of a load whose rows are gathered through a loaded index (a paged
-    tile's block-table entries) consecutive rows of one page, so it loads
-    one index for them; False keeps its rows the lanes and warps apart.
+    `gathered_rows=True` (quirec --gathered-rows; off by default until it
+    is timed on a GPU) gives each thread of a load whose rows are gathered
+    through a loaded index (a paged tile's block-table entries) consecutive
+    rows of one page, so it loads one index for them; False keeps its rows
+    the lanes and warps apart.
     `enable_fp_fusion` (Triton's name, default True; quirec --fp-fusion)
     lets multiplies and adds contract into fma; False rounds each.
     `wide_fp8_operands` (default True; quirec --wide-fp8-operands) lets the

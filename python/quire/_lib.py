@@ -264,9 +264,9 @@ OPTIONS = (
            "issue dots one iteration early (early_dots)"),
     Option("pingpong", False, "quireCompileOptionsSetPingpong",
            "run two warpgroups half an iteration apart (pingpong)"),
-    Option("gathered_rows", True, "quireCompileOptionsSetGatheredRows",
-           "keep a gathered load's rows lanes and warps apart "
-           "(gathered_rows=False)"),
+    Option("gathered_rows", False, "quireCompileOptionsSetGatheredRows",
+           "give a thread consecutive rows of a gathered load "
+           "(gathered_rows)"),
     Option("enable_fp_fusion", True, "quireCompileOptionsSetFpFusion",
            "keep multiplies and adds unfused (enable_fp_fusion)"),
     Option("wide_fp8_operands", True,

@@ -283,7 +283,7 @@ def test_gathered_rows_hook():
     ref = reference(a, kn, vn, 0.3)
     out = np.full(a["query"].shape, np.nan, np.float16)
     quire.ops._paged_prefill(*a.values(), 0.3, out, kn, vn, None,
-                             gathered_rows=False)
+                             gathered_rows=True)
     assert _rel(out, ref) < 2e-3
     with pytest.raises(TypeError, match="gathered_rows: expected True or "
                                         "False, got int"):

@@ -162,11 +162,11 @@ static cl::opt<bool> pingpong(
              "false)"),
     cl::cat(category));
 static cl::opt<bool> gatheredRows(
-    "gathered-rows", cl::init(true),
+    "gathered-rows", cl::init(false),
     cl::desc("give each thread of a load whose rows are gathered through a "
              "loaded index (a paged tile's block-table entries) consecutive "
              "rows of one page (quire-assign-layouts gathered-rows; default "
-             "true)"),
+             "false)"),
     cl::cat(category));
 static cl::opt<bool> wideFp8Operands(
     "wide-fp8-operands", cl::init(true),

@@ -138,7 +138,7 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("give each thread of a load with gathered rows "
                      "consecutive rows of one page (quire-assign-layouts "
                      "gathered-rows)"),
-      llvm::cl::init(true)};
+      llvm::cl::init(false)};
   Option<bool> wideFp8Operands{
       *this, "wide-fp8-operands",
       llvm::cl::desc("renumber the fragments of dots over staged fp8 tiles "
@@ -214,7 +214,7 @@ struct CompileOptions {
   bool pingpong = false;
   /// Loads with gathered rows give each thread consecutive rows of one
   /// page (quire-assign-layouts gathered-rows).
-  bool gatheredRows = true;
+  bool gatheredRows = false;
   /// Dots over staged fp8 tiles renumber their fragments so each lane reads
   /// 16 consecutive bytes (quire-assign-layouts wide-fp8-operands).
   bool wideFp8Operands = true;

@@ -17,7 +17,7 @@ _plans = {}
 def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           aligned_pointers, aligned_strides, separate, checked, causal,
           skip_decode, feats, kv_dtype=None, num_stages=2, flat=False,
-          fold_scale=True, pingpong=False, gathered_rows=True):
+          fold_scale=True, pingpong=False, gathered_rows=False):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -54,7 +54,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         consts.update(num_seqs=None, search_steps=None)
     feats.spec(consts, args)
     options = ((("pingpong", True),) if pingpong else ()) + \
-        ((("gathered_rows", False),) if not gathered_rows else ())
+        ((("gathered_rows", True),) if gathered_rows else ())
     return launch.specialize(paged_prefill, "paged_prefill_attention",
                              consts, args, num_stages, options)
 
@@ -164,7 +164,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    sinks=None, return_lse=False, q_descale=None,
                    k_descale=None, v_descale=None, num_stages=None,
                    early_dots=False, fold_scale=True, pingpong=False,
-                   gathered_rows=True):
+                   gathered_rows=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong; sm_90), the gathered
     rows' layout (gathered_rows, quire.compile's) and the folded scale
@@ -225,7 +225,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
 def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    causal, skip_decode, cfg, qs_name, lens_name, sm=90,
                    wgmma=True, fold_scale=True, pingpong=False,
-                   gathered_rows=True):
+                   gathered_rows=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the

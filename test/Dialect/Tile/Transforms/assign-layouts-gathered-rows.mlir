@@ -1,13 +1,13 @@
-// RUN: quire-opt %s --quire-lower-paged-loads --canonicalize --cse --quire-assign-layouts | FileCheck %s
-// RUN: quire-opt %s --quire-lower-paged-loads --canonicalize --cse --quire-assign-layouts=gathered-rows=false | FileCheck %s --check-prefix=APART
-// RUN: quirec %s -o - | FileCheck %s --check-prefix=PTX
-// RUN: quirec %s --gathered-rows=false -o - | FileCheck %s --check-prefix=PTX-APART
+// RUN: quire-opt %s --quire-lower-paged-loads --canonicalize --cse --quire-assign-layouts=gathered-rows=true | FileCheck %s
+// RUN: quire-opt %s --quire-lower-paged-loads --canonicalize --cse --quire-assign-layouts | FileCheck %s --check-prefix=APART
+// RUN: quirec %s --gathered-rows -o - | FileCheck %s --check-prefix=PTX
+// RUN: quirec %s -o - | FileCheck %s --check-prefix=PTX-APART
 // A 64 x 128 f16 tile at a multiple of 64 tokens over 16-token pages: its
-// block-table entries are constant over 16 consecutive rows, so each
-// thread takes 8 consecutive rows (the 4 warps' lanes cover 8 rows, the
-// tile repeats 8 times) and loads one entry for them, where without
-// gathered-rows its rows are 8 apart, each in a page of its own. The
-// entries' vector takes the rows' layout. Over 4-token pages a thread
+// block-table entries are constant over 16 consecutive rows, so with
+// gathered-rows each thread takes 8 consecutive rows (the 4 warps' lanes
+// cover 8 rows, the tile repeats 8 times) and loads one entry for them;
+// without (the default) its rows are 8 apart, each in a page of its own.
+// The entries' vector takes the rows' layout. Over 4-token pages a thread
 // takes 4 rows; a tile in one page (64-token pages) keeps the default.
 
 // CHECK-LABEL: func.func @pages_of_16

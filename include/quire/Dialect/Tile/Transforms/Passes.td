@@ -45,7 +45,7 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
     must not feed another dot's A). The staged operand is then read with
     16-byte `ld.shared` instead of byte or byte-pair loads.
 
-    With `gathered-rows` (the default), a 2-D load whose row offsets are
+    With `gathered-rows` (off by default until timed), a 2-D load whose row offsets are
     computed from a loaded index vector (the block-table entries of a paged
     tile) that is constant over c consecutive rows, 1 < c < the tile's rows
     (AxisInfo's constancy of the index load's pointer and mask), gets up to
@@ -64,7 +64,7 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
     Option<"wideFp8Operands", "wide-fp8-operands", "bool", "true",
            "renumber K or N of dots with a staged fp8 B so its lanes hold 16 "
            "consecutive bytes (#tile.mma kWidth, nWidth)">,
-    Option<"gatheredRows", "gathered-rows", "bool", "true",
+    Option<"gatheredRows", "gathered-rows", "bool", "false",
            "give each thread of a 2-D load with gathered rows (pages) "
            "consecutive rows of one page">
   ];
