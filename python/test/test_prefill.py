@@ -274,8 +274,9 @@ def test_gathered_rows_hook():
     # The ablation switch of quire-assign-layouts' gathered rows: with it a
     # thread's rows of a 128-key tile over 16-token pages share one page,
     # so it loads 3 block-table entries (the prologue's tile and each
-    # loop's) where its rows 16 apart load 8 per tile; the interpreter
-    # gives the same results; the option is checked.
+    # loop's) where its rows 16 apart load 8 per tile, and the caches'
+    # token strides become constants; the interpreter gives the same
+    # results; the option is checked.
     from quire.ops import launch, prefill
     from quire.ops.features import Features
     rng = np.random.default_rng(11)
@@ -285,6 +286,11 @@ def test_gathered_rows_hook():
     quire.ops._paged_prefill(*a.values(), 0.3, out, kn, vn, None,
                              gathered_rows=True)
     assert _rel(out, ref) < 2e-3
+    kts = a["key_cache"].strides[1] // a["key_cache"].itemsize
+    specs = [spec for key, spec in prefill._plans.items()
+             if (("k_token_stride", kts), ("v_token_stride", kts)) in key]
+    assert specs and all("k_token_stride" not in s.order and
+                         "v_token_stride" not in s.order for s in specs)
     with pytest.raises(TypeError, match="gathered_rows: expected True or "
                                         "False, got int"):
         quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,

@@ -17,7 +17,8 @@ _plans = {}
 def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           aligned_pointers, aligned_strides, separate, checked, causal,
           skip_decode, feats, kv_dtype=None, num_stages=2, flat=False,
-          fold_scale=True, pingpong=False, gathered_rows=False):
+          fold_scale=True, pingpong=False, gathered_rows=False,
+          token_strides=()):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -44,6 +45,12 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         args.update(new)
     else:
         consts.update(dict.fromkeys(new))
+    # Token strides given as constants ((name, value) pairs of the K/V
+    # ones): a row's offset is then a constant multiple of its index
+    # (shifts, and immediate offsets of the copies).
+    for name, value in token_strides:
+        del args[name]
+        consts[name] = value
     if checked:
         args["num_blocks"] = (I32, 1)
     else:
@@ -293,17 +300,23 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     aligned_pointers = all(x.ptr % 16 == 0 for x in data)
     aligned_strides = all(s % 16 == 0 for s in strides.values())
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
+    # With gathered rows a thread's rows of a context tile are consecutive
+    # in one page: the caches' token strides as constants make their
+    # offsets immediates (without, each row's page offset is its own).
+    token_strides = tuple((n, strides[n]) for n in ("k_token_stride",
+                                                     "v_token_stride")) \
+        if gathered_rows else ()
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
-           gathered_rows)
+           gathered_rows, token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
             dtype, group, head_dim, page_size, block_m, block_n,
             aligned_pointers, aligned_strides, separate, checked, causal,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
-            pingpong, gathered_rows))
+            pingpong, gathered_rows, token_strides))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,
