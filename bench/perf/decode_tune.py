@@ -11,7 +11,9 @@ defaults should be per shape comes from this table.
 
 `default` in --tiles or --splits stands for the op's choice on each row
 (configs.decode_config, configs.num_splits_for), so one command compares a
-change against the defaults on rows whose tiles differ.
+change against the defaults on rows whose tiles differ. Each row ends with
+the default configuration without and with gathered rows (and, for fp8
+caches, without and with wide fp8 operands).
 """
 
 import itertools
@@ -163,6 +165,23 @@ def main(argv=None):
             print(f"best: block_n {bn}, warps {nw}, splits {splits}, transposed {tr}, "
                   f"stages {st}, heads first | longest first {hf}: "
                   f"{t:.1f} us, {100 * tbs(t) / limit:.0f}% of read")
+        # The ablation of gathered rows (quire-assign-layouts, docs/passes.md;
+        # with the caches' token strides as constants): the default
+        # configuration both ways.
+        for rows in (False, True):
+            fn = (lambda rows=rows: _paged_decode(
+                q, kc, vc, bt, sl, scale, out, max(L), ds, block_n=dn,
+                num_warps=dw, transposed=dt, longest_first=dl,
+                gathered_rows=rows))
+            out.fill_(float("nan"))
+            fn()
+            torch.cuda.synchronize()
+            err = rel_err(out[sample], ref)
+            t = graph_us(fn)
+            ok = err < 2e-3 and not torch.isnan(out).any().item()
+            print(f"default, gathered_rows={rows}: {t:.1f} us, "
+                  f"{100 * tbs(t) / limit:.0f}% of read, rel err {err:.1e}"
+                  f"{'' if ok else ' WRONG'}", flush=True)
         if fp8:
             # The ablation of the wide fp8 operands (docs/passes.md): the
             # default configuration with the instruction's own fragments.

@@ -76,6 +76,29 @@ def test_both_forms_match_float64(rng, transposed, group, num_splits):
     assert (out[0] == 0).all()
 
 
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("num_splits", [1, 3])
+def test_gathered_rows_match_float64(rng, transposed, num_splits):
+    # The ablation hook of quire-assign-layouts' gathered rows: the split
+    # kernel with the caches' token strides as constants; the option is
+    # checked.
+    from quire.ops import decode
+    q, k, v, bt, sl = _case(rng, 3, 2, 4, 40, 8, (0, 97, 33))
+    out = np.full(q.shape, np.nan, np.float16)
+    quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, num_splits,
+                            transposed=transposed, gathered_rows=True)
+    assert rel_err(np, out, paged_attention_ref(np, q, k, v, bt, sl)) < 2e-3
+    assert (out[0] == 0).all()
+    kts = k.strides[1] // k.itemsize
+    specs = [first for key, (first, _) in decode._plans.items()
+             if (("k_token_stride", kts), ("v_token_stride", kts)) in key]
+    assert specs and all("k_token_stride" not in s.order for s in specs)
+    with pytest.raises(TypeError, match="gathered_rows: expected True or "
+                                        "False, got str"):
+        quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, 1,
+                                gathered_rows="yes")
+
+
 @pytest.mark.parametrize("heads_first", [False, True])
 @pytest.mark.parametrize("num_splits, num_stages", [(1, 2), (3, 3)])
 def test_grid_orders_and_stages_match_float64(rng, heads_first, num_splits,

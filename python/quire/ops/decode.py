@@ -21,14 +21,17 @@ _local = threading.local()
 def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
                 aligned_strides, partials, transposed, checked, varlen,
                 feats, kv_dtype=None, fused=False, num_stages=None,
-                heads_first=False, seqs_pad=None):
+                heads_first=False, seqs_pad=None, gathered_rows=False,
+                token_strides=()):
     """The Specialization of the split (PARTIALS) or one-split kernel;
     `kv_dtype` is the caches' element type when it is not `dtype` (fp8);
     `fused`: the splits merge themselves (FUSED, no combine kernel);
     `num_stages`: the cp.async staging depth (configs.decode_stages when
     None); `heads_first`: the grid's x is the KV heads (HEADS_FIRST);
     `seqs_pad`: the programs take the sequences longest first, among the
-    grid's padded to this power of two (SEQS_PAD; None: in order)."""
+    grid's padded to this power of two (SEQS_PAD; None: in order);
+    `gathered_rows`: quire.compile's option; `token_strides`: (name, value)
+    pairs of the caches' token strides compiled as constants."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     F32P = launch.core.pointer_type(launch.F32)
@@ -81,9 +84,14 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
         args.pop("lse_head_stride", None)
     name = "paged_decode_split_fused" if fused else "paged_decode_split" \
         if partials else "paged_decode_attention"
+    for stride, value in token_strides:
+        del args[stride]
+        consts[stride] = value
     if num_stages is None:
         num_stages = configs.decode_stages(kv_dtype in val.FP8)
-    return launch.specialize(paged_decode, name, consts, args, num_stages)
+    return launch.specialize(paged_decode, name, consts, args, num_stages,
+                             (("gathered_rows", True),) if gathered_rows
+                             else ())
 
 
 def _combine_spec(dtype, head_dim, aligned_pointers, aligned_strides, varlen,
@@ -215,11 +223,14 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
                   window_size=(-1, -1), softcap=0.0, alibi_slopes=None,
                   sinks=None, return_lse=False, q_descale=None,
                   k_descale=None, v_descale=None, wide_fp8_operands=True,
-                  num_stages=None, heads_first=None, longest_first=None):
+                  num_stages=None, heads_first=None, longest_first=None,
+                  gathered_rows=False):
     """paged_decode_attention, with the tile height, warps, form and
     staging depth of the split kernel and its grid order (`heads_first`,
     `longest_first`) open for benchmarks and tests (and
-    `wide_fp8_operands`, the compile option, for their ablation)."""
+    `wide_fp8_operands` and `gathered_rows`, compile options, for their
+    ablation; with gathered rows the caches' token strides compile as
+    constants, as in the prefill op)."""
     extra, optional = features.optional_items(alibi_slopes, sinks, q_descale,
                                               k_descale, v_descale)
     v = decode_views(query, key_cache, value_cache, block_table, seq_lens,
@@ -247,19 +258,22 @@ def _paged_decode(query, key_cache, value_cache, block_table, seq_lens,
     num_splits = val.check_num_splits(num_splits, configs.MAX_SPLITS)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     val.check_bool(wide_fp8_operands, "wide_fp8_operands")
+    val.check_bool(gathered_rows, "gathered_rows")
     val.check_num_stages(num_stages)
     run_decode(WHAT, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, num_seqs, lse, block_n=block_n,
                num_warps=num_warps, transposed=transposed,
                wide_fp8_operands=wide_fp8_operands, num_stages=num_stages,
-               heads_first=heads_first, longest_first=longest_first)
+               heads_first=heads_first, longest_first=longest_first,
+               gathered_rows=gathered_rows)
     return (out, lse) if return_lse else out
 
 
 def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                num_splits, split_seqs, lse, cu=None, block_n=None,
                num_warps=None, transposed=None, wide_fp8_operands=True,
-               num_stages=None, heads_first=None, longest_first=None):
+               num_stages=None, heads_first=None, longest_first=None,
+               gathered_rows=False):
     """Launches the decode kernels over every sequence of the validated
     views `v` (query rows by sequence, or by cu_seqlens_q with `cu`),
     writing `o` (and `lse`). `split_seqs` is how many sequences the split
@@ -346,17 +360,20 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     fused = partials and rec is not None and rec.fused_combine
     varlen = cu is not None
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
+    token_strides = tuple((n, strides[n]) for n in ("k_token_stride",
+                                                     "v_token_stride")) \
+        if gathered_rows else ()
     key = (dtype, kv_dtype, group, head_dim, page_size, block_n,
            aligned_pointers, aligned_strides, partials, fused,
            bool(transposed), checked, varlen, feats.key, num_stages,
-           heads_first, seqs_pad)
+           heads_first, seqs_pad, gathered_rows, token_strides)
     plan = _plans.get(key)
     if plan is None:
         first = _split_spec(dtype, group, head_dim, page_size, block_n,
                             aligned_pointers, aligned_strides, partials,
                             bool(transposed), checked, varlen, feats,
                             kv_dtype, fused, num_stages, heads_first,
-                            seqs_pad)
+                            seqs_pad, gathered_rows, token_strides)
         combine = _combine_spec(dtype, head_dim, aligned_pointers,
                                 aligned_strides, varlen,
                                 feats.lse) if partials and not fused else None
