@@ -165,40 +165,30 @@ def main(argv=None):
             print(f"best: block_n {bn}, warps {nw}, splits {splits}, transposed {tr}, "
                   f"stages {st}, heads first | longest first {hf}: "
                   f"{t:.1f} us, {100 * tbs(t) / limit:.0f}% of read")
-        # The ablation of gathered rows (quire-assign-layouts, docs/passes.md;
-        # with the caches' token strides as constants): the default
-        # configuration both ways.
-        for rows in (False, True):
-            fn = (lambda rows=rows: _paged_decode(
-                q, kc, vc, bt, sl, scale, out, max(L), ds, block_n=dn,
-                num_warps=dw, transposed=dt, longest_first=dl,
-                gathered_rows=rows))
-            out.fill_(float("nan"))
-            fn()
-            torch.cuda.synchronize()
-            err = rel_err(out[sample], ref)
-            t = graph_us(fn)
-            ok = err < 2e-3 and not torch.isnan(out).any().item()
-            print(f"default, gathered_rows={rows}: {t:.1f} us, "
-                  f"{100 * tbs(t) / limit:.0f}% of read, rel err {err:.1e}"
-                  f"{'' if ok else ' WRONG'}", flush=True)
-        if fp8:
-            # The ablation of the wide fp8 operands (docs/passes.md): the
-            # default configuration with the instruction's own fragments.
-            for wide in (True, False):
-                fn = (lambda wide=wide: _paged_decode(
+        def ablate(option, values):
+            """The default configuration with the compile option `option`
+            at each of `values`, checked and timed."""
+            for value in values:
+                fn = (lambda value=value: _paged_decode(
                     q, kc, vc, bt, sl, scale, out, max(L), ds, block_n=dn,
                     num_warps=dw, transposed=dt, longest_first=dl,
-                    wide_fp8_operands=wide))
+                    **{option: value}))
                 out.fill_(float("nan"))
                 fn()
                 torch.cuda.synchronize()
                 err = rel_err(out[sample], ref)
                 t = graph_us(fn)
                 ok = err < 2e-3 and not torch.isnan(out).any().item()
-                print(f"default, wide_fp8_operands={wide}: {t:.1f} us, "
+                print(f"default, {option}={value}: {t:.1f} us, "
                       f"{100 * tbs(t) / limit:.0f}% of read, rel err {err:.1e}"
                       f"{'' if ok else ' WRONG'}", flush=True)
+
+        # The ablations (docs/passes.md): gathered rows (quire-assign-layouts,
+        # with the caches' token strides as constants), and for fp8 caches the
+        # wide fp8 operands against the instruction's own fragments.
+        ablate("gathered_rows", (False, True))
+        if fp8:
+            ablate("wide_fp8_operands", (True, False))
     return 0
 
 
