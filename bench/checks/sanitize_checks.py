@@ -94,11 +94,12 @@ def main(argv=None):
                  **staging)()
     inp = prefill.make_inputs([0, 40, 300], [70, 3, 200], 16, gen, 8, 2)
     runs = [(cfg, {}) for cfg in [prefill.DEFAULT] + prefill.configs(torch)]
-    # The two warpgroups half an iteration apart (quire-pingpong), and the
+    # The two warpgroups half an iteration apart (quire-pingpong), the
     # next scores in flight with the query in shared memory (early dots),
-    # at 128 and 64 keys a step.
+    # at 128 and 64 keys a step, and gathered rows.
     runs += [(cfg, o) for name, cfg, o in prefill.ABLATION
-             if o.get("pingpong") or o.get("early_dots")]
+             if o.get("pingpong") or o.get("early_dots") or
+             o.get("gathered_rows")]
     for cfg, options in runs:
         for separate in (True, False):
             prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg,
