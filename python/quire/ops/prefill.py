@@ -301,10 +301,12 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     aligned_strides = all(s % 16 == 0 for s in strides.values())
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
     # With gathered rows a thread's rows of a context tile are consecutive
-    # in one page: the caches' token strides as constants make their
-    # offsets immediates (without, each row's page offset is its own).
-    token_strides = tuple((n, strides[n]) for n in ("k_token_stride",
-                                                     "v_token_stride")) \
+    # in one page: the K/V token strides as constants make their offsets
+    # immediates (without, each row's page offset is its own); those of
+    # k_new/v_new too.
+    names = ("k_token_stride", "v_token_stride") + \
+        (("kn_token_stride", "vn_token_stride") if separate else ())
+    token_strides = tuple((n, strides[n]) for n in names) \
         if gathered_rows else ()
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,

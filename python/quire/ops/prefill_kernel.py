@@ -289,10 +289,11 @@ def paged_prefill(
         # k_new/v_new rows: base q_begin * token_stride + kv_head *
         # head_stride (64 bits), in-tile offsets (j - start) * token_stride
         # + d.
+        # (The token strides may be compile-time ints: prefill_launch.)
         q_begin64 = q_begin.to(tl.int64)
-        kn_base = k_new + (q_begin64 * kn_token_stride.to(tl.int64) +
+        kn_base = k_new + (q_begin64 * kn_token_stride +
                            kv_head64 * kn_head_stride)
-        vn_base = v_new + (q_begin64 * vn_token_stride.to(tl.int64) +
+        vn_base = v_new + (q_begin64 * vn_token_stride +
                            kv_head64 * vn_head_stride)
         c2 = cols[:, None]
         kn_offs = c2 * kn_token_stride + d2
