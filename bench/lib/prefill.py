@@ -31,7 +31,8 @@ def configs(torch):
 # keys) at 128 and at 64 keys, and at 64 keys with a fourth stage (its
 # copies then run two iterations ahead); 64 keys at 3 stages alone; early
 # dots (quire-early-dots: the next scores in flight over the softmax, the
-# query read from shared memory) at 3 stages, at 128 and at 64 keys.
+# query read from shared memory) at 3 stages, at 128 and at 64 keys, and at
+# 128 keys with gathered rows (which frees registers there).
 BN64 = (128, 64, 8, True)
 ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("gathered", DEFAULT, dict(gathered_rows=True)),
@@ -41,7 +42,9 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("bn64 pp", BN64, dict(num_stages=3, pingpong=True)),
             ("bn64 pp4", BN64, dict(num_stages=4, pingpong=True)),
             ("early", DEFAULT, dict(num_stages=3, early_dots=True)),
-            ("bn64 early", BN64, dict(num_stages=3, early_dots=True))]
+            ("bn64 early", BN64, dict(num_stages=3, early_dots=True)),
+            ("early gath", DEFAULT, dict(num_stages=3, early_dots=True,
+                                         gathered_rows=True))]
 
 
 def make_inputs(ctx_lens, q_lens, page, gen, hq=HQ, hkv=HKV, dtype=torch.half,
