@@ -10,9 +10,9 @@
 // explores them: `// quire-fuzz: sm=80 num-warps=8 async-stages=3
 // warp-specialize=1` (the numbers sm, num-warps, async-stages,
 // max-registers; the flags async-wgmma, tma-release, warp-specialize,
-// producer-warpgroup, early-dots, pingpong, checked, as 0 or 1). Without it, sm 90,
-// 4 warps and the defaults. Values outside the supported sets must be
-// rejected cleanly too.
+// producer-warpgroup, early-dots, pingpong, gathered-rows, checked, as 0 or
+// 1). Without it, sm 90, 4 warps and the defaults. Values outside the
+// supported sets must be rejected cleanly too.
 //
 // Built by tools/scripts/fuzz.sh (QUIRE_BUILD_FUZZER=ON with clang).
 //
@@ -63,6 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     readFlag(first, "producer-warpgroup=", options.producerWarpgroup);
     readFlag(first, "early-dots=", options.earlyDots);
     readFlag(first, "pingpong=", options.pingpong);
+    readFlag(first, "gathered-rows=", options.gatheredRows);
     readFlag(first, "checked=", options.pagedChecked);
   }
   CompileResult result;
