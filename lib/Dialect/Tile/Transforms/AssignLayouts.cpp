@@ -359,12 +359,12 @@ struct Solver {
   }
 };
 
-/// The values `v` is computed from through ops that keep one element's
-/// value in one element (elementwise ops, addptr, broadcast) and loop
-/// iteration arguments (their initial and yielded values); `expand` also
-/// steps through tile.expand_dims (else it collects them). Collects the
-/// loads (and, without `expand`, the row-vector expand_dims) it reaches.
-void sources(Value v, bool expand, SmallVectorImpl<LoadOp> &loads,
+/// Walks back from `v` through the ops that keep one element's value in one
+/// element (elementwise ops, addptr, broadcast) and loop iteration
+/// arguments (their initial and yielded values), collecting the loads it
+/// reaches and, into `rowVectors` when given, the row-vector expand_dims
+/// (axis 1), where it stops, as it does at any other op.
+void sources(Value v, SmallVectorImpl<LoadOp> &loads,
              SmallVectorImpl<ExpandDimsOp> *rowVectors) {
   SmallVector<Value> work{v};
   llvm::SmallPtrSet<Value, 16> seen;
@@ -407,11 +407,11 @@ unsigned gatheredRowsOf(LoadOp load, const AxisInfoAnalysis &info) {
     return 1;
   SmallVector<LoadOp> none;
   SmallVector<ExpandDimsOp> rowVectors;
-  sources(load.getPtr(), /*expand=*/false, none, &rowVectors);
+  sources(load.getPtr(), none, &rowVectors);
   int64_t rows = 0;
   for (ExpandDimsOp e : rowVectors) {
     SmallVector<LoadOp> indices;
-    sources(e.getSrc(), /*expand=*/true, indices, nullptr);
+    sources(e.getSrc(), indices, nullptr);
     for (LoadOp index : indices) {
       if (tensorType(index.getPtr()).getRank() != 1)
         continue;
