@@ -105,7 +105,7 @@ def main(argv=None):
                     for _, c, o in prefill.ABLATION]
         tunes = [us(lambda: prefill.run_quire(inp, scale, out, c))
                  for c in prefill.configs(torch)] if args.tune else []
-        best = (float("nan"), None, None, None)
+        best = None
         for bn in (() if args.no_peers else (32, 64)):
             for nw in (4, 8):
                 for st in (1, 2, 3):
@@ -114,8 +114,10 @@ def main(argv=None):
                                                           num_warps=nw, num_stages=st))
                     except Exception:  # a config Triton cannot build
                         continue
-                    if not t >= best[0]:
+                    if best is None or t < best[0]:
                         best = (t, bn, nw, st)
+        if best is None:  # --no-peers (or no Triton configuration built)
+            best = (float("nan"), None, None, None)
         ts = float("nan") if args.no_peers else \
             sdpa_us(torch, ctx, ql, gen, prefill.D, prefill.HQ)
         fl = prefill.flops(ctx, ql)

@@ -84,9 +84,7 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
         args.pop("lse_head_stride", None)
     name = "paged_decode_split_fused" if fused else "paged_decode_split" \
         if partials else "paged_decode_attention"
-    for stride, value in token_strides:
-        del args[stride]
-        consts[stride] = value
+    launch.as_constants(consts, args, token_strides)
     if num_stages is None:
         num_stages = configs.decode_stages(kv_dtype in val.FP8)
     return launch.specialize(paged_decode, name, consts, args, num_stages,
@@ -360,9 +358,10 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     fused = partials and rec is not None and rec.fused_combine
     varlen = cu is not None
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
-    token_strides = tuple((n, strides[n]) for n in ("k_token_stride",
-                                                     "v_token_stride")) \
-        if gathered_rows else ()
+    # As in prefill_launch: with gathered rows the token strides are
+    # constants.
+    token_strides = launch.constant_strides(
+        strides, ("k_token_stride", "v_token_stride"), gathered_rows)
     key = (dtype, kv_dtype, group, head_dim, page_size, block_n,
            aligned_pointers, aligned_strides, partials, fused,
            bool(transposed), checked, varlen, feats.key, num_stages,

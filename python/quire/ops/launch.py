@@ -67,6 +67,21 @@ class Specialization:
                                               {"debug": False}, name=name)
 
 
+def constant_strides(strides, names, on):
+    """((name, value), ...) of the strides `names` from `strides` when `on`
+    (the ops' gathered rows: a thread's consecutive rows are then constant
+    multiples of a compile-time stride, immediate offsets), else ()."""
+    return tuple((n, strides[n]) for n in names) if on else ()
+
+
+def as_constants(consts, args, pairs):
+    """Moves the run-time parameters named in `pairs` ((name, value), from
+    constant_strides) from `args` into `consts` with those values."""
+    for name, value in pairs:
+        del args[name]
+        consts[name] = value
+
+
 def specialize(fn, name, consts, args, num_stages=2, options=()):
     """The Specialization of `fn` with `consts` ({param: compile-time value},
     absent parameters as None) and `args` ({param: (dtype, divisibility)}),

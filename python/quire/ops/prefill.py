@@ -45,12 +45,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         args.update(new)
     else:
         consts.update(dict.fromkeys(new))
-    # Token strides given as constants ((name, value) pairs of the K/V
-    # ones): a row's offset is then a constant multiple of its index
-    # (shifts, and immediate offsets of the copies).
-    for name, value in token_strides:
-        del args[name]
-        consts[name] = value
+    launch.as_constants(consts, args, token_strides)
     if checked:
         args["num_blocks"] = (I32, 1)
     else:
@@ -304,10 +299,10 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     # in one page: the K/V token strides as constants make their offsets
     # immediates (without, each row's page offset is its own); those of
     # k_new/v_new too.
-    names = ("k_token_stride", "v_token_stride") + \
-        (("kn_token_stride", "vn_token_stride") if separate else ())
-    token_strides = tuple((n, strides[n]) for n in names) \
-        if gathered_rows else ()
+    token_strides = launch.constant_strides(
+        strides, ("k_token_stride", "v_token_stride") +
+        (("kn_token_stride", "vn_token_stride") if separate else ()),
+        gathered_rows)
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,

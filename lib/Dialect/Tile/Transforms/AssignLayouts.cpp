@@ -596,7 +596,10 @@ struct AssignLayoutsPass
 
   LogicalResult runOnKernel(func::FuncOp func) {
     rematerializeFreeOps(func);
-    AxisInfoAnalysis info(func);
+    // Only gathered rows need AxisInfo.
+    std::optional<AxisInfoAnalysis> info;
+    if (gatheredRows)
+      info.emplace(func);
     Solver s;
     s.ctx = &getContext();
     s.numWarps = numWarps;
@@ -632,7 +635,7 @@ struct AssignLayoutsPass
         s.hint(l.getPtr(), vectorWidth(getElementTypeOrSelf(l.getResult())),
                /*weak=*/!isTensor(l.getPtr()) ||
                    tensorType(l.getPtr()).getRank() < 2,
-               gatheredRows ? gatheredRowsOf(l, info) : 1);
+               info ? gatheredRowsOf(l, *info) : 1);
       } else if (auto st = dyn_cast<StoreOp>(op)) {
         SmallVector<Value> vs{st.getPtr(), st.getValue()};
         if (st.getMask())
