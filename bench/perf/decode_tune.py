@@ -1,7 +1,8 @@
 """The decode split kernel's configurations on the decode benchmark's rows:
 tokens per tile (BLOCK_N), warps, split count and
 form, each checked against float64 and timed from a CUDA graph, as a
-fraction of the read ceiling of the same process (fp16 queries; the cache
+fraction of a streaming read of the row's bytes timed the same way, in
+the same process (fp16 queries; the cache
 fp16, or fp8 with --kv-dtype, where both forms are tried). What configs.py's
 defaults should be per shape comes from this table.
 
@@ -101,6 +102,11 @@ def main(argv=None):
                                   sl[sample], scale)
         size = kc.element_size()
         tbs = lambda t: 2 * sum(L) * Hkv * D * size / (t * 1e-6) / 1e12
+        # % of a streaming read of the row's bytes timed the same way
+        # (lib/bandwidth.row_read_us); of the 1 GiB read without Triton.
+        read = bandwidth.row_read_us(ceil, 2 * sum(L) * Hkv * D * size, graph_us)
+        pct = (lambda t: 100 * read / t) if read else \
+            (lambda t: 100 * tbs(t) / limit)
         group = Hq // Hkv
         dn, dw = configs.decode_config(D, group, fp8=fp8)
         dt = configs.decode_transposed(D, group, fp8)
@@ -111,7 +117,8 @@ def main(argv=None):
                                          fp8, tr, st, sms, shared, lf)
         ds, dl = rule(dn, dw, dt, None, None)
         print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "
-              f"transposed {dt}, longest first {dl}")
+              f"transposed {dt}, longest first {dl}; a read of its bytes "
+              f"{read or float('nan'):.1f} us")
         print("| block_n | warps | splits | transposed | stages | heads first "
               "| longest first | us | TB/s | % of read | rel err |")
         print("|---|---|---|---|---|---|---|---|---|---|---|")
@@ -158,13 +165,13 @@ def main(argv=None):
             results.append((t, bn, nw, splits, tr, st_name, order))
             print(f"| {bn} | {nw} | {splits} | {tr} | {st_name} | {order} | {t:.1f} | "
                   f"{tbs(t):.2f} | "
-                  f"{100 * tbs(t) / limit:.0f}% | {err:.1e}{'' if ok else ' WRONG'} |",
+                  f"{pct(t):.0f}% | {err:.1e}{'' if ok else ' WRONG'} |",
                   flush=True)
         if results:
             t, bn, nw, splits, tr, st, hf = min(results)
             print(f"best: block_n {bn}, warps {nw}, splits {splits}, transposed {tr}, "
                   f"stages {st}, heads first | longest first {hf}: "
-                  f"{t:.1f} us, {100 * tbs(t) / limit:.0f}% of read")
+                  f"{t:.1f} us, {pct(t):.0f}% of read")
         def ablate(option, values):
             """The default configuration with the compile option `option`
             at each of `values`, checked and timed."""
@@ -180,7 +187,7 @@ def main(argv=None):
                 t = graph_us(fn)
                 ok = err < 2e-3 and not torch.isnan(out).any().item()
                 print(f"default, {option}={value}: {t:.1f} us, "
-                      f"{100 * tbs(t) / limit:.0f}% of read, rel err {err:.1e}"
+                      f"{pct(t):.0f}% of read, rel err {err:.1e}"
                       f"{'' if ok else ' WRONG'}", flush=True)
 
         # The ablations (docs/passes.md): gathered rows (quire-assign-layouts,

@@ -4,7 +4,8 @@ quire.ops.paged_decode_attention as a user calls it (its default
 configuration), the Triton peer (GQA-packed tl.dot, split-KV, offsets in
 registers; best of 4 configurations per row), torch SDPA on the same KV
 stored contiguously, and the bandwidth ceilings measured in the same
-process. fp16 unless a row says bf16; head dim 128 unless it says. Every row
+process: each row is also a fraction of a streaming read of its own bytes
+timed the same way (lib/bandwidth.row_read_us). fp16 unless a row says bf16; head dim 128 unless it says. Every row
 is checked against float64 first. Each kernel is timed eager (do_bench of
 the Python call) and replayed from a CUDA graph, with its host time per
 call over 1000 calls (bench/lib/timing.host_us): Quire's plain call, its
@@ -129,7 +130,11 @@ def main(argv=None):
             qq = q.view(S, Hq, 1, D)
             r["sdpa"] = us(lambda: F.scaled_dot_product_attention(qq, kk, vv, enable_gqa=True))
             del kk, vv
-        for k in ("q", "qg", "t", "tg", "sdpa"):
+        # The read ceiling of this row: a streaming read of its K/V bytes,
+        # timed as the row is (lib/bandwidth.row_read_us).
+        r["read"] = bandwidth.row_read_us(ceil, 2 * sum(L) * Hkv * D * 2, graph_us) \
+            or float("nan")
+        for k in ("q", "qg", "t", "tg", "sdpa", "read"):
             r[k + "_tbs"] = tb(r[k])
         table.append(r)
         print(f"{name:22s} eager: quire {r['q']:6.0f} us {r['q_tbs']:5.2f} TB/s | triton "
@@ -144,16 +149,19 @@ def main(argv=None):
 
     print()
     print("CUDA graph replay (no host overhead; how serving engines run decode):")
-    # Each row as a fraction of the best streaming read of this process (a
-    # Triton read-only kernel over 1 GiB, best of its tile shapes; the torch
-    # reduction without Triton).
+    # Each row as a fraction of a streaming read of its own bytes, timed the
+    # same way (graph replay after do_bench's flush), and of the best
+    # streaming read of 1 GiB in this process (the torch reduction without
+    # Triton).
     limit = ceil.get("triton_read") or ceil["torch_read"]
-    print("| config | Quire us | TB/s | % of read | Triton us | TB/s | Quire speed vs "
+    print("| config | Quire us | TB/s | read of its bytes us | % of that read | % of 1 GiB "
+          "read | Triton us | TB/s | Quire speed vs "
           "Triton | SDPA contiguous us | Quire eager us | plan.run eager us | Triton eager us "
           "| host us per call: Quire / plan.run / Triton |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in table:
-        print(f"| {r['name']} | {r['qg']:.0f} | {r['qg_tbs']:.2f} | "
+        print(f"| {r['name']} | {r['qg']:.0f} | {r['qg_tbs']:.2f} | {r['read']:.0f} | "
+              f"{100 * r['read'] / r['qg']:.0f}% | "
               f"{100 * r['qg_tbs'] / limit:.0f}% | {r['tg']:.0f} | "
               f"{r['tg_tbs']:.2f} | {r['tg'] / r['qg']:.2f} | {r['sdpa']:.0f} | {r['q']:.0f} | "
               f"{r['p']:.0f} | {r['t']:.0f} | {r['q_host']:.1f} / {r['p_host']:.1f} / "

@@ -76,15 +76,19 @@ def test_plan_runs_other_batches_of_the_layout(kind, feature):
 @pytest.mark.parametrize("kind", ["decode", "mixed"])
 @pytest.mark.parametrize("feature", [
     "none", "window24+softcap5+alibi+sinks+lse+descale"])
-def test_fused_combine(kind, feature):
+@pytest.mark.parametrize("num_splits", [3, 6])
+def test_fused_combine(kind, feature, num_splits):
     # The splits merge themselves: one decode launch, right on every run
-    # (the counters are set back to zero by the kernel, not the host).
+    # (the counters are set back to zero by the kernel, not the host). The
+    # last split merges MERGE_UNROLL (4) splits a step: 3 is one partial
+    # step, 6 a full one and a partial one.
     ctx, qlens = KINDS[kind]
     rng = np.random.default_rng()
     b = Batch(rng, ctx, qlens)
     kw, ref_kw = features(feature, b, rng)
     scale = 1 / math.sqrt(b.d)
-    plan = _plan(b, dict(kw, num_splits=3, fused_combine=True), scale)
+    plan = _plan(b, dict(kw, num_splits=num_splits, fused_combine=True),
+                 scale)
     names = [L.spec.name for L in plan._launches]
     assert names[0] == "paged_decode_split_fused"
     assert "paged_decode_combine" not in names

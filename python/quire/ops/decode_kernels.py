@@ -88,6 +88,8 @@ from ..runtime import jit
 
 LOG2E = 1.44269504088896340736
 LN2 = 0.69314718055994530942
+# Splits the fused combine's last split merges per step of its loop.
+MERGE_UNROLL = 4
 
 
 @jit
@@ -190,18 +192,24 @@ def _merge_splits(out, part_o, part_ml, lse, row0, num_splits, row64,
     m_all = tl.full((G,), float("-inf"), tl.float32)
     l_all = tl.zeros((G,), tl.float32)
     o_all = tl.zeros((G, DP), tl.float32)
-    for j in range(0, num_splits):
-        r = rows + j
-        m_j = tl.load(part_ml + r * 2, mask=g_in, other=float("-inf"))
-        l_j = tl.load(part_ml + (r * 2 + 1), mask=g_in, other=0.0)
-        o_j = tl.load(part_o + (r[:, None] * DP + d[None, :]),
-                      mask=g_in[:, None], other=0.0)
-        m_new = tl.maximum(m_all, m_j)
-        a = tl.where(m_all > float("-inf"), tl.exp2(m_all - m_new), 0.0)
-        w = tl.where(m_j > float("-inf"), tl.exp2(m_j - m_new), 0.0)
-        o_all = o_all * a[:, None] + o_j * w[:, None]
-        l_all = l_all * a + l_j * w
-        m_all = m_new
+    # MERGE_UNROLL splits a step: their loads are independent of the
+    # running maxima, so a step waits for the memory once, not once a split
+    # (splits past num_splits load as empty ones and weigh 0).
+    for j0 in range(0, num_splits, MERGE_UNROLL):
+        for u in tl.static_range(MERGE_UNROLL):
+            j = j0 + u
+            ok = g_in & (j < num_splits)
+            r = rows + j
+            m_j = tl.load(part_ml + r * 2, mask=ok, other=float("-inf"))
+            l_j = tl.load(part_ml + (r * 2 + 1), mask=ok, other=0.0)
+            o_j = tl.load(part_o + (r[:, None] * DP + d[None, :]),
+                          mask=ok[:, None], other=0.0)
+            m_new = tl.maximum(m_all, m_j)
+            a = tl.where(m_all > float("-inf"), tl.exp2(m_all - m_new), 0.0)
+            w = tl.where(m_j > float("-inf"), tl.exp2(m_j - m_new), 0.0)
+            o_all = o_all * a[:, None] + o_j * w[:, None]
+            l_all = l_all * a + l_j * w
+            m_all = m_new
     has = l_all > 0.0
     l_safe = tl.where(has, l_all, 1.0)
     res = o_all / l_safe[:, None]
