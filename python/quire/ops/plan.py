@@ -251,7 +251,27 @@ class Plan:
         if self.host:
             self._check(given)
             return self._run(given, self._workspace)
+        if self._workspace and self._native_launch is not None:
+            self._fix_workspace()
         return self._run(given, self._workspace, self._addresses(given))
+
+    def _fix_workspace(self):
+        """Writes the addresses of the plan's own workspace into libquire's
+        address array once, for every run (they never change), so a run
+        fills only its tensors' slots."""
+        native = self._native_launch
+        with self._lock:
+            if not self._workspace:     # another thread's run fixed it
+                return
+            fixed = {}
+            for role, x in self._workspace.items():
+                fixed[role] = x if isinstance(x, int) else x.data_ptr()
+            for role, i in native.slots:
+                if role in fixed:
+                    native.addresses[i] = fixed[role]
+            native.slots = [(r, i) for r, i in native.slots if r not in fixed]
+            # The buffers stay the plan's; runs no longer pass them.
+            self._owned, self._workspace = self._workspace, {}
 
     def _addresses(self, given):
         """{role: address} of a GPU run's tensors, each checked against the
