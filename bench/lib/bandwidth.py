@@ -19,21 +19,23 @@ GiB = 1 << 30
 def ceilings(nbytes=GiB):
     """{"copy": TB/s read+write, "torch_read": TB/s, "triton_read": TB/s or
     None, "read_order": the streaming-read configurations' indices, fastest
-    first} over a buffer of `nbytes`."""
+    first, "read_name": the fastest one's description} over a buffer of
+    `nbytes`."""
     import torch
     src = torch.empty(nbytes, dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
     tb = lambda nb, t: nb / (t * 1e-6) / 1e12
     result = {"copy": tb(2 * nbytes, us(lambda: dst.copy_(src))),
               "torch_read": tb(nbytes, us(lambda: src.view(torch.int64).sum())),
-              "triton_read": None, "read_order": []}
+              "triton_read": None, "read_order": [], "read_name": None}
     try:
         from peers.triton_stream_read import stream_read_configs
     except ImportError:
         return result
     words = src.view(torch.int64)
     times = []
-    for i, (_, fn) in enumerate(stream_read_configs(words)):
+    configs = stream_read_configs(words)
+    for i, (_, fn) in enumerate(configs):
         try:
             times.append((us(fn), i))
         except Exception:  # a shape this Triton cannot build
@@ -42,6 +44,7 @@ def ceilings(nbytes=GiB):
         times.sort()
         result["triton_read"] = tb(nbytes, times[0][0])
         result["read_order"] = [i for _, i in times]
+        result["read_name"] = configs[times[0][1]][0]
     return result
 
 
@@ -61,7 +64,7 @@ def row_read_us(ceil, nbytes, timer, tries=3):
 
 
 def describe(c):
-    read = f", read-only {c['triton_read']:.2f} TB/s (Triton streaming read)" \
-        if c.get("triton_read") else ""
+    read = f", read-only {c['triton_read']:.2f} TB/s (Triton streaming read: " \
+        f"{c['read_name']})" if c.get("triton_read") else ""
     return (f"copy {c['copy']:.2f} TB/s (read+write), read {c['torch_read']:.2f} "
             f"TB/s (torch sum){read}")

@@ -36,6 +36,7 @@ def configs(torch):
 BN64 = (128, 64, 8, True)
 ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("gathered", DEFAULT, dict(gathered_rows=True)),
+            ("s3", DEFAULT, dict(num_stages=3)),
             ("bn64", BN64, {}),
             ("bn64 s3", BN64, dict(num_stages=3)),
             ("pingpong", DEFAULT, dict(num_stages=3, pingpong=True)),

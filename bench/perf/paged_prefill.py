@@ -6,15 +6,17 @@ prefix_prefill is (best of 12 configurations per row) and torch SDPA
 Llama-3-8B heads (32 q / 8 kv, head dim 128, f16). Runs prefill_check
 first. Prints median time and TFLOP/s (causal-adjusted: the chunk's part
 counts half) per row, then Quire's TFLOP/s with each step of the ablation
-of lib/prefill.ABLATION (the scale not folded into the exponent, 64 keys a
-step, a deeper staging, the two warpgroups in ping-pong, early dots),
+of lib/prefill.ABLATION (the scale not folded into the exponent, gathered
+rows, a third stage, 64 keys a step, the two warpgroups in ping-pong, early
+dots),
 writes paged_prefill.png into the output folder.
 
-    bench/run.py paged_prefill [--tune] [--rows 1,3] [--no-peers] [--out DIR]
+    bench/run.py paged_prefill [--tune] [--rows 1,3] [--no-peers]
+        [--ablation s3,pingpong] [--out DIR]
 
 --rows times only those rows (1-based, in table order); --no-peers skips the
-Triton peer's tuning and SDPA (their columns print as nan), for a quick
-ablation.
+Triton peer's tuning and SDPA (their columns print as nan), and --ablation
+times only the named columns, for a quick ablation.
 """
 
 import math
@@ -59,6 +61,8 @@ def main(argv=None):
     p.add_argument("--rows", help="comma-separated row numbers (1-based) to time")
     p.add_argument("--no-peers", action="store_true",
                    help="time Quire and its ablation only")
+    p.add_argument("--ablation", help="comma-separated ablation columns to time "
+                   "(lib/prefill.ABLATION's names; default all)")
     p.add_argument("--out", help="folder for the plot (default $BENCH_OUT or bench/out)")
     args = p.parse_args(argv)
     rows = ROWS
@@ -75,6 +79,14 @@ def main(argv=None):
     from quire import ops
     from checks.prefill_check import check
     from lib import prefill
+    ablation_cols = prefill.ABLATION
+    if args.ablation:
+        names = [n.strip() for n in args.ablation.split(",")]
+        known = [n for n, _, _ in prefill.ABLATION]
+        bad = [n for n in names if n not in known]
+        if bad:
+            p.error(f"--ablation: {bad[0]!r} is not one of {', '.join(known)}")
+        ablation_cols = [a for a in prefill.ABLATION if a[0] in names]
     from lib.plot import bars
     from lib.timing import us
 
@@ -87,7 +99,7 @@ def main(argv=None):
     scale = 1.0 / math.sqrt(prefill.D)
     hdr = (f"{'case':>30} {'quire us':>9} {'TFLOP/s':>8} {'triton us':>9} {'TFLOP/s':>8} "
            f"{'x triton':>8} {'sdpa us':>8} {'TFLOP/s':>8}"
-           + "".join(f" {name:>9}" for name, _, _ in prefill.ABLATION))
+           + "".join(f" {name:>9}" for name, _, _ in ablation_cols))
     if args.tune:
         hdr += "".join(f" {'%dx%dx%dw%s' % (*c[:3], '' if c[3] else '-mma'):>12}"
                        for c in prefill.configs(torch))
@@ -102,7 +114,7 @@ def main(argv=None):
         out = torch.empty_like(inp["q"])
         tq = us(lambda: prefill.run_quire(inp, scale, out))
         ablation = [us(lambda c=c, o=o: prefill.run_quire(inp, scale, out, c, **o))
-                    for _, c, o in prefill.ABLATION]
+                    for _, c, o in ablation_cols]
         tunes = [us(lambda: prefill.run_quire(inp, scale, out, c))
                  for c in prefill.configs(torch)] if args.tune else []
         best = None
