@@ -13,7 +13,8 @@ Two orders of the reads:
 The bytes a thread has in flight bound what a read reaches (Little's law),
 so the shapes range from 64 to 512 bytes per thread per step, with and
 without Triton's software pipelining of the loop's loads (num_stages) and
-with streaming (evict-first) loads that bypass L1."""
+with loads cached in L2 only (`.cg`, as cp.async.cg reads; ptxas takes no
+evict-first hint beside it)."""
 
 import torch
 import triton
@@ -31,7 +32,7 @@ def _stream_read(x_ptr, part_ptr, n, per_program, BLOCK: tl.constexpr,
         idx = i + offs
         if STREAMING:
             acc += tl.load(x_ptr + idx, mask=idx < n, other=0,
-                           cache_modifier=".cg", eviction_policy="evict_first")
+                           cache_modifier=".cg")
         else:
             acc += tl.load(x_ptr + idx, mask=idx < n, other=0)
     tl.store(part_ptr + pid, tl.sum(acc, 0))
@@ -48,7 +49,7 @@ def _stream_read_interleaved(x_ptr, part_ptr, n, BLOCK: tl.constexpr,
         idx = i + offs
         if STREAMING:
             acc += tl.load(x_ptr + idx, mask=idx < n, other=0,
-                           cache_modifier=".cg", eviction_policy="evict_first")
+                           cache_modifier=".cg")
         else:
             acc += tl.load(x_ptr + idx, mask=idx < n, other=0)
     tl.store(part_ptr + pid, tl.sum(acc, 0))
@@ -68,7 +69,7 @@ def stream_read_configs(words):
     sms = torch.cuda.get_device_properties(words.device).multi_processor_count
     configs = []
     for streaming in (False, True):
-        kind = ", evict-first" if streaming else ""
+        kind = ", .cg" if streaming else ""
         for block, warps, waves, stages in CONTIGUOUS:
             programs = sms * waves
             per_program = triton.cdiv(triton.cdiv(n, programs), block) * block

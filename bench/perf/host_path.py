@@ -10,7 +10,7 @@ quireLaunchKernels in one call) and the Triton peer's call. Each row is the
 mean host time per call over 1000 calls (bench/lib/timing.host_us), so the
 table says where the microseconds go on this machine. A cProfile of plan.run
 follows. A plan with fused_combine=True (the splits merged in the split
-kernel: one launch) is timed beside the default plan.
+kernel: one launch) is timed beside a plan of the two kernels.
 
     bench/run.py host_path
 """
@@ -45,8 +45,10 @@ def main(argv=None):
     out = torch.empty_like(q)
     scale = 1 / math.sqrt(D)
     pda = quire.ops.paged_decode_attention
+    # The split kernel and the combine (a plan's default at 32 splits).
     plan = quire.ops.plan_attention(q, kc, vc, out, cu, 1, sl, L, scale, True,
-                                    (-1, -1), bt, 0.0, None, None, None)
+                                    (-1, -1), bt, 0.0, None, None, None,
+                                    fused_combine=False)
     given = plans._bind(plan.roles, (q, kc, vc, out, cu, sl, bt), {}, "x")
     plan.run(q, kc, vc, out, cu, sl, bt)  # the buffers hold these addresses
     first = plan._launches[0]

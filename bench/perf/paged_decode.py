@@ -9,9 +9,10 @@ timed the same way (lib/bandwidth.row_read_us). fp16 unless a row says bf16; hea
 is checked against float64 first. Each kernel is timed eager (do_bench of
 the Python call) and replayed from a CUDA graph, with its host time per
 call over 1000 calls (bench/lib/timing.host_us): Quire's plain call, its
-plan.run (quire.ops.plan_attention made once), and the Triton peer's call;
-the plan with fused_combine=True (the splits merged in the split kernel)
-in a table of its own.
+plan.run (quire.ops.plan_attention made once, with its default: the splits
+merged in the split kernel up to 8 splits), and the Triton peer's call;
+the plan with fused_combine=True (merged at any split count) in a table of
+its own.
 Effective bandwidth = K and V bytes of all tokens / time. Prints the tables,
 writes paged_decode.png into the output folder.
 

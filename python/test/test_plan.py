@@ -105,6 +105,28 @@ def test_fused_combine(kind, feature, num_splits):
         assert not counters[0].any()
 
 
+@pytest.mark.parametrize("num_splits,fused", [(2, True), (8, True),
+                                               (16, False), (32, False)])
+def test_plans_fuse_the_combine_up_to_eight_splits(num_splits, fused):
+    # fused_combine=None (plan_attention's default): one launch up to
+    # configs.FUSED_MAX_SPLITS splits, the combine kernel past it; the
+    # plain calls' plans never fuse (their workspace is not zeroed).
+    rng = np.random.default_rng()
+    b = Batch(rng, [300, 2000, 5], [1, 1, 1])
+    scale = 1 / math.sqrt(b.d)
+    kw = dict(window_size=(-1, -1), softcap=0.0, num_splits=num_splits)
+    plan = _plan(b, kw, scale)
+    names = [L.spec.name for L in plan._launches]
+    assert names == (["paged_decode_split_fused"] if fused else
+                     ["paged_decode_split", "paged_decode_combine"])
+    for _ in range(2):
+        b2 = Batch(rng, [300, 2000, 5], [1, 1, 1])
+        res = plan.run(b2.q, b2.k, b2.v, b2.poisoned(), b2.cu, b2.lens, b2.bt)
+        _check(b2, res, {}, scale, False)
+    forced = _plan(b, dict(kw, fused_combine=False), scale)
+    assert "paged_decode_combine" in [L.spec.name for L in forced._launches]
+
+
 def test_host_plans_run_in_order():
     rng = np.random.default_rng()
     b = Batch(rng, *KINDS["mixed"])
@@ -137,7 +159,7 @@ def test_fresh_workspace_matches_the_plans_own():
     b = Batch(rng, *KINDS["decode"])
     plan = plan_attention(b.q, b.k, b.v, None, b.cu, b.max_q, b.lens, b.max_k,
                           0.3, True, (-1, -1), b.bt, 0.0, None, None, None,
-                          num_splits=4)
+                          num_splits=4, fused_combine=False)
     assert [r for r, _ in plan._scratch] == ["scratch0", "scratch1"]
     args = (b.q, b.k, b.v, None, b.cu, b.lens, b.bt)
     fresh = plan._run(dict(zip(plan.roles, args + (None,) * 5)), None)
@@ -435,9 +457,11 @@ def test_unified_makes_the_separate_ops_launches(kind):
     ctx, qlens = KINDS[kind]
     b = Batch(np.random.default_rng(), ctx, qlens)
     scale = 1 / math.sqrt(b.d)
-    # Decode with three splits: the split kernel and the combine.
+    # Decode with three splits: the split kernel and the combine (a plan
+    # would fuse them by default; the plain calls do not).
     splits = dict(num_splits=3) if kind == "decode" else {}
-    uni = _plan(b, dict(window_size=(-1, -1), softcap=0.0, **splits), scale,
+    uni = _plan(b, dict(window_size=(-1, -1), softcap=0.0,
+                        fused_combine=False, **splits), scale,
                 out=b.poisoned())
     if kind == "decode":
         call = lambda: quire.ops.paged_decode_attention(  # noqa: E731

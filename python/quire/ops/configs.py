@@ -9,6 +9,13 @@ The numbers behind the defaults are in docs/performance.md."""
 # The most splits the combine kernel merges (its tile height).
 MAX_SPLITS = 32
 
+# A plan merges split-KV decode's splits in the split kernel (FUSED: one
+# launch, no combine kernel) up to this many splits: at 2-8 splits the GPU
+# time equals the two launches' within 0.3%; at 32 (a batch-1 decode) the
+# last split's merge of every partial takes 2 us more than the combine
+# kernel's, a CTA per head (docs/performance.md, "Decode: the host path").
+FUSED_MAX_SPLITS = 8
+
 
 def next_pow2(n):
     return 1 << max(0, n - 1).bit_length()

@@ -351,11 +351,14 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                           list(strides.items()) + list(out_strides.items())
                           if n != "bt_stride")
     partials = num_splits > 1
-    # A plan that asked for it merges the splits in the split kernel: its
-    # workspace keeps the zeroed counters that needs (plan_attention's
-    # fused_combine).
+    # A plan (plan_attention's fused_combine: True, or None for up to
+    # configs.FUSED_MAX_SPLITS splits) merges the splits in the split
+    # kernel; its workspace keeps the zeroed counters that needs. The plain
+    # calls' plans record with False.
     rec = getattr(_local, "recorder", None)
-    fused = partials and rec is not None and rec.fused_combine
+    fused = partials and rec is not None and (
+        num_splits <= configs.FUSED_MAX_SPLITS if rec.fused_combine is None
+        else rec.fused_combine)
     varlen = cu is not None
     kv_dtype = kc.dtype if kc.dtype in val.FP8 else dtype
     # As in prefill_launch: with gathered rows the token strides are

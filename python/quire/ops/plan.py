@@ -62,7 +62,8 @@ class _Recorder:
 def record(call, fused_combine=False):
     """(result, recorder) of `call()` with decode.run recording instead of
     launching; with `fused_combine` split-KV launches merge their splits
-    themselves (decode_kernels.py's FUSED)."""
+    themselves (decode_kernels.py's FUSED; None: up to
+    configs.FUSED_MAX_SPLITS splits)."""
     rec = _Recorder(fused_combine)
     decode._local.recorder = rec
     try:

@@ -100,7 +100,7 @@ def plan_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
                    block_table, softcap, q_descale, k_descale, v_descale,
                    alibi_slopes=None, sinks=None, return_lse=False, *,
                    num_splits=None, checked=False, concurrent=True,
-                   fused_combine=False):
+                   fused_combine=None):
     """A Plan of unified_attention with these arguments (plan.py): the
     validation, kernel choice, specialization and compilation done now,
     nothing launched. Its `run(q, k, v, out, cu_seqlens_q, seqused_k,
@@ -120,12 +120,15 @@ def plan_attention(q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k,
     its splits in the split kernel (the last split of each sequence and KV
     head, counted with an atomic) instead of a second kernel: one launch
     fewer per run; the plan keeps the zeroed counters that takes, which the
-    kernel sets back to zero."""
+    kernel sets back to zero. None (the default) fuses where the split
+    count is at most configs.FUSED_MAX_SPLITS (8), False never, True
+    always."""
     result, rec = plans.record(lambda: _unified(
         q, k, v, out, cu_seqlens_q, max_seqlen_q, seqused_k, max_seqlen_k,
         softmax_scale, causal, window_size, block_table, softcap, q_descale,
         k_descale, v_descale, alibi_slopes, sinks, return_lse, num_splits,
-        checked), fused_combine=bool(fused_combine))
+        checked), fused_combine=None if fused_combine is None
+        else bool(fused_combine))
     given = dict(zip(ROLES, (q, k, v, out, cu_seqlens_q, seqused_k,
                              block_table, q_descale, k_descale, v_descale,
                              alibi_slopes, sinks)))
