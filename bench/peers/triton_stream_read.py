@@ -22,6 +22,16 @@ import triton.language as tl
 
 
 @triton.jit
+def _words(x_ptr, idx, n, STREAMING: tl.constexpr):
+    """The int64 words at `idx` (0 past n); L2 only with STREAMING."""
+    if STREAMING:
+        w = tl.load(x_ptr + idx, mask=idx < n, other=0, cache_modifier=".cg")
+    else:
+        w = tl.load(x_ptr + idx, mask=idx < n, other=0)
+    return w
+
+
+@triton.jit
 def _stream_read(x_ptr, part_ptr, n, per_program, BLOCK: tl.constexpr,
                  STREAMING: tl.constexpr):
     pid = tl.program_id(0)
@@ -29,12 +39,7 @@ def _stream_read(x_ptr, part_ptr, n, per_program, BLOCK: tl.constexpr,
     acc = tl.zeros([BLOCK], tl.int64)
     offs = tl.arange(0, BLOCK)
     for i in range(start, start + per_program, BLOCK):
-        idx = i + offs
-        if STREAMING:
-            acc += tl.load(x_ptr + idx, mask=idx < n, other=0,
-                           cache_modifier=".cg")
-        else:
-            acc += tl.load(x_ptr + idx, mask=idx < n, other=0)
+        acc += _words(x_ptr, i + offs, n, STREAMING)
     tl.store(part_ptr + pid, tl.sum(acc, 0))
 
 
@@ -46,12 +51,7 @@ def _stream_read_interleaved(x_ptr, part_ptr, n, BLOCK: tl.constexpr,
     acc = tl.zeros([BLOCK], tl.int64)
     offs = tl.arange(0, BLOCK)
     for i in range(pid.to(tl.int64) * BLOCK, n, step):
-        idx = i + offs
-        if STREAMING:
-            acc += tl.load(x_ptr + idx, mask=idx < n, other=0,
-                           cache_modifier=".cg")
-        else:
-            acc += tl.load(x_ptr + idx, mask=idx < n, other=0)
+        acc += _words(x_ptr, i + offs, n, STREAMING)
     tl.store(part_ptr + pid, tl.sum(acc, 0))
 
 
