@@ -69,11 +69,18 @@ def test_both_forms_match_float64(rng, transposed, group, num_splits):
     # The row form (GQA group as the M of the dots) and the transposed one
     # (the group as their N), whichever decode_transposed picks by default.
     q, k, v, bt, sl = _case(rng, 3, 2, group, 40, 8, (0, 97, 33))
+    _hook_matches_float64(q, k, v, bt, sl, num_splits, transposed=transposed)
+
+
+def _hook_matches_float64(q, k, v, bt, sl, num_splits, **options):
+    """_paged_decode with `options` into a NaN-poisoned output: the float64
+    reference, and zeros for the first (empty) sequence."""
     out = np.full(q.shape, np.nan, np.float16)
     quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, num_splits,
-                            transposed=transposed)
+                            **options)
     assert rel_err(np, out, paged_attention_ref(np, q, k, v, bt, sl)) < 2e-3
     assert (out[0] == 0).all()
+    return out
 
 
 @pytest.mark.parametrize("transposed", [False, True])
@@ -84,11 +91,8 @@ def test_gathered_rows_match_float64(rng, transposed, num_splits):
     # checked.
     from quire.ops import decode
     q, k, v, bt, sl = _case(rng, 3, 2, 4, 40, 8, (0, 97, 33))
-    out = np.full(q.shape, np.nan, np.float16)
-    quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, num_splits,
-                            transposed=transposed, gathered_rows=True)
-    assert rel_err(np, out, paged_attention_ref(np, q, k, v, bt, sl)) < 2e-3
-    assert (out[0] == 0).all()
+    out = _hook_matches_float64(q, k, v, bt, sl, num_splits,
+                                transposed=transposed, gathered_rows=True)
     kts = k.strides[1] // k.itemsize
     specs = [first for key, (first, _) in decode._plans.items()
              if (("k_token_stride", kts), ("v_token_stride", kts)) in key]
@@ -106,11 +110,8 @@ def test_grid_orders_and_stages_match_float64(rng, heads_first, num_splits,
     # The split kernel's grid with the KV heads or the sequences as x, at
     # the op's staging depth and one more (the tuning hooks).
     q, k, v, bt, sl = _case(rng, 3, 2, 3, 40, 8, (0, 97, 33))
-    out = np.full(q.shape, np.nan, np.float16)
-    quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, num_splits,
-                            num_stages=num_stages, heads_first=heads_first)
-    assert rel_err(np, out, paged_attention_ref(np, q, k, v, bt, sl)) < 2e-3
-    assert (out[0] == 0).all()
+    out = _hook_matches_float64(q, k, v, bt, sl, num_splits,
+                                num_stages=num_stages, heads_first=heads_first)
     with pytest.raises(ValueError, match="num_stages must be None or an int "
                                          "in \\[2, 8\\], got 1"):
         quire.ops._paged_decode(q, k, v, bt, sl, None, out, None, 1,

@@ -239,19 +239,26 @@ def test_fold_scale_hook():
         assert ptx[0] == ptx[1], name
 
 
+def _hook_matches_float64(seed, **options):
+    """_paged_prefill with `options` on a small ragged batch (an empty
+    context, a one-token chunk) into a NaN-poisoned output, against float64;
+    returns the case (inputs, k_new, v_new)."""
+    rng = np.random.default_rng(seed)
+    a, kn, vn = _case(rng, [40, 0, 17], [33, 20, 1], 16, 4, 2, 64)
+    ref = reference(a, kn, vn, 0.3)
+    out = np.full(a["query"].shape, np.nan, np.float16)
+    quire.ops._paged_prefill(*a.values(), 0.3, out, kn, vn, None, **options)
+    assert _rel(out, ref) < 2e-3
+    return a, kn, vn
+
+
 def test_pingpong_hook():
     # The ablation switch of quire-pingpong: the kernel compiled with it
     # (3 stages) splits both loops on the warpgroup; the interpreter gives
     # the same results; the option is checked.
     from quire.ops import launch, prefill
     from quire.ops.features import Features
-    rng = np.random.default_rng(10)
-    a, kn, vn = _case(rng, [40, 0, 17], [33, 20, 1], 16, 4, 2, 64)
-    ref = reference(a, kn, vn, 0.3)
-    out = np.full(a["query"].shape, np.nan, np.float16)
-    quire.ops._paged_prefill(*a.values(), 0.3, out, kn, vn, None,
-                             num_stages=3, pingpong=True)
-    assert _rel(out, ref) < 2e-3
+    a, kn, vn = _hook_matches_float64(10, num_stages=3, pingpong=True)
     with pytest.raises(TypeError, match="pingpong: expected True or "
                                         "False, got str"):
         quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
@@ -279,13 +286,7 @@ def test_gathered_rows_hook():
     # results; the option is checked.
     from quire.ops import launch, prefill
     from quire.ops.features import Features
-    rng = np.random.default_rng(11)
-    a, kn, vn = _case(rng, [40, 0, 17], [33, 20, 1], 16, 4, 2, 64)
-    ref = reference(a, kn, vn, 0.3)
-    out = np.full(a["query"].shape, np.nan, np.float16)
-    quire.ops._paged_prefill(*a.values(), 0.3, out, kn, vn, None,
-                             gathered_rows=True)
-    assert _rel(out, ref) < 2e-3
+    a, kn, vn = _hook_matches_float64(11, gathered_rows=True)
     kts = a["key_cache"].strides[1] // a["key_cache"].itemsize
     specs = [spec for key, spec in prefill._plans.items()
              if ("k_token_stride", kts) in key[-1]]
