@@ -195,8 +195,8 @@ QUIRE_CAPI_EXPORTED void quireCompileOptionsSetPingpong(QuireCompileOptions *opt
                                                         int32_t pingpong);
 /* Nonzero: a load whose rows are gathered through a loaded index (a paged
  * tile's block-table entries) gives each thread consecutive rows of one
- * page (quirec --gathered-rows). Zero (the default until it is timed on a
- * GPU) keeps the rows of a thread the lanes and warps apart. */
+ * page (quirec --gathered-rows). Zero (the default; timed, it moves no
+ * kernel) keeps the rows of a thread the lanes and warps apart. */
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetGatheredRows(QuireCompileOptions *options,
                                    int32_t gatheredRows);

@@ -393,8 +393,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     warpgroups of an attention loop (two dots, the second's A computed from
     the first's result) half an iteration apart, so one's softmax runs
     beside the other's dots (quirec --pingpong).
-    `gathered_rows=True` (quirec --gathered-rows; off by default until it
-    is timed on a GPU) gives each thread of a load whose rows are gathered
+    `gathered_rows=True` (quirec --gathered-rows; off by default: timed,
+    it moves no kernel, docs/performance.md) gives each thread of a load whose rows are gathered
     through a loaded index (a paged tile's block-table entries) consecutive
     rows of one page, so it loads one index for them; False keeps its rows
     the lanes and warps apart.

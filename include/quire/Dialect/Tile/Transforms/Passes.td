@@ -45,7 +45,7 @@ def AssignLayouts : Pass<"quire-assign-layouts", "::mlir::ModuleOp"> {
     must not feed another dot's A). The staged operand is then read with
     16-byte `ld.shared` instead of byte or byte-pair loads.
 
-    With `gathered-rows` (off by default until timed), a 2-D load whose row offsets are
+    With `gathered-rows` (off by default: timed, it moves no kernel), a 2-D load whose row offsets are
     computed from a loaded index vector (the block-table entries of a paged
     tile) that is constant over c consecutive rows, 1 < c < the tile's rows
     (AxisInfo's constancy of the index load's pointer and mask), gets up to
