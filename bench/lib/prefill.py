@@ -37,6 +37,8 @@ BN64 = (128, 64, 8, True)
 ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("gathered", DEFAULT, dict(gathered_rows=True)),
             ("s3", DEFAULT, dict(num_stages=3)),
+            ("ws", DEFAULT, dict(warp_specialize=True)),
+            ("ws s3", DEFAULT, dict(num_stages=3, warp_specialize=True)),
             ("bn64", BN64, {}),
             ("bn64 s3", BN64, dict(num_stages=3)),
             ("pingpong", DEFAULT, dict(num_stages=3, pingpong=True)),

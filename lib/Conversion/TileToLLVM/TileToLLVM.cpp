@@ -177,10 +177,10 @@ struct KernelOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
         NVVM::NVVMDialect::getMaxntidAttrName(),
         rewriter.getDenseI32ArrayAttr(
             {int32_t((state.numWarps + producers) * tile::kWarpSize), 1, 1}));
-    // A producer warpgroup moves registers with setmaxnreg, which ptxas
-    // honours only where it knows each thread's count at entry: one CTA
-    // per SM with .maxntid fixes it (64K / threads).
-    if (producers == int32_t(tile::kWarpsPerWarpgroup))
+    // A producer warpgroup (or more) moves registers with setmaxnreg,
+    // which ptxas honours only where it knows each thread's count at
+    // entry: one CTA per SM with .maxntid fixes it (64K / threads).
+    if (producers >= int32_t(tile::kWarpsPerWarpgroup))
       newFunc->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
                        rewriter.getI32IntegerAttr(1));
     if (state.maxRegisters) {

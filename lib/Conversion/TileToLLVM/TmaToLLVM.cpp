@@ -77,10 +77,10 @@ void onEveryBarrier(OpBuilder &b, Location loc, Operation *op,
   }
 }
 
-/// tile.tma_init {buffer = b, stages = S}
-///   => @thread0 mbarrier.init.shared::cta.b64 [bar(b, s)], 1  (s < S)
+/// tile.tma_init {buffer = b, stages = S, arrivals = A}
+///   => @thread0 mbarrier.init.shared::cta.b64 [bar(b, s)], A  (s < S)
 ///      fence.mbarrier_init.release.cluster; fence.proxy.async.global;
-///      bar.sync 0
+///      bar.sync 0 of every thread (with split: barrier.sync 0)
 struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
   TmaInitOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
       : ConvertOpToLLVMPattern(c), state(s) {}
@@ -90,7 +90,8 @@ struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     onEveryBarrier(rewriter, loc, op, state, op.getBuffer(), op.getStages(),
-                   "@$0 mbarrier.init.shared::cta.b64 [$1], 1;");
+                   "@$0 mbarrier.init.shared::cta.b64 [$1], " +
+                       std::to_string(op.getArrivals()) + ";");
     if (op.getRelease())
       onEveryBarrier(rewriter, loc, op, state, op.getBuffer(), op.getStages(),
                      "@$0 mbarrier.init.shared::cta.b64 [$1], " +
@@ -106,6 +107,8 @@ struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
     // Producer warps too wait for the initialization.
     auto bar = NVVM::Barrier0Op::create(rewriter, loc);
     bar->setAttr(kAllThreadsAttr, rewriter.getUnitAttr());
+    if (op.getSplit())
+      bar->setAttr(kUnalignedAttr, rewriter.getUnitAttr());
     rewriter.eraseOp(op);
     return success();
   }
@@ -114,6 +117,7 @@ struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
 
 /// tile.tma_inval {buffer = b, stages = S}
 ///   => bar.sync 0; @thread0 mbarrier.inval.shared::cta.b64 [bar(b, s)]
+/// (with split: barrier.sync 0 of every thread, producers too)
 struct TmaInvalOpLowering : public ConvertOpToLLVMPattern<tile::TmaInvalOp> {
   TmaInvalOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
       : ConvertOpToLLVMPattern(c), state(s) {}
@@ -122,7 +126,11 @@ struct TmaInvalOpLowering : public ConvertOpToLLVMPattern<tile::TmaInvalOp> {
   matchAndRewrite(tile::TmaInvalOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    NVVM::Barrier0Op::create(rewriter, loc);
+    auto bar = NVVM::Barrier0Op::create(rewriter, loc);
+    if (op.getSplit()) {
+      bar->setAttr(kAllThreadsAttr, rewriter.getUnitAttr());
+      bar->setAttr(kUnalignedAttr, rewriter.getUnitAttr());
+    }
     onEveryBarrier(rewriter, loc, op, state, op.getBuffer(), op.getStages(),
                    "@$0 mbarrier.inval.shared::cta.b64 [$1];");
     if (op.getRelease())
@@ -225,6 +233,7 @@ void waitForParity(OpBuilder &b, Location loc, Value bar, Value phase,
 /// tile.tma_wait stage %s phase %p {buffer = b}
 ///   => loop: mbarrier.try_wait.parity.shared::cta.b64 P, [bar(b, s)], %p;
 ///            @!P bra loop
+///      [fence.proxy.async.shared::cta with async_proxy]
 struct TmaWaitOpLowering : public ConvertOpToLLVMPattern<tile::TmaWaitOp> {
   TmaWaitOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
       : ConvertOpToLLVMPattern(c), state(s) {}
@@ -238,6 +247,11 @@ struct TmaWaitOpLowering : public ConvertOpToLLVMPattern<tile::TmaWaitOp> {
                        op.getBuffer(), op.getStages());
     waitForParity(rewriter, loc, bar, adaptor.getPhase().front(),
                   /*onlyIf=*/nullptr, "wait_tma");
+    // cp.async wrote the stage through the generic proxy; wgmma reads it
+    // through the async proxy.
+    if (op.getAsyncProxy())
+      inlinePtx(rewriter, loc, {}, {}, "fence.proxy.async.shared::cta;", "",
+                /*sideEffects=*/true);
     rewriter.eraseOp(op);
     return success();
   }
@@ -275,7 +289,8 @@ struct TmaReleaseOpLowering
 };
 
 /// tile.tma_acquire stage %s phase %p {buffer = b}
-///   => thread 0: loop: mbarrier.try_wait.parity [release(b, s)], %p
+///   => thread 0 (every thread with every_thread):
+///      loop: mbarrier.try_wait.parity [release(b, s)], %p
 struct TmaAcquireOpLowering
     : public ConvertOpToLLVMPattern<tile::TmaAcquireOp> {
   TmaAcquireOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
@@ -288,11 +303,35 @@ struct TmaAcquireOpLowering
     Value bar = barrierAddress(rewriter, loc, op, state,
                                adaptor.getStage().front(), op.getBuffer(),
                                op.getStages(), /*release=*/true);
-    // Only the issuing thread waits.
+    // Only the issuing thread waits, or every thread that runs the op.
     waitForParity(
         rewriter, loc, bar, adaptor.getPhase().front(),
-        isFirstThread(rewriter, loc, issuer(state, op.getProducer())),
+        op.getEveryThread()
+            ? Value()
+            : isFirstThread(rewriter, loc, issuer(state, op.getProducer())),
         "wait_acquire");
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
+/// tile.async_arrive stage %s {buffer = b}
+///   => cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar(b, s)]
+struct AsyncArriveOpLowering
+    : public ConvertOpToLLVMPattern<tile::AsyncArriveOp> {
+  AsyncArriveOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::AsyncArriveOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value bar = barrierAddress(rewriter, op.getLoc(), op, state,
+                               adaptor.getStage().front(), op.getBuffer(),
+                               op.getStages());
+    inlinePtx(rewriter, op.getLoc(), {}, {bar},
+              "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [$0];", "r",
+              /*sideEffects=*/true);
     rewriter.eraseOp(op);
     return success();
   }
@@ -387,7 +426,8 @@ void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
                                    TileToLLVMState &state) {
   patterns.add<TmaInitOpLowering, TmaInvalOpLowering, TmaCopyOpLowering,
                TmaWaitOpLowering, TmaReleaseOpLowering, TmaAcquireOpLowering,
-               IsProducerOpLowering, SetMaxRegistersOpLowering>(converter,
+               IsProducerOpLowering, SetMaxRegistersOpLowering,
+               AsyncArriveOpLowering>(converter,
                                                                 state);
   patterns.add<TensorMapBlockOpLowering, WarpgroupIdOpLowering>(converter);
 }

@@ -1154,7 +1154,23 @@ func.func @setmaxnreg_count_multiple() {
 
 // -----
 
-// expected-error @+1 {{'tile.producer_warps' must be 1 or 4 on a kernel}}
-func.func @producer_warps_two() attributes {tile.kernel, tile.producer_warps = 2 : i32} {
+// expected-error @+1 {{'tile.producer_warps' must be 1, 2, 4, 8 or 16 on a kernel}}
+func.func @producer_warps_three() attributes {tile.kernel, tile.producer_warps = 3 : i32} {
+  return
+}
+
+// -----
+
+func.func @tma_init_arrivals() {
+  // expected-error @+1 {{arrivals must be in [1, 1024], got 0}}
+  tile.tma_init {arrivals = 0 : i32, buffer = 0 : i32, stages = 2 : i32}
+  return
+}
+
+// -----
+
+func.func @async_arrive_stages(%s: i32) {
+  // expected-error @+1 {{stages must be >= 1, got 0}}
+  tile.async_arrive stage %s {buffer = 0 : i32, stages = 0 : i32}
   return
 }

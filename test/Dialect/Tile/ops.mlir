@@ -207,6 +207,11 @@ func.func @async_staging(%p: tensor<16x64x!tile.ptr<f16>>, %m: tensor<16x64xi1>,
 // CHECK: tile.tma_release stage %{{.*}} if %{{.*}} {buffer = 0 : i32, stages = 2 : i32}
 // CHECK: tile.tma_acquire stage %{{.*}} phase %{{.*}} {buffer = 0 : i32, stages = 2 : i32}
 // CHECK: tile.tma_inval {buffer = 0 : i32, release, stages = 2 : i32}
+// CHECK: tile.tma_init {arrivals = 256 : i32, buffer = 1 : i32, release, split, stages = 2 : i32}
+// CHECK: tile.async_arrive stage %{{.*}} {buffer = 1 : i32, stages = 2 : i32}
+// CHECK: tile.tma_wait stage %{{.*}} phase %{{.*}} {async_proxy, buffer = 1 : i32, stages = 2 : i32}
+// CHECK: tile.tma_acquire stage %{{.*}} phase %{{.*}} {buffer = 1 : i32, every_thread, producer, stages = 2 : i32}
+// CHECK: tile.tma_inval {buffer = 1 : i32, split, stages = 2 : i32}
 func.func @tma_staging(%b: !tile.ptr<f16>, %n: i32, %st: i64, %tm: !tile.tensormap,
                        %p: tensor<64x32x!tile.ptr<f16>>, %o: i32, %s: i32, %in: i1) {
   %d = tile.make_descriptor %b, shape [%n, %n], strides [%st, %st], tensormap %tm : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x32xf16>>
@@ -217,6 +222,11 @@ func.func @tma_staging(%b: !tile.ptr<f16>, %n: i32, %st: i64, %tm: !tile.tensorm
   tile.tma_release stage %s if %in {buffer = 0 : i32, stages = 2 : i32}
   tile.tma_acquire stage %s phase %o {buffer = 0 : i32, stages = 2 : i32}
   tile.tma_inval {buffer = 0 : i32, stages = 2 : i32, release}
+  tile.tma_init {arrivals = 256 : i32, buffer = 1 : i32, stages = 2 : i32, release, split}
+  tile.async_arrive stage %s {buffer = 1 : i32, stages = 2 : i32}
+  tile.tma_wait stage %s phase %o {buffer = 1 : i32, stages = 2 : i32, async_proxy}
+  tile.tma_acquire stage %s phase %o {buffer = 1 : i32, stages = 2 : i32, producer, every_thread}
+  tile.tma_inval {buffer = 1 : i32, stages = 2 : i32, split}
   return
 }
 

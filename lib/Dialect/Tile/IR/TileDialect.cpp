@@ -356,11 +356,12 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
   }
   if (attr.getName() == getProducerWarpsAttrName()) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
-    // A producer warp, or a producer warpgroup.
-    if (!isa<func::FuncOp>(op) || !value ||
-        (value.getInt() != 1 && value.getInt() != 4))
+    // A producer warp or warpgroup (TMA copies), or as many warps as the
+    // consumers (cp.async copies): a power of two up to 16.
+    if (!isa<func::FuncOp>(op) || !value || value.getInt() < 1 ||
+        value.getInt() > 16 || !llvm::isPowerOf2_64(value.getInt()))
       return op->emitOpError() << "'" << getProducerWarpsAttrName()
-                               << "' must be 1 or 4 on a kernel";
+                               << "' must be 1, 2, 4, 8 or 16 on a kernel";
     return success();
   }
   if (attr.getName() == getTmaAheadAttrName()) {

@@ -613,6 +613,15 @@ static LogicalResult verifyTmaBuffer(Operation *op, int32_t buffer,
 }
 
 LogicalResult TmaInitOp::verify() {
+  // An mbarrier counts at most 2^20 - 1 arrivals; a CTA has at most 1024
+  // threads.
+  if (getArrivals() < 1 || getArrivals() > 1024)
+    return emitOpError() << "arrivals must be in [1, 1024], got "
+                         << getArrivals();
+  return verifyTmaBuffer(*this, getBuffer(), getStages());
+}
+
+LogicalResult AsyncArriveOp::verify() {
   return verifyTmaBuffer(*this, getBuffer(), getStages());
 }
 

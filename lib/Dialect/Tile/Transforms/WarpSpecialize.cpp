@@ -111,24 +111,433 @@ FailureOr<SmallVector<Operation *>> bodySlice(scf::ForOp loop,
 /// least).
 constexpr int32_t kProducerRegisters = 24;
 
+/// The registers per thread of producer warps that issue cp.async copies:
+/// they compute the copies' addresses (64-bit pointers, masks).
+constexpr int32_t kCopyProducerRegisters = 56;
+
+/// A loop quire-async-copies staged with cp.async, at the top level of a
+/// kernel:
+///   <prologue: tile.async_copy of iterations 0 .. ahead-1 into stages 0..>
+///   scf.for %i ... {
+///     tile.async_wait (top)                  its own copies, a CTA barrier
+///     ... tile.async_copy (iteration i + ahead) ...
+///     ... readers of the stages (wgmma, async_local_load) ...
+///   }
+///   tile.async_wait (after)                  every copy landed
+struct CopyLoop {
+  scf::ForOp loop;
+  AsyncWaitOp top, after;
+  SmallVector<AsyncCopyOp> prologue, copies;
+  SmallVector<int32_t> buffers; // in the order of the body's copies
+  int32_t stages = 0;
+  int64_t ahead = 0;
+  /// The first op of the body that reads each buffer (or holds a reader),
+  /// and the stage it reads.
+  SmallVector<std::pair<Operation *, Value>> readers;
+};
+
+/// The stage `op` reads of staging buffer `buffer`, or null.
+Value stageRead(Operation *op, int32_t buffer) {
+  if (auto dot = dyn_cast<WarpgroupDotOp>(op)) {
+    if (int32_t(dot.getBBuffer()) == buffer)
+      return dot.getBStage();
+    if (dot.getAStage() && dot.getABuffer() &&
+        int32_t(*dot.getABuffer()) == buffer)
+      return dot.getAStage();
+  }
+  if (auto load = dyn_cast<AsyncLocalLoadOp>(op);
+      load && int32_t(load.getBuffer()) == buffer)
+    return load.getStage();
+  return nullptr;
+}
+
+/// The staged loops of a kernel whose every cp.async copy and wait belongs
+/// to one of them, in order; fails on any other shape.
+FailureOr<SmallVector<CopyLoop, 2>> copyLoops(Block &body) {
+  SmallVector<CopyLoop, 2> loops;
+  SmallVector<AsyncCopyOp> pending;
+  for (Operation &op : body) {
+    if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+      if (!loops.empty() && !loops.back().after)
+        return failure();
+      pending.push_back(copy);
+      continue;
+    }
+    if (auto wait = dyn_cast<AsyncWaitOp>(op)) {
+      if (loops.empty() || loops.back().after || !pending.empty())
+        return failure();
+      loops.back().after = wait;
+      continue;
+    }
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (!loop || loop.getBody()->getOps<AsyncCopyOp>().empty())
+      continue;
+    if ((!loops.empty() && !loops.back().after) || pending.empty() ||
+        loop.getUnsignedCmp() || !loop.getInductionVar().getType().isInteger(32))
+      return failure();
+    CopyLoop l;
+    l.loop = loop;
+    l.prologue = std::move(pending);
+    pending.clear();
+    l.top = dyn_cast<AsyncWaitOp>(loop.getBody()->front());
+    if (!l.top)
+      return failure();
+    for (Operation &inner : *loop.getBody()) {
+      if (auto copy = dyn_cast<AsyncCopyOp>(inner)) {
+        l.copies.push_back(copy);
+        if (!llvm::is_contained(l.buffers, int32_t(copy.getBuffer())))
+          l.buffers.push_back(copy.getBuffer());
+      } else if (isa<AsyncWaitOp>(inner) && &inner != l.top) {
+        return failure();
+      }
+    }
+    l.stages = l.copies.front().getStages();
+    for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
+      if (int32_t(copy.getStages()) != l.stages ||
+          !llvm::is_contained(l.buffers, int32_t(copy.getBuffer())))
+        return failure();
+    // The prologue fills stages 0 .. ahead - 1 of every buffer.
+    for (AsyncCopyOp copy : l.prologue) {
+      std::optional<int64_t> k = getConstantIntValue(copy.getStage());
+      if (!k)
+        return failure();
+      l.ahead = std::max(l.ahead, *k + 1);
+    }
+    if (int64_t(l.prologue.size()) != l.ahead * int64_t(l.buffers.size()) ||
+        l.ahead >= l.stages ||
+        int64_t(l.copies.size()) != int64_t(l.buffers.size()))
+      return failure();
+    // Each buffer's first reader in the body, whose stage is the
+    // iteration's.
+    for (int32_t buffer : l.buffers) {
+      std::pair<Operation *, Value> found{nullptr, nullptr};
+      for (Operation &inner : *loop.getBody()) {
+        inner.walk([&](Operation *nested) {
+          if (Value s = stageRead(nested, buffer); s && !found.first)
+            found = {&inner, s};
+        });
+        if (found.first)
+          break;
+      }
+      if (!found.first)
+        return failure();
+      // The stage must be known where the wait goes.
+      if (auto arg = dyn_cast<BlockArgument>(found.second)) {
+        if (arg.getOwner() != loop.getBody())
+          return failure();
+      } else if (Operation *def = found.second.getDefiningOp();
+                 def->getBlock() != loop.getBody() ||
+                 !def->isBeforeInBlock(found.first)) {
+        return failure();
+      }
+      l.readers.push_back(found);
+    }
+    // Synchronous dots only: a stage is released at the end of the
+    // iteration that read it.
+    bool inFlight = false;
+    loop.walk([&](WarpgroupDotOp dot) { inFlight |= dot.getAsync(); });
+    if (inFlight || loop->hasAttr(TileDialect::getPingpongAttrName()))
+      return failure();
+    loops.push_back(std::move(l));
+  }
+  if (loops.empty() || !loops.back().after || !pending.empty())
+    return failure();
+  return loops;
+}
+
+/// True for an op the producer may run to compute its copies' addresses:
+/// index arithmetic (runsAnywhere) and plain loads (block-table entries).
+bool producerMayRun(Operation *op) {
+  return op->getNumRegions() == 0 && (runsAnywhere(op) || isa<LoadOp>(op));
+}
+
+/// The mbarrier inits of `l`'s buffers: full mbarriers of `arrivals`
+/// arrivals, the first buffer's release mbarriers too.
+void initBarriers(OpBuilder &b, Location loc, const CopyLoop &l,
+                  int32_t arrivals, bool split) {
+  for (int32_t buffer : l.buffers)
+    TmaInitOp::create(b, loc, buffer, l.stages, buffer == l.buffers.front(),
+                      arrivals, split);
+}
+
+void invalBarriers(OpBuilder &b, Location loc, const CopyLoop &l, bool split) {
+  for (int32_t buffer : l.buffers)
+    TmaInvalOp::create(b, loc, buffer, l.stages, buffer == l.buffers.front(),
+                       split);
+}
+
+/// The fill count of the loop's iteration `iv`: (iv - lb) / step, its
+/// iterations being in order from 0 (iv >= lb, so unsigned).
+Value iterationIndex(OpBuilder &b, Location loc, Value iv, Value lb,
+                     Value step) {
+  return arith::DivUIOp::create(b, loc, arith::SubIOp::create(b, loc, iv, lb),
+                                step);
+}
+
+/// The mbarrier phase parity of fill `f` of a ring of `stages`:
+/// (f / stages) & 1.
+Value fillParity(OpBuilder &b, Location loc, Value f, int64_t stages) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  return arith::AndIOp::create(
+      b, loc, arith::DivUIOp::create(b, loc, f, c(stages)), c(1));
+}
+
+/// quire-warp-specialize on a kernel whose loops are staged with cp.async
+/// (see Passes.td): producer warps, as many as the consumers, each
+/// mirroring the consumer warp of its index modulo their count, issue
+/// every copy and complete the stage's mbarrier with
+/// cp.async.mbarrier.arrive; the consumers wait on it and release the
+/// stage at the end of the iteration that read it.
+void specializeCopies(func::FuncOp func) {
+  if (!func.getBody().hasOneBlock())
+    return;
+  Block &body = func.getBody().front();
+  FailureOr<SmallVector<CopyLoop, 2>> found = copyLoops(body);
+  if (failed(found))
+    return;
+  SmallVector<CopyLoop, 2> &loops = *found;
+  int64_t consumerWarps = getNumWarps(func);
+  int32_t producers = consumerWarps;
+  if (2 * consumerWarps * kWarpSize > 1024)
+    return;
+  // Nothing may write memory or synchronize before the last loop ends (the
+  // producer's copies would no longer come after it); no TMA staging.
+  bool blocked = false;
+  for (Operation &op : body) {
+    op.walk([&](Operation *nested) {
+      // (Region ops: their ops are walked.)
+      if (isa<AsyncCopyOp, AsyncWaitOp, scf::YieldOp>(nested) ||
+          nested->getNumRegions() != 0)
+        return;
+      if (isa<TmaInitOp, TmaCopyOp, LocalStoreOp, BarrierOp>(nested) ||
+          ordersCopies(nested))
+        blocked = true;
+    });
+    if (&op == loops.back().after.getOperation())
+      break;
+  }
+  if (blocked)
+    return;
+
+  // What the producer computes: the copies' operands, the loops' bounds,
+  // and the iteration arguments they need, back to the kernel's arguments.
+  llvm::SetVector<Operation *> needed;
+  DenseMap<Operation *, llvm::SetVector<unsigned>> carried;
+  SmallVector<Value> work;
+  for (CopyLoop &l : loops) {
+    work.append({l.loop.getLowerBound(), l.loop.getUpperBound(),
+                 l.loop.getStep()});
+    for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
+      llvm::append_range(work, copy->getOperands());
+  }
+  auto isCopyLoop = [&](Operation *op) {
+    return llvm::any_of(loops, [&](CopyLoop &l) {
+      return l.loop.getOperation() == op;
+    });
+  };
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (owner == func.getOperation())
+        continue;
+      auto loop = dyn_cast<scf::ForOp>(owner);
+      if (!loop || !isCopyLoop(loop))
+        return;
+      if (arg == loop.getInductionVar())
+        continue;
+      unsigned j = arg.getArgNumber() - 1;
+      if (carried[loop].insert(j)) {
+        work.push_back(loop.getInitArgs()[j]);
+        work.push_back(loop.getBody()->getTerminator()->getOperand(j));
+      }
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (needed.contains(def))
+      continue;
+    Operation *parent = def->getParentOp();
+    if (isCopyLoop(def) ||
+        !(parent == func.getOperation() || isCopyLoop(parent)) ||
+        !producerMayRun(def))
+      return;
+    needed.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+
+  Location loc = func.getLoc();
+  SmallVector<Operation *> original;
+  for (Operation &op : body.without_terminator())
+    original.push_back(&op);
+  OpBuilder b = OpBuilder::atBlockBegin(&body);
+  auto cst = [&](OpBuilder &ob, int64_t v) -> Value {
+    return arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(v));
+  };
+  int32_t arrivals = producers * kWarpSize;
+  initBarriers(b, loc, loops.front(), arrivals, /*split=*/false);
+  auto split = scf::IfOp::create(b, loc, TypeRange(), IsProducerOp::create(b, loc),
+                                 /*withElseRegion=*/true);
+
+  // The producer: the loops' copies, each fill after its stage's release,
+  // in the consumers' order, and between two loops the consumers' meeting
+  // point where the mbarriers start over.
+  OpBuilder pb = OpBuilder::atBlockBegin(split.thenBlock());
+  bool shareRegisters = consumerWarps >= 2 * kWarpsPerWarpgroup;
+  if (shareRegisters)
+    SetMaxRegistersOp::create(pb, loc, RegisterAction::Dec,
+                              kCopyProducerRegisters);
+  IRMapping map;
+  auto issue = [&](OpBuilder &ob, SmallVector<AsyncCopyOp> copies, Value runs,
+                   const CopyLoop &l, Value acquireParity) {
+    auto guard = scf::IfOp::create(ob, loc, TypeRange(), runs,
+                                   /*withElseRegion=*/false);
+    OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
+    if (acquireParity)
+      TmaAcquireOp::create(gb, loc, map.lookup(copies.front().getStage()),
+                           acquireParity, l.buffers.front(), l.stages,
+                           /*producer=*/true, /*every_thread=*/true);
+    for (AsyncCopyOp copy : copies) {
+      gb.clone(*copy, map);
+      AsyncArriveOp::create(gb, copy.getLoc(), map.lookup(copy.getStage()),
+                            copy.getBuffer(), copy.getStages());
+    }
+  };
+  size_t next = 0;
+  for (Operation *op : original) {
+    if (next == loops.size())
+      break;
+    CopyLoop &l = loops[next];
+    if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
+      // Prologue fill k: the stage's first, nothing to wait for.
+      int64_t k = *getConstantIntValue(copy.getStage());
+      Value lb = map.lookupOrNull(l.loop.getLowerBound());
+      Value step = map.lookupOrNull(l.loop.getStep());
+      Value ub = map.lookupOrNull(l.loop.getUpperBound());
+      if (!lb || !step || !ub) {
+        split.erase();
+        return;
+      }
+      issue(pb, {copy}, iterationRuns(pb, loc, lb, step, k, ub, false), l,
+            nullptr);
+      continue;
+    }
+    if (op == l.loop.getOperation()) {
+      SmallVector<unsigned> args(carried[op].begin(), carried[op].end());
+      llvm::sort(args);
+      SmallVector<Value> inits;
+      for (unsigned j : args)
+        inits.push_back(map.lookup(l.loop.getInitArgs()[j]));
+      Value lb = map.lookup(l.loop.getLowerBound());
+      Value step = map.lookup(l.loop.getStep());
+      Value ub = map.lookup(l.loop.getUpperBound());
+      auto loop = scf::ForOp::create(pb, loc, lb, ub, step, inits);
+      OpBuilder lb2 = OpBuilder::atBlockBegin(loop.getBody());
+      Value iv = loop.getInductionVar();
+      map.map(l.loop.getInductionVar(), iv);
+      for (auto [n, j] : llvm::enumerate(args))
+        map.map(l.loop.getRegionIterArgs()[j], loop.getRegionIterArgs()[n]);
+      for (Operation &inner : l.loop.getBody()->without_terminator())
+        if (needed.contains(&inner))
+          lb2.clone(inner, map);
+      // Fill f = k + ahead of the ring waits for the release of fill
+      // f - stages: parity of fill f's phase flipped (a fresh mbarrier
+      // passes phase 1).
+      Value f = arith::AddIOp::create(lb2, loc,
+                                      iterationIndex(lb2, loc, iv, lb, step),
+                                      cst(lb2, l.ahead));
+      Value parity = arith::XOrIOp::create(
+          lb2, loc, fillParity(lb2, loc, f, l.stages), cst(lb2, 1));
+      issue(lb2, l.copies,
+            iterationRuns(lb2, loc, iv, step, l.ahead, ub, true), l, parity);
+      SmallVector<Value> yields;
+      for (unsigned j : args)
+        yields.push_back(
+            map.lookup(l.loop.getBody()->getTerminator()->getOperand(j)));
+      scf::YieldOp::create(lb2, loc, yields);
+      continue;
+    }
+    if (op == l.after.getOperation()) {
+      if (++next < loops.size()) {
+        invalBarriers(pb, loc, l, /*split=*/true);
+        initBarriers(pb, loc, loops[next], arrivals, /*split=*/true);
+      }
+      continue;
+    }
+    if (needed.contains(op))
+      pb.clone(*op, map);
+  }
+
+  // The consumers: the kernel without its copies; each loop waits for the
+  // stages it reads and releases them after its iteration.
+  Block *consumers = split.elseBlock();
+  for (Operation *op : original)
+    op->moveBefore(consumers->getTerminator());
+  for (auto [n, l] : llvm::enumerate(loops)) {
+    for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
+      copy->erase();
+    l.top->erase();
+    Block *lbody = l.loop.getBody();
+    OpBuilder cb = OpBuilder::atBlockBegin(lbody);
+    Value parity =
+        fillParity(cb, loc,
+                   iterationIndex(cb, loc, l.loop.getInductionVar(),
+                                  l.loop.getLowerBound(), l.loop.getStep()),
+                   l.stages);
+    for (auto [buffer, reader] : llvm::zip(l.buffers, l.readers)) {
+      cb.setInsertionPoint(reader.first);
+      TmaWaitOp::create(cb, loc, reader.second, parity, buffer, l.stages,
+                        /*async_proxy=*/true);
+    }
+    cb.setInsertionPoint(lbody->getTerminator());
+    TmaReleaseOp::create(cb, loc, l.readers.front().second,
+                         arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true)),
+                         l.buffers.front(), l.stages);
+    cb.setInsertionPoint(l.after);
+    if (n + 1 < loops.size()) {
+      invalBarriers(cb, loc, l, /*split=*/true);
+      initBarriers(cb, loc, loops[n + 1], arrivals, /*split=*/true);
+    } else {
+      invalBarriers(cb, loc, l, /*split=*/false);
+    }
+    l.after->erase();
+  }
+  if (shareRegisters) {
+    // As for a producer warpgroup (specialize below): the consumers take
+    // what the producer warps give back, a multiple of 8, at most 256.
+    int64_t threads = (consumerWarps + producers) * kWarpSize;
+    int64_t left = registersPerThread(threads) * threads -
+                   producers * kWarpSize * int64_t(kCopyProducerRegisters);
+    int64_t each =
+        std::min<int64_t>(256, left / (consumerWarps * kWarpSize) / 8 * 8);
+    OpBuilder rb = OpBuilder::atBlockBegin(consumers);
+    SetMaxRegistersOp::create(rb, loc, RegisterAction::Inc, each);
+  }
+  func->setAttr(TileDialect::getProducerWarpsAttrName(),
+                b.getI32IntegerAttr(producers));
+}
+
 struct WarpSpecializePass
     : public mlir::quire::tile::impl::WarpSpecializeBase<WarpSpecializePass> {
   using WarpSpecializeBase::WarpSpecializeBase;
 
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (isKernel(func) && !func.isExternal())
-        specialize(func);
+      if (isKernel(func) && !func.isExternal() && !specialize(func))
+        specializeCopies(func);
   }
 
-  void specialize(func::FuncOp func) {
+  /// Gives a TMA-staged loop a producer warp; false if the kernel has none
+  /// (it may have cp.async-staged loops).
+  bool specialize(func::FuncOp func) {
     Block &body = func.getBody().front();
     scf::ForOp loop;
     for (Operation &op : body)
       if (auto f = dyn_cast<scf::ForOp>(op);
           f && f->hasAttr(TileDialect::getTmaAheadAttrName())) {
         if (loop)
-          return; // one loop per kernel
+          return true; // one loop per kernel
         loop = f;
       }
     // A producer warpgroup where asked and the consumers are two or more
@@ -141,9 +550,11 @@ struct WarpSpecializePass
                                 consumerWarps >= 2 * warpgroup
                             ? warpgroup
                             : 1;
-    if (!loop || (consumerWarps + producers) * kWarpSize > 1024 ||
+    if (!loop)
+      return false;
+    if ((consumerWarps + producers) * kWarpSize > 1024 ||
         loop.getUnsignedCmp())
-      return;
+      return true;
     int64_t ahead =
         loop->getAttrOfType<IntegerAttr>(TileDialect::getTmaAheadAttrName())
             .getInt();
@@ -156,15 +567,15 @@ struct WarpSpecializePass
         copies.push_back(&op);
       else if (auto a = dyn_cast<TmaAcquireOp>(op)) {
         if (acquire)
-          return;
+          return true;
         acquire = a;
       }
     }
     if (copies.empty() || !acquire)
-      return;
+      return true;
     FailureOr<SmallVector<Operation *>> slice = bodySlice(loop, copies);
     if (failed(slice))
-      return;
+      return true;
     // Before the loop: what the producer needs (the loop's bounds, the
     // copies' operands from before it) stays before the split, and must be
     // ops any warp may run; the rest moves into the consumers' branch. The
@@ -191,7 +602,7 @@ struct WarpSpecializePass
         prologue.push_back(&op);
       else if (ordersCopies(&op) ||
                (needed.contains(&op) && !runsAnywhere(&op)))
-        return;
+        return true;
       else if (!needed.contains(&op) && !isa<TmaInitOp>(op))
         consumerOnly.push_back(&op);
     }
@@ -202,7 +613,7 @@ struct WarpSpecializePass
         nested = true;
     });
     if (nested)
-      return;
+      return true;
 
     Location loc = loop.getLoc();
     OpBuilder b(loop);
@@ -294,6 +705,7 @@ struct WarpSpecializePass
     }
     func->setAttr(TileDialect::getProducerWarpsAttrName(),
                   b.getI32IntegerAttr(producers));
+    return true;
   }
 };
 

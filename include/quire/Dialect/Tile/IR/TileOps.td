@@ -579,15 +579,25 @@ def Tile_TmaInitOp : Tile_Op<"tma_init", [MemoryEffects<[MemRead, MemWrite]>]> {
   let description = [{
     Inserted by `quire-async-copies` before a loop it stages with TMA: one
     thread initializes the `stages` mbarriers of staging buffer `buffer`
-    (arrival count 1, phase 0), and with `release` its `stages` release
-    mbarriers too (arrival count: the warps of the CTA; `tile.tma_release`,
-    `tile.tma_acquire`), then the CTA synchronizes.
+    (arrival count `arrivals`, default 1, phase 0), and with `release` its
+    `stages` release mbarriers too (arrival count: the warps of the CTA
+    that compute, `tile.num_warps`; `tile.tma_release`,
+    `tile.tma_acquire`), then the CTA synchronizes, producer warps too.
+    `quire-warp-specialize` also stages `cp.async` loops through them: every
+    producer thread arrives once per fill (`tile.async_arrive`), so
+    `arrivals` is the producer's threads. With `split` the producer and the
+    consumers reach the op at different points of their branches (between
+    two staged loops): the barrier is PTX `barrier.sync`, which allows that.
 
     ```mlir
     tile.tma_init {buffer = 0 : i32, stages = 3 : i32}
+    tile.tma_init {arrivals = 256 : i32, buffer = 1 : i32, release, split,
+                   stages = 2 : i32}
     ```
   }];
-  let arguments = (ins I32Attr:$buffer, I32Attr:$stages, UnitAttr:$release);
+  let arguments = (ins I32Attr:$buffer, I32Attr:$stages, UnitAttr:$release,
+                       DefaultValuedAttr<I32Attr, "1">:$arrivals,
+                       UnitAttr:$split);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
@@ -599,13 +609,17 @@ def Tile_TmaInvalOp : Tile_Op<"tma_inval", [MemoryEffects<[MemRead, MemWrite]>]>
     every copy has been waited for: the CTA synchronizes, then one thread
     invalidates the buffer's `stages` mbarriers, and with `release` its
     release mbarriers (so a later `tile.tma_init` may initialize them
-    again).
+    again). With `split` every thread of the CTA, producer warps too,
+    synchronizes, each at its own point (PTX `barrier.sync`), as
+    `tile.tma_init` with `split`; without it, in a warp-specialized kernel
+    only the consumers do.
 
     ```mlir
     tile.tma_inval {buffer = 0 : i32, stages = 3 : i32}
     ```
   }];
-  let arguments = (ins I32Attr:$buffer, I32Attr:$stages, UnitAttr:$release);
+  let arguments = (ins I32Attr:$buffer, I32Attr:$stages, UnitAttr:$release,
+                       UnitAttr:$split);
   let assemblyFormat = "attr-dict";
   let hasVerifier = 1;
 }
@@ -657,14 +671,17 @@ def Tile_TmaWaitOp : Tile_Op<"tma_wait", [MemoryEffects<[MemRead, MemWrite]>]> {
     Every thread waits until phase `phase` (0 or 1) of stage `stage`'s
     mbarrier of buffer `buffer` completes (`mbarrier.try_wait.parity`):
     the copies into the stage issued since the mbarrier's last phase have
-    landed and may be read, by `wgmma` too.
+    landed and may be read, by `wgmma` too. With `async_proxy` the stage
+    was written by `cp.async` (the generic proxy; `tile.async_arrive`), and
+    the thread then fences (`fence.proxy.async.shared::cta`) so that its
+    `wgmma` reads see the data.
 
     ```mlir
     tile.tma_wait stage %s phase %p {buffer = 0 : i32, stages = 3 : i32}
     ```
   }];
   let arguments = (ins I32:$stage, I32:$phase, I32Attr:$buffer,
-                       I32Attr:$stages);
+                       I32Attr:$stages, UnitAttr:$async_proxy);
   let assemblyFormat = "`stage` $stage `phase` $phase attr-dict";
   let hasVerifier = 1;
 }
@@ -696,15 +713,37 @@ def Tile_TmaAcquireOp : Tile_Op<"tma_acquire", [MemoryEffects<[MemRead, MemWrite
     on. A stage's first fill waits for phase 1, which a fresh mbarrier
     reports complete. Inserted by `quire-async-copies` with `tma-release`
     before the copies that refill a stage, in place of a CTA barrier. With
-    `producer` the waiting thread is the first of the producer warp.
+    `producer` the waiting thread is the first of the producer warp; with
+    `every_thread` as well, every producer thread waits (each issues
+    `cp.async` copies of its own into the stage).
 
     ```mlir
     tile.tma_acquire stage %s phase %p {buffer = 0 : i32, stages = 3 : i32}
     ```
   }];
   let arguments = (ins I32:$stage, I32:$phase, I32Attr:$buffer,
-                       I32Attr:$stages, UnitAttr:$producer);
+                       I32Attr:$stages, UnitAttr:$producer,
+                       UnitAttr:$every_thread);
   let assemblyFormat = "`stage` $stage `phase` $phase attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncArriveOp : Tile_Op<"async_arrive", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "arrive on a stage's mbarrier once this thread's cp.async copies land";
+  let description = [{
+    The executing thread's `tile.async_copy` copies issued so far complete
+    one arrival on stage `stage`'s mbarrier of buffer `buffer` when they
+    land (`cp.async.mbarrier.arrive.noinc`: the arrival is counted in the
+    mbarrier's `arrivals`, `tile.tma_init`). Consumers wait for the stage
+    with `tile.tma_wait {async_proxy}`. Inserted by `quire-warp-specialize`
+    after each producer thread's copies of a fill.
+
+    ```mlir
+    tile.async_arrive stage %s {buffer = 0 : i32, stages = 2 : i32}
+    ```
+  }];
+  let arguments = (ins I32:$stage, I32Attr:$buffer, I32Attr:$stages);
+  let assemblyFormat = "`stage` $stage attr-dict";
   let hasVerifier = 1;
 }
 
@@ -825,11 +864,14 @@ def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [
 def Tile_IsProducerOp : Tile_Op<"is_producer", [Pure]> {
   let summary = "true in the producer warp quire-warp-specialize adds";
   let description = [{
-    In a kernel with `tile.producer_warps = 1` (set by
-    `quire-warp-specialize`), the CTA has one warp more than the module's
-    `tile.num_warps`: the producer, which only issues TMA copies. The op is
-    true in its threads and false in the others (the consumers, which run
-    every laid-out op).
+    In a kernel with `tile.producer_warps = P` (set by
+    `quire-warp-specialize`), the CTA has P warps more than the module's
+    `tile.num_warps`: the producer, which only issues copies (P = 1 or 4
+    for TMA copies; P = `tile.num_warps` for `cp.async` copies, each
+    producer warp then computing the addresses of the consumer warp its
+    index is, modulo `tile.num_warps`). The op is true in its threads and
+    false in the others (the consumers, which run every other laid-out
+    op).
 
     ```mlir
     %p = tile.is_producer
