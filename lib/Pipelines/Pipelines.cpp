@@ -137,6 +137,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     if (warpgroup && specialize) {
       tile::WarpSpecializeOptions producer;
       producer.producerWarpgroup = options.producerWarpgroup;
+      producer.pingpong = options.pingpong;
       pm.addPass(tile::createWarpSpecialize(producer));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());

@@ -241,6 +241,32 @@ def test_paged_prefill_attention(torch, gen, dtype, ctx, qlens, P, Hq, Hkv, D):
         assert rel_err(torch, out, ref) < tol, (sorted(kw), gen.initial_seed())
 
 
+@pytest.mark.parametrize("options", [
+    dict(warp_specialize=True),
+    dict(warp_specialize=True, num_stages=3),
+    dict(warp_specialize=True, pingpong=True),
+    dict(warp_specialize=True, pingpong=True, num_stages=3),
+])
+@pytest.mark.parametrize("ctx, qlens, P, Hq, Hkv", [
+    ([0, 1, 17, 300], [1, 64, 65, 130], 16, 8, 2),     # ragged, crossing pages
+    ([500, 0, 1000], [257, 3, 77], 128, 32, 8),
+])
+def test_paged_prefill_warp_specialized(torch, gen, options, ctx, qlens, P,
+                                        Hq, Hkv):
+    # Producer warps for the cp.async copies (quire-warp-specialize), with
+    # the consumer warpgroups in turns (pingpong): both loops, the chunk's
+    # K/V separate and from the cache.
+    args, kn, vn, ref = prefill_case(torch, gen, ctx, qlens, P, Hq, Hkv, 128,
+                                     torch.half)
+    for kw in (dict(key=kn, value=vn), {}):
+        out = poisoned(torch, *args[0].shape, dtype=torch.half)
+        quire.ops._paged_prefill(*args, None, out, kw.get("key"),
+                                 kw.get("value"), None, **options)
+        torch.cuda.synchronize()
+        assert rel_err(torch, out, ref) < 2e-3, (sorted(kw), options,
+                                                gen.initial_seed())
+
+
 def test_paged_prefill_in_a_cuda_graph(torch, gen):
     args, kn, vn, ref = prefill_case(torch, gen, [100, 0], [70, 5], 16, 8, 2,
                                      128, torch.half)

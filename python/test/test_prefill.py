@@ -277,6 +277,35 @@ def test_pingpong_hook():
     assert splits == {True: 1, False: 0}
 
 
+def test_warp_specialize_hook():
+    # The ablation switch of quire-warp-specialize on the prefill kernel's
+    # cp.async loops: the interpreter gives the same results; compiled, the
+    # kernel runs 8 producer warps beside the 8 consumer warps (512
+    # threads), both loops' copies in the producer's branch, and with
+    # pingpong the consumer warpgroups issue each loop's two dots in turn;
+    # the option is checked.
+    from quire.ops import launch, prefill
+    from quire.ops.features import Features
+    a, kn, vn = _hook_matches_float64(12, warp_specialize=True)
+    with pytest.raises(TypeError, match="warp_specialize: expected True or "
+                                        "False, got str"):
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 warp_specialize="yes")
+    none = Features(-1, 0.0, None, None, False, {})
+    for pingpong in (False, True):
+        spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, True,
+                             False, True, False, none,
+                             warp_specialize=True, pingpong=pingpong)
+        kernel = launch.compiled(spec, 90, 8)
+        tile = kernel.asm("tile")
+        assert kernel.threads == 512
+        # K and V, in the two prologues and the two loops.
+        assert tile.count("tile.async_arrive") == 8
+        assert tile.count("tile.tma_wait") == 4      # K and V, two loops
+        assert tile.count("tile.warpgroup_turn wait") == (4 if pingpong else 0)
+        assert "cp.async.mbarrier.arrive.noinc" in kernel.ptx
+
+
 def test_gathered_rows_hook():
     # The ablation switch of quire-assign-layouts' gathered rows: with it a
     # thread's rows of a 128-key tile over 16-token pages share one page,

@@ -383,6 +383,55 @@ struct IsProducerOpLowering
   TileToLLVMState &state;
 };
 
+/// tile.warpgroup_turn start|wait|pass|end, warpgroup w (0 or 1) of the
+/// consumers, barrier 2 + w its turn:
+///   start: @(w == 1) bar.arrive 2, 256   wait: bar.sync 2 + w, 256
+///   pass:  bar.arrive 2 + (w ^ 1), 256   end:  @(w == 0) bar.sync 2, 256
+struct WarpgroupTurnOpLowering
+    : public ConvertOpToLLVMPattern<tile::WarpgroupTurnOp> {
+  WarpgroupTurnOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern(c), state(s) {}
+
+  LogicalResult
+  matchAndRewrite(tile::WarpgroupTurnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (state.numWarps != 2 * tile::kWarpsPerWarpgroup)
+      return op.emitOpError() << "not supported on the GPU: turns of "
+                              << state.numWarps << " warps (needs two "
+                                 "warpgroups, 8 warps)";
+    Location loc = op.getLoc();
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value wg = LLVM::LShrOp::create(
+        rewriter, loc, tid,
+        i32Const(rewriter, loc,
+                 llvm::Log2_32(tile::kWarpSize * tile::kWarpsPerWarpgroup)));
+    std::string threads = std::to_string(state.numWarps * tile::kWarpSize);
+    std::string ptx;
+    switch (op.getAction()) {
+    case tile::TurnAction::Start:
+      ptx = "{\n.reg .pred p;\nsetp.eq.u32 p, $0, 1;\n@p bar.arrive 2, " +
+            threads + ";\n}";
+      break;
+    case tile::TurnAction::Wait:
+      ptx = "{\n.reg .b32 id;\nadd.u32 id, $0, 2;\nbar.sync id, " +
+            threads + ";\n}";
+      break;
+    case tile::TurnAction::Pass:
+      ptx = "{\n.reg .b32 id;\nxor.b32 id, $0, 3;\nbar.arrive id, " +
+            threads + ";\n}";
+      break;
+    case tile::TurnAction::End:
+      ptx = "{\n.reg .pred p;\nsetp.eq.u32 p, $0, 0;\n@p bar.sync 2, " +
+            threads + ";\n}";
+      break;
+    }
+    inlinePtx(rewriter, loc, {}, {wg}, ptx, "r", /*sideEffects=*/true);
+    rewriter.eraseOp(op);
+    return success();
+  }
+  TileToLLVMState &state;
+};
+
 /// tile.warpgroup_id => shfl.sync.idx(tid.x >> 7, lane 0): uniform in each
 /// warp as far as ptxas can tell, so branches on it are not divergent.
 struct WarpgroupIdOpLowering
@@ -427,7 +476,7 @@ void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
   patterns.add<TmaInitOpLowering, TmaInvalOpLowering, TmaCopyOpLowering,
                TmaWaitOpLowering, TmaReleaseOpLowering, TmaAcquireOpLowering,
                IsProducerOpLowering, SetMaxRegistersOpLowering,
-               AsyncArriveOpLowering>(converter,
+               AsyncArriveOpLowering, WarpgroupTurnOpLowering>(converter,
                                                                 state);
   patterns.add<TensorMapBlockOpLowering, WarpgroupIdOpLowering>(converter);
 }

@@ -115,6 +115,11 @@ constexpr int32_t kProducerRegisters = 24;
 /// they compute the copies' addresses (64-bit pointers, masks).
 constexpr int32_t kCopyProducerRegisters = 56;
 
+/// The registers a wgmma instruction needs besides its accumulators (A
+/// fragments, descriptors, predicates), as ptxas counts them (a m64n256k16
+/// wgmma with f32 accumulators asks for 158).
+constexpr int64_t kDotOperandRegisters = 30;
+
 /// A loop quire-async-copies staged with cp.async, at the top level of a
 /// kernel:
 ///   <prologue: tile.async_copy of iterations 0 .. ahead-1 into stages 0..>
@@ -236,7 +241,7 @@ FailureOr<SmallVector<CopyLoop, 2>> copyLoops(Block &body) {
     // iteration that read it.
     bool inFlight = false;
     loop.walk([&](WarpgroupDotOp dot) { inFlight |= dot.getAsync(); });
-    if (inFlight || loop->hasAttr(TileDialect::getPingpongAttrName()))
+    if (inFlight)
       return failure();
     loops.push_back(std::move(l));
   }
@@ -290,7 +295,7 @@ Value fillParity(OpBuilder &b, Location loc, Value f, int64_t stages) {
 /// every copy and complete the stage's mbarrier with
 /// cp.async.mbarrier.arrive; the consumers wait on it and release the
 /// stage at the end of the iteration that read it.
-void specializeCopies(func::FuncOp func) {
+void specializeCopies(func::FuncOp func, bool pingpong) {
   if (!func.getBody().hasOneBlock())
     return;
   Block &body = func.getBody().front();
@@ -301,6 +306,17 @@ void specializeCopies(func::FuncOp func) {
   int64_t consumerWarps = getNumWarps(func);
   int32_t producers = consumerWarps;
   if (2 * consumerWarps * kWarpSize > 1024)
+    return;
+  // ptxas checks each instruction against the registers a thread has at
+  // entry (64K / the CTA's threads), whatever setmaxnreg gives the
+  // consumers later: a wgmma's f32 accumulators (N / 2 a thread) and its
+  // operands must fit that.
+  int64_t entry = registersPerThread((consumerWarps + producers) * kWarpSize);
+  bool tooWide = false;
+  func.walk([&](WarpgroupDotOp dot) {
+    tooWide |= dot.getBShape()[1] / 2 + kDotOperandRegisters > entry;
+  });
+  if (tooWide)
     return;
   // Nothing may write memory or synchronize before the last loop ends (the
   // producer's copies would no longer come after it); no TMA staging.
@@ -367,6 +383,14 @@ void specializeCopies(func::FuncOp func) {
     llvm::append_range(work, def->getOperands());
   }
 
+  // The prologue's copies test the loop's bounds: defined before them.
+  for (CopyLoop &l : loops)
+    for (Value bound : {l.loop.getLowerBound(), l.loop.getUpperBound(),
+                        l.loop.getStep()})
+      if (Operation *def = bound.getDefiningOp();
+          def && !def->isBeforeInBlock(l.prologue.front()))
+        return;
+
   Location loc = func.getLoc();
   SmallVector<Operation *> original;
   for (Operation &op : body.without_terminator())
@@ -395,12 +419,12 @@ void specializeCopies(func::FuncOp func) {
                                    /*withElseRegion=*/false);
     OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
     if (acquireParity)
-      TmaAcquireOp::create(gb, loc, map.lookup(copies.front().getStage()),
+      TmaAcquireOp::create(gb, loc, map.lookupOrDefault(copies.front().getStage()),
                            acquireParity, l.buffers.front(), l.stages,
                            /*producer=*/true, /*every_thread=*/true);
     for (AsyncCopyOp copy : copies) {
       gb.clone(*copy, map);
-      AsyncArriveOp::create(gb, copy.getLoc(), map.lookup(copy.getStage()),
+      AsyncArriveOp::create(gb, copy.getLoc(), map.lookupOrDefault(copy.getStage()),
                             copy.getBuffer(), copy.getStages());
     }
   };
@@ -412,13 +436,9 @@ void specializeCopies(func::FuncOp func) {
     if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
       // Prologue fill k: the stage's first, nothing to wait for.
       int64_t k = *getConstantIntValue(copy.getStage());
-      Value lb = map.lookupOrNull(l.loop.getLowerBound());
-      Value step = map.lookupOrNull(l.loop.getStep());
-      Value ub = map.lookupOrNull(l.loop.getUpperBound());
-      if (!lb || !step || !ub) {
-        split.erase();
-        return;
-      }
+      Value lb = map.lookupOrDefault(l.loop.getLowerBound());
+      Value step = map.lookupOrDefault(l.loop.getStep());
+      Value ub = map.lookupOrDefault(l.loop.getUpperBound());
       issue(pb, {copy}, iterationRuns(pb, loc, lb, step, k, ub, false), l,
             nullptr);
       continue;
@@ -428,10 +448,10 @@ void specializeCopies(func::FuncOp func) {
       llvm::sort(args);
       SmallVector<Value> inits;
       for (unsigned j : args)
-        inits.push_back(map.lookup(l.loop.getInitArgs()[j]));
-      Value lb = map.lookup(l.loop.getLowerBound());
-      Value step = map.lookup(l.loop.getStep());
-      Value ub = map.lookup(l.loop.getUpperBound());
+        inits.push_back(map.lookupOrDefault(l.loop.getInitArgs()[j]));
+      Value lb = map.lookupOrDefault(l.loop.getLowerBound());
+      Value step = map.lookupOrDefault(l.loop.getStep());
+      Value ub = map.lookupOrDefault(l.loop.getUpperBound());
       auto loop = scf::ForOp::create(pb, loc, lb, ub, step, inits);
       OpBuilder lb2 = OpBuilder::atBlockBegin(loop.getBody());
       Value iv = loop.getInductionVar();
@@ -454,7 +474,7 @@ void specializeCopies(func::FuncOp func) {
       SmallVector<Value> yields;
       for (unsigned j : args)
         yields.push_back(
-            map.lookup(l.loop.getBody()->getTerminator()->getOperand(j)));
+            map.lookupOrDefault(l.loop.getBody()->getTerminator()->getOperand(j)));
       scf::YieldOp::create(lb2, loc, yields);
       continue;
     }
@@ -503,6 +523,29 @@ void specializeCopies(func::FuncOp func) {
     }
     l.after->erase();
   }
+  // Ping-pong: the two consumer warpgroups issue the loops' dots in turn,
+  // each passing the turn once its dot is issued (it then waits for the
+  // dot), so one's softmax runs beside the other's dots.
+  if (pingpong && consumerWarps == 2 * kWarpsPerWarpgroup) {
+    OpBuilder tb = OpBuilder::atBlockBegin(consumers);
+    WarpgroupTurnOp::create(tb, loc, TurnAction::Start);
+    for (CopyLoop &l : loops) {
+      l.loop->removeAttr(TileDialect::getPingpongAttrName());
+      for (auto dot : llvm::make_early_inc_range(
+               l.loop.getBody()->getOps<WarpgroupDotOp>())) {
+        tb.setInsertionPoint(dot);
+        WarpgroupTurnOp::create(tb, loc, TurnAction::Wait);
+        dot.setAsync(true);
+        tb.setInsertionPointAfter(dot);
+        WarpgroupTurnOp::create(tb, loc, TurnAction::Pass);
+        auto wait = WarpgroupWaitOp::create(tb, dot.getLoc(),
+                                            ValueRange{dot.getD()}, 0);
+        dot.getD().replaceAllUsesExcept(wait.getOutputs()[0], wait);
+      }
+    }
+    tb.setInsertionPointAfter(loops.back().loop);
+    WarpgroupTurnOp::create(tb, loc, TurnAction::End);
+  }
   if (shareRegisters) {
     // As for a producer warpgroup (specialize below): the consumers take
     // what the producer warps give back, a multiple of 8, at most 256.
@@ -525,7 +568,7 @@ struct WarpSpecializePass
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (isKernel(func) && !func.isExternal() && !specialize(func))
-        specializeCopies(func);
+        specializeCopies(func, pingpong);
   }
 
   /// Gives a TMA-staged loop a producer warp; false if the kernel has none

@@ -34,6 +34,15 @@ def Tile_RegisterActionAttr : I32EnumAttr<"RegisterAction",
   let cppNamespace = "::mlir::quire::tile";
 }
 
+def Tile_TurnActionAttr : I32EnumAttr<"TurnAction",
+    "warpgroup turn action", [
+    I32EnumAttrCase<"Start", 0, "start">,
+    I32EnumAttrCase<"Wait", 1, "wait">,
+    I32EnumAttrCase<"Pass", 2, "pass">,
+    I32EnumAttrCase<"End", 3, "end">]> {
+  let cppNamespace = "::mlir::quire::tile";
+}
+
 def Tile_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Sum", 0, "sum">,
     I32EnumAttrCase<"Max", 1, "max">,
@@ -897,6 +906,33 @@ def Tile_WarpgroupIdOp : Tile_Op<"warpgroup_id", [Pure]> {
   }];
   let results = (outs I32:$result);
   let assemblyFormat = "attr-dict";
+}
+
+def Tile_WarpgroupTurnOp : Tile_Op<"warpgroup_turn",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "two warpgroups take turns (named barriers)";
+  let description = [{
+    The two warpgroups of an 8-warp CTA's consumers (a warp-specialized
+    kernel's, `tile.producer_warps`) take turns through two named barriers,
+    one per warpgroup (ids 2 and 3, 256 threads each: one warpgroup waits,
+    the other arrives). `wait`: the executing warpgroup waits for its turn
+    (`bar.sync`); `pass`: it gives the turn to the other (`bar.arrive` on
+    the other's barrier); `start` gives warpgroup 0 the first turn
+    (warpgroup 1 arrives on its barrier); `end`, after the last `pass`,
+    takes back the turn warpgroup 1 passed last (warpgroup 0 waits), so no
+    arrival is left pending. Between `start` and `end` the two warpgroups
+    run the same sequence of `wait` and `pass` (the same loops), so what
+    each does between its `wait` and `pass` alternates: warpgroup 0, then
+    1, then 0, ... `quire-warp-specialize` with `pingpong` puts each dot's
+    issue between them: FlashAttention-3's ping-pong, one warpgroup's
+    softmax beside the other's dots.
+
+    ```mlir
+    tile.warpgroup_turn wait
+    ```
+  }];
+  let arguments = (ins Tile_TurnActionAttr:$action);
+  let assemblyFormat = "$action attr-dict";
 }
 
 def Tile_SetMaxRegistersOp : Tile_Op<"setmaxnreg",

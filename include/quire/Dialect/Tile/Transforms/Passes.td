@@ -486,7 +486,11 @@ def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
     Option<"producerWarpgroup", "producer-warpgroup", "bool", "false",
            "a producer warpgroup that gives its registers to the consumer "
            "warpgroups with setmaxnreg, where the consumers are two or more "
-           "whole warpgroups">
+           "whole warpgroups">,
+    Option<"pingpong", "pingpong", "bool", "false",
+           "with cp.async producer warps and two consumer warpgroups, the "
+           "warpgroups issue the staged loops' dots in turn "
+           "(tile.warpgroup_turn)">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
