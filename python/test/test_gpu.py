@@ -246,6 +246,8 @@ def test_paged_prefill_attention(torch, gen, dtype, ctx, qlens, P, Hq, Hkv, D):
     dict(warp_specialize=True, num_stages=3),
     dict(warp_specialize=True, pingpong=True),
     dict(warp_specialize=True, pingpong=True, num_stages=3),
+    dict(warp_specialize=True, producer_warpgroup=True),
+    dict(warp_specialize=True, producer_warpgroup=True, pingpong=True),
 ])
 @pytest.mark.parametrize("ctx, qlens, P, Hq, Hkv", [
     ([0, 1, 17, 300], [1, 64, 65, 130], 16, 8, 2),     # ragged, crossing pages

@@ -292,13 +292,17 @@ def test_warp_specialize_hook():
         quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
                                  warp_specialize="yes")
     none = Features(-1, 0.0, None, None, False, {})
-    for pingpong in (False, True):
+    for pingpong, warpgroup in ((False, False), (True, False), (False, True)):
         spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, True,
                              False, True, False, none,
-                             warp_specialize=True, pingpong=pingpong)
+                             warp_specialize=True, pingpong=pingpong,
+                             producer_warpgroup=warpgroup)
         kernel = launch.compiled(spec, 90, 8)
         tile = kernel.asm("tile")
-        assert kernel.threads == 512
+        # A producer warpgroup issues both consumer warpgroups' copies: its
+        # second set of ops for the threads 128 above.
+        assert kernel.threads == (384 if warpgroup else 512)
+        assert ("tile.thread_offset = 128" in tile) == warpgroup
         # K and V, in the two prologues and the two loops.
         assert tile.count("tile.async_arrive") == 8
         assert tile.count("tile.tma_wait") == 4      # K and V, two loops

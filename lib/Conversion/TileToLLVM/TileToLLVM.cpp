@@ -133,6 +133,35 @@ static void replicatedDivisors(ModuleOp module) {
 
 namespace {
 
+/// The thread index read for an op with tile.thread_offset (a producer
+/// warpgroup's clone for the consumer warps above it,
+/// quire-warp-specialize) is the executing thread's plus the offset: the
+/// ops its lowering made carry its location, which the pass tagged with
+/// the offset.
+void offsetThreadIds(ModuleOp module) {
+  SmallVector<NVVM::ThreadIdXOp> reads;
+  module.walk([&](NVVM::ThreadIdXOp tid) { reads.push_back(tid); });
+  for (NVVM::ThreadIdXOp tid : reads) {
+    // (Rewrites may have fused the tagged location into another.)
+    IntegerAttr offset;
+    tid.getLoc()->walk([&](Location l) {
+      auto fused = dyn_cast<FusedLoc>(l);
+      auto tag = fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
+                       : DictionaryAttr();
+      if (tag)
+        offset = tag.getAs<IntegerAttr>(
+            tile::TileDialect::getThreadOffsetAttrName());
+      return offset ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (!offset)
+      continue;
+    OpBuilder b(tid->getBlock(), std::next(tid->getIterator()));
+    Value add = LLVM::AddOp::create(b, tid.getLoc(), tid.getResult(),
+                                    i32Const(b, tid.getLoc(), offset.getInt()));
+    tid.getResult().replaceAllUsesExcept(add, add.getDefiningOp());
+  }
+}
+
 /// Replaces `op`'s single result with `values`.
 void replaceWith(ConversionPatternRewriter &rewriter, Operation *op,
                  ArrayRef<Value> values) {
@@ -506,6 +535,7 @@ struct ConvertTileToLLVMPass
       populateTileToLLVMConversionPatterns(converter, patterns, state);
       if (failed(applyPartialConversion(module, target, std::move(patterns))))
         return signalPassFailure();
+      offsetThreadIds(module);
       sharedNeed = placeSharedBuffers(module, state);
       placeBarriers(module);
       consumerBarriers(module, state.numWarps);

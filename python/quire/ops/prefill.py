@@ -18,7 +18,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           aligned_pointers, aligned_strides, separate, checked, causal,
           skip_decode, feats, kv_dtype=None, num_stages=2, flat=False,
           fold_scale=True, pingpong=False, gathered_rows=False,
-          token_strides=(), warp_specialize=False):
+          token_strides=(), warp_specialize=False, producer_warpgroup=False):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -56,7 +56,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         consts.update(num_seqs=None, search_steps=None)
     feats.spec(consts, args)
     flags = dict(pingpong=pingpong, gathered_rows=gathered_rows,
-                 warp_specialize=warp_specialize)
+                 warp_specialize=warp_specialize,
+                 producer_warpgroup=producer_warpgroup)
     options = tuple((name, True) for name, on in flags.items() if on)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
                              consts, args, num_stages, options)
@@ -167,10 +168,11 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    sinks=None, return_lse=False, q_descale=None,
                    k_descale=None, v_descale=None, num_stages=None,
                    early_dots=False, fold_scale=True, pingpong=False,
-                   gathered_rows=False, warp_specialize=False):
+                   gathered_rows=False, warp_specialize=False,
+                   producer_warpgroup=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
-    tensor-core options (wgmma, early_dots, pingpong, warp_specialize;
-    sm_90), the gathered rows' layout (gathered_rows, quire.compile's) and
+    tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
+    producer_warpgroup; sm_90), the gathered rows' layout (gathered_rows, quire.compile's) and
     the folded scale (fold_scale, prefill_kernel.FOLD_SCALE) open for
     benchmarks."""
     if (key is None) != (value is None):
@@ -215,6 +217,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     val.check_bool(pingpong, "pingpong")
     val.check_bool(gathered_rows, "gathered_rows")
     val.check_bool(warp_specialize, "warp_specialize")
+    val.check_bool(producer_warpgroup, "producer_warpgroup")
     val.check_bool(fold_scale, "fold_scale")
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -222,7 +225,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,
         cfg, "query_start_loc", "seq_lens",
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
-        gathered_rows, warp_specialize)
+        gathered_rows, warp_specialize, producer_warpgroup)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -230,12 +233,13 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
 def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    causal, skip_decode, cfg, qs_name, lens_name, sm=90,
                    wgmma=True, fold_scale=True, pingpong=False,
-                   gathered_rows=False, warp_specialize=False):
+                   gathered_rows=False, warp_specialize=False,
+                   producer_warpgroup=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
-    kernel compiles with quire-pingpong (docs/passes.md); `gathered_rows`
-    and `warp_specialize`: quire.compile's options. `cfg` is (block_m,
+    kernel compiles with quire-pingpong (docs/passes.md); `gathered_rows`,
+    `warp_specialize` and `producer_warpgroup`: quire.compile's options. `cfg` is (block_m,
     block_n, num_warps, num_stages), None for each default, the defaults
     those of configs.prefill_config for compute capability `sm` (the
     interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
@@ -309,14 +313,15 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
-           gathered_rows, token_strides, warp_specialize)
+           gathered_rows, warp_specialize, producer_warpgroup, token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
             dtype, group, head_dim, page_size, block_m, block_n,
             aligned_pointers, aligned_strides, separate, checked, causal,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
-            pingpong, gathered_rows, token_strides, warp_specialize))
+            pingpong, gathered_rows, token_strides, warp_specialize,
+            producer_warpgroup))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

@@ -1174,3 +1174,11 @@ func.func @async_arrive_stages(%s: i32) {
   tile.async_arrive stage %s {buffer = 0 : i32, stages = 0 : i32}
   return
 }
+
+// -----
+
+func.func @thread_offset_not_a_warpgroup(%a: i32) -> i32 {
+  // expected-error @+1 {{'tile.thread_offset' must be a positive i32 multiple of 128}}
+  %b = arith.addi %a, %a {tile.thread_offset = 64 : i32} : i32
+  return %b : i32
+}

@@ -327,6 +327,14 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                  << arg;
     return success();
   }
+  if (attr.getName() == getThreadOffsetAttrName()) {
+    auto value = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!value || !value.getType().isInteger(32) || value.getInt() <= 0 ||
+        value.getInt() % 128 != 0)
+      return op->emitOpError() << "'" << getThreadOffsetAttrName()
+                               << "' must be a positive i32 multiple of 128";
+    return success();
+  }
   if (attr.getName() == getNumWarpsAttrName()) {
     auto value = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<ModuleOp>(op) || !value || value.getInt() <= 0 ||

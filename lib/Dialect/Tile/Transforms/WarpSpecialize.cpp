@@ -111,9 +111,11 @@ FailureOr<SmallVector<Operation *>> bodySlice(scf::ForOp loop,
 /// least).
 constexpr int32_t kProducerRegisters = 24;
 
-/// The registers per thread of producer warps that issue cp.async copies:
-/// they compute the copies' addresses (64-bit pointers, masks).
-constexpr int32_t kCopyProducerRegisters = 56;
+/// The registers per thread of producer warps that issue cp.async copies,
+/// for each consumer warp a producer warp stands for: they compute the
+/// copies' addresses (64-bit pointers, masks). ptxas spills little with
+/// 56 for one, 104 for two (the prefill kernel, 128 x 128 tiles).
+int64_t copyProducerRegisters(int64_t sets) { return 48 * sets + 8; }
 
 /// The registers a wgmma instruction needs besides its accumulators (A
 /// fragments, descriptors, predicates), as ptxas counts them (a m64n256k16
@@ -295,7 +297,7 @@ Value fillParity(OpBuilder &b, Location loc, Value f, int64_t stages) {
 /// every copy and complete the stage's mbarrier with
 /// cp.async.mbarrier.arrive; the consumers wait on it and release the
 /// stage at the end of the iteration that read it.
-void specializeCopies(func::FuncOp func, bool pingpong) {
+void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
   if (!func.getBody().hasOneBlock())
     return;
   Block &body = func.getBody().front();
@@ -303,9 +305,16 @@ void specializeCopies(func::FuncOp func, bool pingpong) {
   if (failed(found))
     return;
   SmallVector<CopyLoop, 2> &loops = *found;
+  // A producer warp for each consumer warp, or with `warpgroup` a producer
+  // warpgroup (the consumers' warps where they are fewer), its warps
+  // issuing the copies of consumer warps w, w + 4, ... (`sets`).
   int64_t consumerWarps = getNumWarps(func);
-  int32_t producers = consumerWarps;
-  if (2 * consumerWarps * kWarpSize > 1024)
+  int32_t producers =
+      warpgroup ? std::min<int64_t>(consumerWarps, kWarpsPerWarpgroup)
+                : consumerWarps;
+  int64_t sets = consumerWarps / producers;
+  int32_t setThreads = producers * kWarpSize;
+  if ((consumerWarps + producers) * kWarpSize > 1024)
     return;
   // ptxas checks each instruction against the registers a thread has at
   // entry (64K / the CTA's threads), whatever setmaxnreg gives the
@@ -379,6 +388,12 @@ void specializeCopies(func::FuncOp func, bool pingpong) {
         !(parent == func.getOperation() || isCopyLoop(parent)) ||
         !producerMayRun(def))
       return;
+    // Each set clones what depends on the thread; CSE may merge constants,
+    // so a tensor constant must be the same in every thread.
+    if (auto c = dyn_cast<arith::ConstantOp>(def))
+      if (auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+          dense && !dense.isSplat())
+        return;
     needed.insert(def);
     llvm::append_range(work, def->getOperands());
   }
@@ -399,7 +414,7 @@ void specializeCopies(func::FuncOp func, bool pingpong) {
   auto cst = [&](OpBuilder &ob, int64_t v) -> Value {
     return arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(v));
   };
-  int32_t arrivals = producers * kWarpSize;
+  int32_t arrivals = setThreads;
   initBarriers(b, loc, loops.front(), arrivals, /*split=*/false);
   auto split = scf::IfOp::create(b, loc, TypeRange(), IsProducerOp::create(b, loc),
                                  /*withElseRegion=*/true);
@@ -411,20 +426,49 @@ void specializeCopies(func::FuncOp func, bool pingpong) {
   bool shareRegisters = consumerWarps >= 2 * kWarpsPerWarpgroup;
   if (shareRegisters)
     SetMaxRegistersOp::create(pb, loc, RegisterAction::Dec,
-                              kCopyProducerRegisters);
-  IRMapping map;
+                              copyProducerRegisters(sets));
+  // One mapping per set; what holds no tensor is the same in every thread
+  // and cloned once (set 0's). Set k's clones compute the elements of the
+  // threads k * setThreads above (tile.thread_offset, also in their
+  // location, which the ops the lowering makes from them keep).
+  SmallVector<IRMapping> maps(sets);
+  auto perThread = [](Operation *op) {
+    auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+    return llvm::any_of(op->getResultTypes(), isTensor) ||
+           llvm::any_of(op->getOperandTypes(), isTensor);
+  };
+  auto cloneForSets = [&](OpBuilder &ob, Operation &op) {
+    if (!perThread(&op)) {
+      Operation *c = ob.clone(op, maps[0]);
+      for (int64_t k = 1; k < sets; ++k)
+        maps[k].map(op.getResults(), c->getResults());
+      return;
+    }
+    for (int64_t k = 0; k < sets; ++k) {
+      Operation *c = ob.clone(op, maps[k]);
+      if (k == 0)
+        continue;
+      auto offset = ob.getI32IntegerAttr(k * setThreads);
+      c->setAttr(TileDialect::getThreadOffsetAttrName(), offset);
+      c->setLoc(FusedLoc::get(
+          ob.getContext(), {c->getLoc()},
+          ob.getDictionaryAttr(ob.getNamedAttr(
+              TileDialect::getThreadOffsetAttrName(), offset))));
+    }
+  };
+  auto lookup = [&](Value v) { return maps[0].lookupOrDefault(v); };
   auto issue = [&](OpBuilder &ob, SmallVector<AsyncCopyOp> copies, Value runs,
                    const CopyLoop &l, Value acquireParity) {
     auto guard = scf::IfOp::create(ob, loc, TypeRange(), runs,
                                    /*withElseRegion=*/false);
     OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
     if (acquireParity)
-      TmaAcquireOp::create(gb, loc, map.lookupOrDefault(copies.front().getStage()),
+      TmaAcquireOp::create(gb, loc, lookup(copies.front().getStage()),
                            acquireParity, l.buffers.front(), l.stages,
                            /*producer=*/true, /*every_thread=*/true);
     for (AsyncCopyOp copy : copies) {
-      gb.clone(*copy, map);
-      AsyncArriveOp::create(gb, copy.getLoc(), map.lookupOrDefault(copy.getStage()),
+      cloneForSets(gb, *copy);
+      AsyncArriveOp::create(gb, copy.getLoc(), lookup(copy.getStage()),
                             copy.getBuffer(), copy.getStages());
     }
   };
@@ -436,31 +480,48 @@ void specializeCopies(func::FuncOp func, bool pingpong) {
     if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
       // Prologue fill k: the stage's first, nothing to wait for.
       int64_t k = *getConstantIntValue(copy.getStage());
-      Value lb = map.lookupOrDefault(l.loop.getLowerBound());
-      Value step = map.lookupOrDefault(l.loop.getStep());
-      Value ub = map.lookupOrDefault(l.loop.getUpperBound());
-      issue(pb, {copy}, iterationRuns(pb, loc, lb, step, k, ub, false), l,
-            nullptr);
+      issue(pb, {copy},
+            iterationRuns(pb, loc, lookup(l.loop.getLowerBound()),
+                          lookup(l.loop.getStep()), k,
+                          lookup(l.loop.getUpperBound()), false),
+            l, nullptr);
       continue;
     }
     if (op == l.loop.getOperation()) {
+      // The carried values the copies need, per set where they hold
+      // tensors.
       SmallVector<unsigned> args(carried[op].begin(), carried[op].end());
       llvm::sort(args);
+      SmallVector<std::pair<unsigned, int64_t>> slots; // (arg, set)
       SmallVector<Value> inits;
-      for (unsigned j : args)
-        inits.push_back(map.lookupOrDefault(l.loop.getInitArgs()[j]));
-      Value lb = map.lookupOrDefault(l.loop.getLowerBound());
-      Value step = map.lookupOrDefault(l.loop.getStep());
-      Value ub = map.lookupOrDefault(l.loop.getUpperBound());
+      for (unsigned j : args) {
+        Value init = l.loop.getInitArgs()[j];
+        int64_t n = isa<RankedTensorType>(init.getType()) ? sets : 1;
+        for (int64_t k = 0; k < n; ++k) {
+          slots.push_back({j, k});
+          inits.push_back(maps[k].lookupOrDefault(init));
+        }
+      }
+      Value lb = lookup(l.loop.getLowerBound());
+      Value step = lookup(l.loop.getStep());
+      Value ub = lookup(l.loop.getUpperBound());
       auto loop = scf::ForOp::create(pb, loc, lb, ub, step, inits);
       OpBuilder lb2 = OpBuilder::atBlockBegin(loop.getBody());
       Value iv = loop.getInductionVar();
-      map.map(l.loop.getInductionVar(), iv);
-      for (auto [n, j] : llvm::enumerate(args))
-        map.map(l.loop.getRegionIterArgs()[j], loop.getRegionIterArgs()[n]);
+      for (IRMapping &m : maps)
+        m.map(l.loop.getInductionVar(), iv);
+      for (auto [n, slot] : llvm::enumerate(slots)) {
+        Value arg = l.loop.getRegionIterArgs()[slot.first];
+        Value mine = loop.getRegionIterArgs()[n];
+        if (isa<RankedTensorType>(arg.getType()))
+          maps[slot.second].map(arg, mine);
+        else
+          for (IRMapping &m : maps)
+            m.map(arg, mine);
+      }
       for (Operation &inner : l.loop.getBody()->without_terminator())
         if (needed.contains(&inner))
-          lb2.clone(inner, map);
+          cloneForSets(lb2, inner);
       // Fill f = k + ahead of the ring waits for the release of fill
       // f - stages: parity of fill f's phase flipped (a fresh mbarrier
       // passes phase 1).
@@ -472,9 +533,9 @@ void specializeCopies(func::FuncOp func, bool pingpong) {
       issue(lb2, l.copies,
             iterationRuns(lb2, loc, iv, step, l.ahead, ub, true), l, parity);
       SmallVector<Value> yields;
-      for (unsigned j : args)
-        yields.push_back(
-            map.lookupOrDefault(l.loop.getBody()->getTerminator()->getOperand(j)));
+      Operation *yield = l.loop.getBody()->getTerminator();
+      for (auto [j, k] : slots)
+        yields.push_back(maps[k].lookupOrDefault(yield->getOperand(j)));
       scf::YieldOp::create(lb2, loc, yields);
       continue;
     }
@@ -486,7 +547,7 @@ void specializeCopies(func::FuncOp func, bool pingpong) {
       continue;
     }
     if (needed.contains(op))
-      pb.clone(*op, map);
+      cloneForSets(pb, *op);
   }
 
   // The consumers: the kernel without its copies; each loop waits for the
@@ -551,7 +612,7 @@ void specializeCopies(func::FuncOp func, bool pingpong) {
     // what the producer warps give back, a multiple of 8, at most 256.
     int64_t threads = (consumerWarps + producers) * kWarpSize;
     int64_t left = registersPerThread(threads) * threads -
-                   producers * kWarpSize * int64_t(kCopyProducerRegisters);
+                   setThreads * copyProducerRegisters(sets);
     int64_t each =
         std::min<int64_t>(256, left / (consumerWarps * kWarpSize) / 8 * 8);
     OpBuilder rb = OpBuilder::atBlockBegin(consumers);
@@ -568,7 +629,7 @@ struct WarpSpecializePass
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (isKernel(func) && !func.isExternal() && !specialize(func))
-        specializeCopies(func, pingpong);
+        specializeCopies(func, pingpong, producerWarpgroup);
   }
 
   /// Gives a TMA-staged loop a producer warp; false if the kernel has none

@@ -13,6 +13,15 @@
 // RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8 warp-specialize=true" | FileCheck %s
 // With pingpong the two consumer warpgroups issue each dot in turn.
 // RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8 warp-specialize=true pingpong=true" | FileCheck %s --check-prefix=PP
+// With producer-warpgroup the producer is one warpgroup (384 threads) whose
+// warps issue the copies of both consumer warpgroups: each op that holds a
+// tensor is cloned for the threads 128 above (tile.thread_offset), whose
+// thread index the lowering offsets; the copies arrive once per thread.
+// RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8 warp-specialize=true producer-warpgroup=true" | FileCheck %s --check-prefix=WG
+// RUN: quirec %s --sm 90 --num-warps 8 --warp-specialize --producer-warpgroup -o %t.wg.ptx
+// RUN: FileCheck %s --check-prefix=WGPTX < %t.wg.ptx
+// RUN: quirec %s --sm 90 --num-warps 8 --warp-specialize --producer-warpgroup --emit=llvm-mlir | FileCheck %s --check-prefix=WGTID
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.wg.ptx -o %t.wg.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // Off by default.
 // RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8" | FileCheck %s --check-prefix=OFF
 // In the PTX: 512 threads, one CTA an SM, cp.async.mbarrier.arrive.noinc,
@@ -84,6 +93,27 @@
 // PP:           tile.warpgroup_turn end
 // PP-NEXT:      tile.tma_inval
 // PP:           tile.store
+
+// WG-LABEL: func.func @two_loops
+// WG-SAME:    tile.producer_warps = 4 : i32
+// WG:         tile.tma_init {arrivals = 128 : i32, buffer = 0 : i32, release, stages = 2 : i32}
+// WG:         scf.if
+// WG-NEXT:      tile.setmaxnreg dec {count = 104 : i32}
+// WG:           scf.for
+// WG:             tile.tma_acquire
+// WG-NEXT:        tile.async_copy
+// WG-NEXT:        tile.async_copy {{.*}} {buffer = 0 : i32, contig = 1 : i32, nvmma, stages = 2 : i32, tile.thread_offset = 128 : i32}
+// WG-NEXT:        tile.async_arrive
+// WG:         } else {
+// WG-NEXT:      tile.setmaxnreg inc {count = 200 : i32}
+
+// WGPTX-LABEL: .entry two_loops(
+// WGPTX:         .maxntid 384, 1, 1
+// WGPTX:         mbarrier.init.shared::cta.b64 [{{.*}}], 128;
+// WGTID-LABEL: llvm.func @two_loops(
+// WGTID:         %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
+// WGTID:         %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
+// WGTID:         llvm.add %[[TID]], %[[C128]] : i32
 
 // OFF-LABEL: func.func @two_loops
 // OFF-NOT:     tile.is_producer

@@ -85,7 +85,8 @@ def Tile_Dialect : Dialect {
       return ::llvm::StringLiteral("tile.num_stages");
     }
     /// On a kernel: warps the CTA runs beyond the module's `tile.num_warps`
-    /// that only issue TMA copies (quire-warp-specialize); an i32, 1.
+    /// that only issue copies (quire-warp-specialize): 1 or 4 for TMA
+    /// copies, 4 (or the consumers' 1 or 2) for cp.async copies.
     static constexpr ::llvm::StringLiteral getProducerWarpsAttrName() {
       return ::llvm::StringLiteral("tile.producer_warps");
     }
@@ -101,6 +102,14 @@ def Tile_Dialect : Dialect {
     /// iteration i - 1 read stays intact through iteration i.
     static constexpr ::llvm::StringLiteral getPingpongAttrName() {
       return ::llvm::StringLiteral("tile.pingpong");
+    }
+    /// On a tile op in a warp-specialized kernel's producer branch: the op
+    /// computes the elements of the threads this many places above the
+    /// executing one (an i32 > 0, a multiple of 128: a producer warpgroup
+    /// issuing the copies of every consumer warpgroup,
+    /// quire-warp-specialize; the lowering adds it to the thread index).
+    static constexpr ::llvm::StringLiteral getThreadOffsetAttrName() {
+      return ::llvm::StringLiteral("tile.thread_offset");
     }
   }];
 }
