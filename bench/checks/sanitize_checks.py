@@ -96,10 +96,12 @@ def main(argv=None):
     runs = [(cfg, {}) for cfg in [prefill.DEFAULT] + prefill.configs(torch)]
     # The two warpgroups half an iteration apart (quire-pingpong), the
     # next scores in flight with the query in shared memory (early dots),
-    # at 128 and 64 keys a step, and gathered rows.
+    # at 128 and 64 keys a step, gathered rows, and the producer warps
+    # (on by default) in each form.
     runs += [(cfg, o) for name, cfg, o in prefill.ABLATION
              if o.get("pingpong") or o.get("early_dots") or
-             o.get("gathered_rows")]
+             o.get("gathered_rows") or "warp_specialize" in o or
+             "producer_warpgroup" in o]
     for cfg, options in runs:
         for separate in (True, False):
             prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg,

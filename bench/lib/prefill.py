@@ -22,38 +22,38 @@ def configs(torch):
     sm90 = torch.cuda.get_device_capability() == (9, 0)
     return [c for c in CONFIGS if sm90 or c not in SM90_ONLY]
 # The ablation of the tile and the Hopper steps (the op's _paged_prefill
-# hooks): (name, configuration, options). The default without the scale
-# folded into the exponent (prefill_kernel.FOLD_SCALE); the default with a
+# hooks): (name, configuration, options). The default (128 x 128 tiles, a
+# producer warpgroup issuing the K/V copies: quire-warp-specialize) without
+# the scale folded into the exponent (prefill_kernel.FOLD_SCALE); with a
 # thread's rows of a paged tile consecutive, in one page (gathered_rows,
-# quire-assign-layouts); 64 keys a step (the
-# default below sm_90 and before 128); the two warpgroups in ping-pong
-# (quire-pingpong, which needs 3 stages: 226 KB of shared memory at 128
-# keys) at 128 and at 64 keys, and at 64 keys with a fourth stage (its
-# copies then run two iterations ahead); 64 keys at 3 stages alone; early
-# dots (quire-early-dots: the next scores in flight over the softmax, the
-# query read from shared memory) at 3 stages, at 128 and at 64 keys, and at
-# 128 keys with gathered rows (which frees registers there).
+# quire-assign-layouts); with 3 stages; without the producer warps (no
+# ws); with a producer warp per consumer warp instead of a warpgroup (ws
+# warps); with the consumer warpgroups issuing their dots in turn (ws pp);
+# 64 keys a step (the default below sm_90 and before 128); then steps
+# timed against the kernel without producer warps: the two warpgroups in
+# ping-pong (quire-pingpong, which needs 3 stages: 226 KB of shared memory
+# at 128 keys) at 128 and at 64 keys, and at 64 keys with a fourth stage
+# (its copies then run two iterations ahead); 64 keys at 3 stages alone;
+# early dots (quire-early-dots: the next scores in flight over the
+# softmax, the query read from shared memory) at 3 stages, at 128 and at
+# 64 keys, and at 128 keys with gathered rows (which frees registers
+# there).
 BN64 = (128, 64, 8, True)
+NO_WS = dict(warp_specialize=False)
 ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("gathered", DEFAULT, dict(gathered_rows=True)),
             ("s3", DEFAULT, dict(num_stages=3)),
-            ("ws", DEFAULT, dict(warp_specialize=True)),
-            ("ws s3", DEFAULT, dict(num_stages=3, warp_specialize=True)),
-            ("ws pp", DEFAULT, dict(warp_specialize=True, pingpong=True)),
-            ("ws pp s3", DEFAULT, dict(num_stages=3, warp_specialize=True,
-                                       pingpong=True)),
-            ("ws wg", DEFAULT, dict(warp_specialize=True,
-                                    producer_warpgroup=True)),
-            ("ws wg s3", DEFAULT, dict(num_stages=3, warp_specialize=True,
-                                       producer_warpgroup=True)),
+            ("no ws", DEFAULT, NO_WS),
+            ("ws warps", DEFAULT, dict(producer_warpgroup=False)),
+            ("ws pp", DEFAULT, dict(pingpong=True)),
             ("bn64", BN64, {}),
             ("bn64 s3", BN64, dict(num_stages=3)),
-            ("pingpong", DEFAULT, dict(num_stages=3, pingpong=True)),
+            ("pingpong", DEFAULT, dict(NO_WS, num_stages=3, pingpong=True)),
             ("bn64 pp", BN64, dict(num_stages=3, pingpong=True)),
             ("bn64 pp4", BN64, dict(num_stages=4, pingpong=True)),
-            ("early", DEFAULT, dict(num_stages=3, early_dots=True)),
+            ("early", DEFAULT, dict(NO_WS, num_stages=3, early_dots=True)),
             ("bn64 early", BN64, dict(num_stages=3, early_dots=True)),
-            ("early gath", DEFAULT, dict(num_stages=3, early_dots=True,
+            ("early gath", DEFAULT, dict(NO_WS, num_stages=3, early_dots=True,
                                          gathered_rows=True))]
 
 

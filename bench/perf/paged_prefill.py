@@ -7,9 +7,10 @@ Llama-3-8B heads (32 q / 8 kv, head dim 128, f16). Runs prefill_check
 first. Prints median time and TFLOP/s (causal-adjusted: the chunk's part
 counts half) per row, then Quire's TFLOP/s with each step of the ablation
 of lib/prefill.ABLATION (the scale not folded into the exponent, gathered
-rows, a third stage, 64 keys a step, the two warpgroups in ping-pong, early
-dots),
-writes paged_prefill.png into the output folder.
+rows, a third stage, without the producer warps or with one per consumer
+warp, the consumer warpgroups' dots in turn, 64 keys a step, the two
+warpgroups in ping-pong, early dots), writes paged_prefill.png into the
+output folder.
 
     bench/run.py paged_prefill [--tune] [--rows 1,3] [--no-peers]
         [--ablation s3,pingpong] [--out DIR]

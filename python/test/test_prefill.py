@@ -310,6 +310,27 @@ def test_warp_specialize_hook():
         assert "cp.async.mbarrier.arrive.noinc" in kernel.ptx
 
 
+def test_producer_warps_by_default():
+    # The op compiles its 128 x 128 sm_90 wgmma kernel with a producer
+    # warpgroup (quire-warp-specialize) where that was timed and checked:
+    # fp16/bf16 caches, unchecked, no optional feature; elsewhere not.
+    from quire.ops import configs
+    from quire.ops.features import Features
+    plain = Features(-1, 0.0, None, None, False, {}).flags
+    window = Features(8, 0.0, None, None, False, {}).flags
+    assert configs.prefill_warp_specialize((128, 128, 8), 90, False, True,
+                                           False, plain)
+    for tiles, sm, fp8, wgmma, checked, flags in [
+            ((128, 64, 8), 90, False, True, False, plain),
+            ((128, 128, 8), 80, False, True, False, plain),
+            ((128, 128, 8), 90, True, True, False, plain),
+            ((128, 128, 8), 90, False, False, False, plain),
+            ((128, 128, 8), 90, False, True, True, plain),
+            ((128, 128, 8), 90, False, True, False, window)]:
+        assert not configs.prefill_warp_specialize(tiles, sm, fp8, wgmma,
+                                                   checked, flags)
+
+
 def test_gathered_rows_hook():
     # The ablation switch of quire-assign-layouts' gathered rows: with it a
     # thread's rows of a 128-key tile over 16-token pages share one page,

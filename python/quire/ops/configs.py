@@ -232,6 +232,21 @@ def prefill_config(head_dim, sm=90, fp8=False, wgmma=True, checked=False):
     return (128, 64, 8) if width <= 128 else (128, 32, 8)
 
 
+def prefill_warp_specialize(tiles, sm, fp8, wgmma, checked, feature_flags):
+    """Whether the prefill kernel compiles with producer warps by default
+    (quire-warp-specialize with a producer warpgroup: the cp.async copies
+    of K and V issued by a warpgroup of their own, the consumers released
+    from the loop's CTA barrier): for the 128 x 128 tiles on 8 warps of
+    sm_90 wgmma over an fp16/bf16 cache (`tiles`: (block_m, block_n,
+    num_warps)), unchecked, without the optional features
+    (`feature_flags`: features.Features.flags), the configuration it was
+    timed and checked in: 4-10% faster than without on six rows of
+    bench/run.py paged_prefill, 3% slower on the ragged batch
+    (docs/performance.md, "Producer warps for the paged K/V copies")."""
+    return (tuple(tiles) == (128, 128, 8) and sm == 90 and wgmma and
+            not fp8 and not checked and not any(feature_flags.values()))
+
+
 def prefill_grid(num_tokens, num_seqs, max_q, block_m):
     """(programs per query head, flat) of the prefill kernel: one per
     (sequence, block of block_m chunk tokens up to the longest chunk

@@ -168,11 +168,11 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    sinks=None, return_lse=False, q_descale=None,
                    k_descale=None, v_descale=None, num_stages=None,
                    early_dots=False, fold_scale=True, pingpong=False,
-                   gathered_rows=False, warp_specialize=False,
-                   producer_warpgroup=False):
+                   gathered_rows=False, warp_specialize=None,
+                   producer_warpgroup=None):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
-    producer_warpgroup; sm_90), the gathered rows' layout (gathered_rows, quire.compile's) and
+    producer_warpgroup; sm_90; None: configs.prefill_warp_specialize), the gathered rows' layout (gathered_rows, quire.compile's) and
     the folded scale (fold_scale, prefill_kernel.FOLD_SCALE) open for
     benchmarks."""
     if (key is None) != (value is None):
@@ -216,8 +216,10 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     val.check_bool(early_dots, "early_dots")
     val.check_bool(pingpong, "pingpong")
     val.check_bool(gathered_rows, "gathered_rows")
-    val.check_bool(warp_specialize, "warp_specialize")
-    val.check_bool(producer_warpgroup, "producer_warpgroup")
+    for name, x in (("warp_specialize", warp_specialize),
+                    ("producer_warpgroup", producer_warpgroup)):
+        if x is not None:
+            val.check_bool(x, name)
     val.check_bool(fold_scale, "fold_scale")
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -233,13 +235,14 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
 def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    causal, skip_decode, cfg, qs_name, lens_name, sm=90,
                    wgmma=True, fold_scale=True, pingpong=False,
-                   gathered_rows=False, warp_specialize=False,
-                   producer_warpgroup=False):
+                   gathered_rows=False, warp_specialize=None,
+                   producer_warpgroup=None):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
     kernel compiles with quire-pingpong (docs/passes.md); `gathered_rows`,
-    `warp_specialize` and `producer_warpgroup`: quire.compile's options. `cfg` is (block_m,
+    `warp_specialize` and `producer_warpgroup`: quire.compile's options
+    (None: configs.prefill_warp_specialize for both). `cfg` is (block_m,
     block_n, num_warps, num_stages), None for each default, the defaults
     those of configs.prefill_config for compute capability `sm` (the
     interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
@@ -254,6 +257,13 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                                   checked)
     block_m, block_n, num_warps = (c or d for c, d in zip(cfg, dflt))
     num_stages = cfg[3] or 2
+    specialize = configs.prefill_warp_specialize(
+        (block_m, block_n, num_warps), sm, kc.dtype in val.FP8, wgmma,
+        checked, feats.flags)
+    if warp_specialize is None:
+        warp_specialize = specialize
+    if producer_warpgroup is None:
+        producer_warpgroup = warp_specialize
     if not 1 <= head_dim <= 256:
         val.unsupported(what, f"head_dim {head_dim} (needs 1..256)")
     if num_seqs > val.I32_MAX:
