@@ -166,8 +166,10 @@ QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetTmaRelease(QuireCompileOptions *options,
                                  int32_t tmaRelease);
 /* Nonzero: with TMA release, a kernel's TMA-staged loop gets a producer
- * warp (one more warp per CTA) that issues its copies (quirec
- * --warp-specialize). Zero (the default) leaves the copies to thread 0. */
+ * warp (one more warp per CTA) that issues its copies, and a kernel's
+ * cp.async-staged loops get producer warps (as many as the kernel's warps)
+ * that issue theirs (quirec --warp-specialize). Zero (the default) leaves
+ * the copies to the warps that compute. */
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetWarpSpecialize(QuireCompileOptions *options,
                                      int32_t warpSpecialize);

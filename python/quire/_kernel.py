@@ -412,10 +412,12 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     through an mbarrier that the refilling thread waits on, instead of a
     CTA barrier per iteration (quirec --tma-release). `warp_specialize=True`
     (implies tma_release) gives such a loop's copies to a producer warp, one
-    warp more per CTA (quirec --warp-specialize); `producer_warpgroup=True`
+    warp more per CTA, and loops staged with cp.async to producer warps, as
+    many as num_warps (quirec --warp-specialize); `producer_warpgroup=True`
     (implies warp_specialize) to a producer warpgroup, four warps more,
     that gives its registers to the consumer warpgroups with setmaxnreg
-    (quirec --producer-warpgroup).
+    and for cp.async loops issues every consumer warpgroup's copies (quirec
+    --producer-warpgroup).
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)

@@ -277,7 +277,7 @@ OPTIONS = (
     Option("tma_release", False, "quireCompileOptionsSetTmaRelease",
            "release TMA stages through mbarriers (tma_release)"),
     Option("warp_specialize", False, "quireCompileOptionsSetWarpSpecialize",
-           "give TMA copies to a producer warp (warp_specialize)"),
+           "give a staged loop's copies to producer warps (warp_specialize)"),
     Option("producer_warpgroup", False,
            "quireCompileOptionsSetProducerWarpgroup",
            "give TMA copies to a producer warpgroup (producer_warpgroup)"),

@@ -135,15 +135,18 @@ static cl::opt<bool> warpSpecialize(
     "warp-specialize", cl::init(false),
     cl::desc("with --tma-release, a kernel's TMA-staged loop gets a producer "
              "warp (one warp more per CTA) that issues its copies as stages "
-             "are released, while the other warps only compute "
-             "(quire-warp-specialize; default false)"),
+             "are released, while the other warps only compute; loops "
+             "staged with cp.async get a producer warp per warp (with "
+             "--pingpong and 8 warps the consumer warpgroups issue their "
+             "dots in turn) (quire-warp-specialize; default false)"),
     cl::cat(category));
 static cl::opt<bool> producerWarpgroup(
     "producer-warpgroup", cl::init(false),
     cl::desc("with --warp-specialize (implied), the producer is a warpgroup "
              "(four warps more per CTA) that gives its registers to the "
              "consumer warpgroups with setmaxnreg, where the kernel's warps "
-             "are two or more whole warpgroups (quire-warp-specialize "
+             "are two or more whole warpgroups; for cp.async loops it issues "
+             "every consumer warpgroup's copies (quire-warp-specialize "
              "producer-warpgroup; default false)"),
     cl::cat(category));
 static cl::opt<bool> earlyDots(

@@ -113,7 +113,8 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
   Option<bool> warpSpecialize{
       *this, "warp-specialize",
       llvm::cl::desc("with tma-release, a producer warp issues a TMA-staged "
-                     "loop's copies (quire-warp-specialize)"),
+                     "loop's copies; producer warps issue the copies of "
+                     "cp.async-staged loops (quire-warp-specialize)"),
       llvm::cl::init(false)};
   Option<bool> producerWarpgroup{
       *this, "producer-warpgroup",

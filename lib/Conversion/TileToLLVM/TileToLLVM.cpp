@@ -216,10 +216,10 @@ struct KernelOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
       // A CTA has 64K registers: with producer warps, the cap of a CTA's
       // threads comes down to what still launches (multiples of 8).
       int64_t threads = (state.numWarps + producers) * tile::kWarpSize;
-      int64_t cap = producers ? std::min<int64_t>(
-                                    state.maxRegisters,
-                                    tile::registersPerThread(threads))
-                              : state.maxRegisters;
+      int64_t cap = producers
+                        ? std::min<int64_t>(state.maxRegisters,
+                                            tile::registersPerThread(threads))
+                        : state.maxRegisters;
       newFunc->setAttr(NVVM::NVVMDialect::getMaxnregAttrName(),
                        rewriter.getI32IntegerAttr(cap));
     }
@@ -227,9 +227,9 @@ struct KernelOpLowering : public ConvertOpToLLVMPattern<func::FuncOp> {
     // place from the parameter space by cp.async.bulk.tensor.
     for (auto [i, t] : llvm::enumerate(type.getInputs()))
       if (isa<tile::TensorMapType>(t)) {
-        newFunc.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
-                           TypeAttr::get(LLVM::LLVMArrayType::get(
-                               rewriter.getI8Type(), 128)));
+        newFunc.setArgAttr(
+            i, LLVM::LLVMDialect::getByValAttrName(),
+            TypeAttr::get(LLVM::LLVMArrayType::get(rewriter.getI8Type(), 128)));
         newFunc.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
                            rewriter.getI64IntegerAttr(64));
         newFunc.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),

@@ -50,6 +50,15 @@ Value barrierAddress(OpBuilder &b, Location loc, Operation *op,
   return LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), ptr);
 }
 
+/// The executing thread's warpgroup: thread index / 128.
+Value warpgroupIndex(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  return LLVM::LShrOp::create(
+      b, loc, tid,
+      i32Const(b, loc,
+               llvm::Log2_32(tile::kWarpSize * tile::kWarpsPerWarpgroup)));
+}
+
 /// True in thread `first` of the CTA (0: the thread that initializes
 /// mbarriers and, without a producer warp, issues TMA copies).
 Value isFirstThread(OpBuilder &b, Location loc, int64_t first = 0) {
@@ -81,9 +90,8 @@ void onEveryBarrier(OpBuilder &b, Location loc, Operation *op,
 ///   => @thread0 mbarrier.init.shared::cta.b64 [bar(b, s)], A  (s < S)
 ///      fence.mbarrier_init.release.cluster; fence.proxy.async.global;
 ///      bar.sync 0 of every thread (with split: barrier.sync 0)
-struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
-  TmaInitOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
-      : ConvertOpToLLVMPattern(c), state(s) {}
+struct TmaInitOpLowering : public StatefulPattern<tile::TmaInitOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(tile::TmaInitOp op, OpAdaptor,
@@ -112,15 +120,13 @@ struct TmaInitOpLowering : public ConvertOpToLLVMPattern<tile::TmaInitOp> {
     rewriter.eraseOp(op);
     return success();
   }
-  TileToLLVMState &state;
 };
 
 /// tile.tma_inval {buffer = b, stages = S}
 ///   => bar.sync 0; @thread0 mbarrier.inval.shared::cta.b64 [bar(b, s)]
 /// (with split: barrier.sync 0 of every thread, producers too)
-struct TmaInvalOpLowering : public ConvertOpToLLVMPattern<tile::TmaInvalOp> {
-  TmaInvalOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
-      : ConvertOpToLLVMPattern(c), state(s) {}
+struct TmaInvalOpLowering : public StatefulPattern<tile::TmaInvalOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(tile::TmaInvalOp op, OpAdaptor,
@@ -140,16 +146,14 @@ struct TmaInvalOpLowering : public ConvertOpToLLVMPattern<tile::TmaInvalOp> {
     rewriter.eraseOp(op);
     return success();
   }
-  TileToLLVMState &state;
 };
 
 /// tile.tma_copy %tm[%o0, %o1] into stage %s if %p {block = B0 x B1, ...}
 ///   => @(%p && thread0) mbarrier.arrive.expect_tx [bar(b, s)], B0*B1*bytes
 ///      @(...) cp.async.bulk.tensor.2d [smem(b, s) + c * B0 * S],
 ///             [%tm, {%o1 + c * S / bytes, %o0}], [bar(b, s)]   (per column c)
-struct TmaCopyOpLowering : public ConvertOpToLLVMPattern<tile::TmaCopyOp> {
-  TmaCopyOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
-      : ConvertOpToLLVMPattern(c), state(s) {}
+struct TmaCopyOpLowering : public StatefulPattern<tile::TmaCopyOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(tile::TmaCopyOp op, OneToNOpAdaptor adaptor,
@@ -203,7 +207,6 @@ struct TmaCopyOpLowering : public ConvertOpToLLVMPattern<tile::TmaCopyOp> {
     rewriter.eraseOp(op);
     return success();
   }
-  TileToLLVMState &state;
 };
 
 /// Spins until the mbarrier at `bar` completes the phase of parity `phase`:
@@ -234,9 +237,8 @@ void waitForParity(OpBuilder &b, Location loc, Value bar, Value phase,
 ///   => loop: mbarrier.try_wait.parity.shared::cta.b64 P, [bar(b, s)], %p;
 ///            @!P bra loop
 ///      [fence.proxy.async.shared::cta with async_proxy]
-struct TmaWaitOpLowering : public ConvertOpToLLVMPattern<tile::TmaWaitOp> {
-  TmaWaitOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
-      : ConvertOpToLLVMPattern(c), state(s) {}
+struct TmaWaitOpLowering : public StatefulPattern<tile::TmaWaitOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(tile::TmaWaitOp op, OneToNOpAdaptor adaptor,
@@ -255,23 +257,20 @@ struct TmaWaitOpLowering : public ConvertOpToLLVMPattern<tile::TmaWaitOp> {
     rewriter.eraseOp(op);
     return success();
   }
-  TileToLLVMState &state;
 };
 
 /// tile.tma_release stage %s if %p {buffer = b}
 ///   => bar.warp.sync; @(%p && lane 0) mbarrier.arrive [release(b, s)]
-struct TmaReleaseOpLowering
-    : public ConvertOpToLLVMPattern<tile::TmaReleaseOp> {
-  TmaReleaseOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
-      : ConvertOpToLLVMPattern(c), state(s) {}
+struct TmaReleaseOpLowering : public StatefulPattern<tile::TmaReleaseOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(tile::TmaReleaseOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value bar = barrierAddress(rewriter, loc, op, state,
-                               adaptor.getStage().front(), op.getBuffer(),
-                               op.getStages(), /*release=*/true);
+    Value bar =
+        barrierAddress(rewriter, loc, op, state, adaptor.getStage().front(),
+                       op.getBuffer(), op.getStages(), /*release=*/true);
     Value lane = getThreadIds(rewriter, loc).lane;
     Value pred = LLVM::AndOp::create(
         rewriter, loc, adaptor.getPred().front(),
@@ -285,24 +284,21 @@ struct TmaReleaseOpLowering
     rewriter.eraseOp(op);
     return success();
   }
-  TileToLLVMState &state;
 };
 
 /// tile.tma_acquire stage %s phase %p {buffer = b}
 ///   => thread 0 (every thread with every_thread):
 ///      loop: mbarrier.try_wait.parity [release(b, s)], %p
-struct TmaAcquireOpLowering
-    : public ConvertOpToLLVMPattern<tile::TmaAcquireOp> {
-  TmaAcquireOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
-      : ConvertOpToLLVMPattern(c), state(s) {}
+struct TmaAcquireOpLowering : public StatefulPattern<tile::TmaAcquireOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(tile::TmaAcquireOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value bar = barrierAddress(rewriter, loc, op, state,
-                               adaptor.getStage().front(), op.getBuffer(),
-                               op.getStages(), /*release=*/true);
+    Value bar =
+        barrierAddress(rewriter, loc, op, state, adaptor.getStage().front(),
+                       op.getBuffer(), op.getStages(), /*release=*/true);
     // Only the issuing thread waits, or every thread that runs the op.
     waitForParity(
         rewriter, loc, bar, adaptor.getPhase().front(),
@@ -313,15 +309,12 @@ struct TmaAcquireOpLowering
     rewriter.eraseOp(op);
     return success();
   }
-  TileToLLVMState &state;
 };
 
 /// tile.async_arrive stage %s {buffer = b}
 ///   => cp.async.mbarrier.arrive.noinc.shared::cta.b64 [bar(b, s)]
-struct AsyncArriveOpLowering
-    : public ConvertOpToLLVMPattern<tile::AsyncArriveOp> {
-  AsyncArriveOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
-      : ConvertOpToLLVMPattern(c), state(s) {}
+struct AsyncArriveOpLowering : public StatefulPattern<tile::AsyncArriveOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(tile::AsyncArriveOp op, OneToNOpAdaptor adaptor,
@@ -335,15 +328,13 @@ struct AsyncArriveOpLowering
     rewriter.eraseOp(op);
     return success();
   }
-  TileToLLVMState &state;
 };
 
 /// tile.setmaxnreg inc|dec {count = N}
 ///   => setmaxnreg.inc|dec.sync.aligned.u32 N
 struct SetMaxRegistersOpLowering
-    : public ConvertOpToLLVMPattern<tile::SetMaxRegistersOp> {
-  SetMaxRegistersOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
-      : ConvertOpToLLVMPattern(c), state(s) {}
+    : public StatefulPattern<tile::SetMaxRegistersOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(tile::SetMaxRegistersOp op, OpAdaptor,
@@ -361,14 +352,11 @@ struct SetMaxRegistersOpLowering
     rewriter.eraseOp(op);
     return success();
   }
-  TileToLLVMState &state;
 };
 
 /// tile.is_producer => tid.x >= num_warps * 32
-struct IsProducerOpLowering
-    : public ConvertOpToLLVMPattern<tile::IsProducerOp> {
-  IsProducerOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
-      : ConvertOpToLLVMPattern(c), state(s) {}
+struct IsProducerOpLowering : public StatefulPattern<tile::IsProducerOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(tile::IsProducerOp op, OpAdaptor,
@@ -380,31 +368,24 @@ struct IsProducerOpLowering
         i32Const(rewriter, loc, issuer(state, /*producer=*/true)));
     return success();
   }
-  TileToLLVMState &state;
 };
 
 /// tile.warpgroup_turn start|wait|pass|end, warpgroup w (0 or 1) of the
 /// consumers, barrier 2 + w its turn:
 ///   start: @(w == 1) bar.arrive 2, 256   wait: bar.sync 2 + w, 256
 ///   pass:  bar.arrive 2 + (w ^ 1), 256   end:  @(w == 0) bar.sync 2, 256
-struct WarpgroupTurnOpLowering
-    : public ConvertOpToLLVMPattern<tile::WarpgroupTurnOp> {
-  WarpgroupTurnOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
-      : ConvertOpToLLVMPattern(c), state(s) {}
+struct WarpgroupTurnOpLowering : public StatefulPattern<tile::WarpgroupTurnOp> {
+  using StatefulPattern::StatefulPattern;
 
   LogicalResult
   matchAndRewrite(tile::WarpgroupTurnOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     if (state.numWarps != 2 * tile::kWarpsPerWarpgroup)
-      return op.emitOpError() << "not supported on the GPU: turns of "
-                              << state.numWarps << " warps (needs two "
-                                 "warpgroups, 8 warps)";
+      return op.emitOpError()
+             << "not supported on the GPU: turns of " << state.numWarps
+             << " warps (needs two warpgroups, 8 warps)";
     Location loc = op.getLoc();
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value wg = LLVM::LShrOp::create(
-        rewriter, loc, tid,
-        i32Const(rewriter, loc,
-                 llvm::Log2_32(tile::kWarpSize * tile::kWarpsPerWarpgroup)));
+    Value wg = warpgroupIndex(rewriter, loc);
     std::string threads = std::to_string(state.numWarps * tile::kWarpSize);
     std::string ptx;
     switch (op.getAction()) {
@@ -413,12 +394,12 @@ struct WarpgroupTurnOpLowering
             threads + ";\n}";
       break;
     case tile::TurnAction::Wait:
-      ptx = "{\n.reg .b32 id;\nadd.u32 id, $0, 2;\nbar.sync id, " +
-            threads + ";\n}";
+      ptx = "{\n.reg .b32 id;\nadd.u32 id, $0, 2;\nbar.sync id, " + threads +
+            ";\n}";
       break;
     case tile::TurnAction::Pass:
-      ptx = "{\n.reg .b32 id;\nxor.b32 id, $0, 3;\nbar.arrive id, " +
-            threads + ";\n}";
+      ptx = "{\n.reg .b32 id;\nxor.b32 id, $0, 3;\nbar.arrive id, " + threads +
+            ";\n}";
       break;
     case tile::TurnAction::End:
       ptx = "{\n.reg .pred p;\nsetp.eq.u32 p, $0, 0;\n@p bar.sync 2, " +
@@ -429,7 +410,6 @@ struct WarpgroupTurnOpLowering
     rewriter.eraseOp(op);
     return success();
   }
-  TileToLLVMState &state;
 };
 
 /// tile.warpgroup_id => shfl.sync.idx(tid.x >> 7, lane 0): uniform in each
@@ -442,11 +422,7 @@ struct WarpgroupIdOpLowering
   matchAndRewrite(tile::WarpgroupIdOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
-    Value wg = LLVM::LShrOp::create(
-        rewriter, loc, tid,
-        i32Const(rewriter, loc,
-                 llvm::Log2_32(tile::kWarpSize * tile::kWarpsPerWarpgroup)));
+    Value wg = warpgroupIndex(rewriter, loc);
     rewriter.replaceOpWithNewOp<NVVM::ShflOp>(
         op, rewriter.getI32Type(), i32Const(rewriter, loc, -1), wg,
         i32Const(rewriter, loc, 0), i32Const(rewriter, loc, 0x1f),
@@ -477,6 +453,6 @@ void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
                TmaWaitOpLowering, TmaReleaseOpLowering, TmaAcquireOpLowering,
                IsProducerOpLowering, SetMaxRegistersOpLowering,
                AsyncArriveOpLowering, WarpgroupTurnOpLowering>(converter,
-                                                                state);
+                                                               state);
   patterns.add<TensorMapBlockOpLowering, WarpgroupIdOpLowering>(converter);
 }

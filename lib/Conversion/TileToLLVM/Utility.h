@@ -13,6 +13,7 @@
 #include "quire/Conversion/TileToLLVM.h"
 #include "quire/Dialect/Tile/IR/Layout.h"
 
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -159,6 +160,15 @@ void populateTmaPatterns(LLVMTypeConverter &, RewritePatternSet &,
 /// arith.extf / arith.truncf between fp8 and f16, bf16 or f32, which need
 /// sm_89 or later.
 LogicalResult checkFp8Ops(ModuleOp module, unsigned sm);
+
+/// A conversion pattern of a tile op that reads and updates the
+/// conversion's state (shared memory, the target).
+template <typename Op>
+struct StatefulPattern : public ConvertOpToLLVMPattern<Op> {
+  StatefulPattern(LLVMTypeConverter &c, TileToLLVMState &s)
+      : ConvertOpToLLVMPattern<Op>(c), state(s) {}
+  TileToLLVMState &state;
+};
 
 } // namespace mlir::quire::tilellvm
 

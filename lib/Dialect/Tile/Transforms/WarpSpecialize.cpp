@@ -1,4 +1,5 @@
-//===- WarpSpecialize.cpp - A producer warp for TMA copies -----------------===//
+//===- WarpSpecialize.cpp - A producer warp for TMA copies
+//-----------------===//
 //
 // A kernel whose TMA-staged loop (quire-async-copies with tma and
 // tma-release) is at the top level of its body
@@ -122,6 +123,19 @@ int64_t copyProducerRegisters(int64_t sets) { return 48 * sets + 8; }
 /// wgmma with f32 accumulators asks for 158).
 constexpr int64_t kDotOperandRegisters = 30;
 
+/// The registers per thread of `consumerWarps` warps once `producerWarps`
+/// keep `producerRegisters` each of the CTA's 64K, which its threads start
+/// with in equal shares: a multiple of 8, at most 256. setmaxnreg.inc waits
+/// for registers the CTA's pool has, so the consumers must not ask for
+/// more.
+int32_t consumerRegisters(int64_t consumerWarps, int64_t producerWarps,
+                          int64_t producerRegisters) {
+  int64_t threads = (consumerWarps + producerWarps) * kWarpSize;
+  int64_t left = registersPerThread(threads) * threads -
+                 producerWarps * kWarpSize * producerRegisters;
+  return std::min<int64_t>(256, left / (consumerWarps * kWarpSize) / 8 * 8);
+}
+
 /// A loop quire-async-copies staged with cp.async, at the top level of a
 /// kernel:
 ///   <prologue: tile.async_copy of iterations 0 .. ahead-1 into stages 0..>
@@ -180,7 +194,8 @@ FailureOr<SmallVector<CopyLoop, 2>> copyLoops(Block &body) {
     if (!loop || loop.getBody()->getOps<AsyncCopyOp>().empty())
       continue;
     if ((!loops.empty() && !loops.back().after) || pending.empty() ||
-        loop.getUnsignedCmp() || !loop.getInductionVar().getType().isInteger(32))
+        loop.getUnsignedCmp() ||
+        !loop.getInductionVar().getType().isInteger(32))
       return failure();
     CopyLoop l;
     l.loop = loop;
@@ -309,9 +324,9 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
   // warpgroup (the consumers' warps where they are fewer), its warps
   // issuing the copies of consumer warps w, w + 4, ... (`sets`).
   int64_t consumerWarps = getNumWarps(func);
-  int32_t producers =
-      warpgroup ? std::min<int64_t>(consumerWarps, kWarpsPerWarpgroup)
-                : consumerWarps;
+  int32_t producers = warpgroup
+                          ? std::min<int64_t>(consumerWarps, kWarpsPerWarpgroup)
+                          : consumerWarps;
   int64_t sets = consumerWarps / producers;
   int32_t setThreads = producers * kWarpSize;
   if ((consumerWarps + producers) * kWarpSize > 1024)
@@ -352,15 +367,14 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
   DenseMap<Operation *, llvm::SetVector<unsigned>> carried;
   SmallVector<Value> work;
   for (CopyLoop &l : loops) {
-    work.append({l.loop.getLowerBound(), l.loop.getUpperBound(),
-                 l.loop.getStep()});
+    work.append(
+        {l.loop.getLowerBound(), l.loop.getUpperBound(), l.loop.getStep()});
     for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
       llvm::append_range(work, copy->getOperands());
   }
   auto isCopyLoop = [&](Operation *op) {
-    return llvm::any_of(loops, [&](CopyLoop &l) {
-      return l.loop.getOperation() == op;
-    });
+    return llvm::any_of(
+        loops, [&](CopyLoop &l) { return l.loop.getOperation() == op; });
   };
   while (!work.empty()) {
     Value v = work.pop_back_val();
@@ -400,8 +414,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
 
   // The prologue's copies test the loop's bounds: defined before them.
   for (CopyLoop &l : loops)
-    for (Value bound : {l.loop.getLowerBound(), l.loop.getUpperBound(),
-                        l.loop.getStep()})
+    for (Value bound :
+         {l.loop.getLowerBound(), l.loop.getUpperBound(), l.loop.getStep()})
       if (Operation *def = bound.getDefiningOp();
           def && !def->isBeforeInBlock(l.prologue.front()))
         return;
@@ -416,8 +430,9 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
   };
   int32_t arrivals = setThreads;
   initBarriers(b, loc, loops.front(), arrivals, /*split=*/false);
-  auto split = scf::IfOp::create(b, loc, TypeRange(), IsProducerOp::create(b, loc),
-                                 /*withElseRegion=*/true);
+  auto split =
+      scf::IfOp::create(b, loc, TypeRange(), IsProducerOp::create(b, loc),
+                        /*withElseRegion=*/true);
 
   // The producer: the loops' copies, each fill after its stage's release,
   // in the consumers' order, and between two loops the consumers' meeting
@@ -450,10 +465,10 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
         continue;
       auto offset = ob.getI32IntegerAttr(k * setThreads);
       c->setAttr(TileDialect::getThreadOffsetAttrName(), offset);
-      c->setLoc(FusedLoc::get(
-          ob.getContext(), {c->getLoc()},
-          ob.getDictionaryAttr(ob.getNamedAttr(
-              TileDialect::getThreadOffsetAttrName(), offset))));
+      c->setLoc(
+          FusedLoc::get(ob.getContext(), {c->getLoc()},
+                        ob.getDictionaryAttr(ob.getNamedAttr(
+                            TileDialect::getThreadOffsetAttrName(), offset))));
     }
   };
   auto lookup = [&](Value v) { return maps[0].lookupOrDefault(v); };
@@ -525,13 +540,12 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
       // Fill f = k + ahead of the ring waits for the release of fill
       // f - stages: parity of fill f's phase flipped (a fresh mbarrier
       // passes phase 1).
-      Value f = arith::AddIOp::create(lb2, loc,
-                                      iterationIndex(lb2, loc, iv, lb, step),
-                                      cst(lb2, l.ahead));
+      Value f = arith::AddIOp::create(
+          lb2, loc, iterationIndex(lb2, loc, iv, lb, step), cst(lb2, l.ahead));
       Value parity = arith::XOrIOp::create(
           lb2, loc, fillParity(lb2, loc, f, l.stages), cst(lb2, 1));
-      issue(lb2, l.copies,
-            iterationRuns(lb2, loc, iv, step, l.ahead, ub, true), l, parity);
+      issue(lb2, l.copies, iterationRuns(lb2, loc, iv, step, l.ahead, ub, true),
+            l, parity);
       SmallVector<Value> yields;
       Operation *yield = l.loop.getBody()->getTerminator();
       for (auto [j, k] : slots)
@@ -572,9 +586,10 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
                         /*async_proxy=*/true);
     }
     cb.setInsertionPoint(lbody->getTerminator());
-    TmaReleaseOp::create(cb, loc, l.readers.front().second,
-                         arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true)),
-                         l.buffers.front(), l.stages);
+    TmaReleaseOp::create(
+        cb, loc, l.readers.front().second,
+        arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true)),
+        l.buffers.front(), l.stages);
     cb.setInsertionPoint(l.after);
     if (n + 1 < loops.size()) {
       invalBarriers(cb, loc, l, /*split=*/true);
@@ -608,15 +623,10 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
     WarpgroupTurnOp::create(tb, loc, TurnAction::End);
   }
   if (shareRegisters) {
-    // As for a producer warpgroup (specialize below): the consumers take
-    // what the producer warps give back, a multiple of 8, at most 256.
-    int64_t threads = (consumerWarps + producers) * kWarpSize;
-    int64_t left = registersPerThread(threads) * threads -
-                   setThreads * copyProducerRegisters(sets);
-    int64_t each =
-        std::min<int64_t>(256, left / (consumerWarps * kWarpSize) / 8 * 8);
     OpBuilder rb = OpBuilder::atBlockBegin(consumers);
-    SetMaxRegistersOp::create(rb, loc, RegisterAction::Inc, each);
+    SetMaxRegistersOp::create(rb, loc, RegisterAction::Inc,
+                              consumerRegisters(consumerWarps, producers,
+                                                copyProducerRegisters(sets)));
   }
   func->setAttr(TileDialect::getProducerWarpsAttrName(),
                 b.getI32IntegerAttr(producers));
@@ -656,8 +666,7 @@ struct WarpSpecializePass
                             : 1;
     if (!loop)
       return false;
-    if ((consumerWarps + producers) * kWarpSize > 1024 ||
-        loop.getUnsignedCmp())
+    if ((consumerWarps + producers) * kWarpSize > 1024 || loop.getUnsignedCmp())
       return true;
     int64_t ahead =
         loop->getAttrOfType<IntegerAttr>(TileDialect::getTmaAheadAttrName())
@@ -689,8 +698,7 @@ struct WarpSpecializePass
                             loop.getStep()};
     for (Operation *op : llvm::concat<Operation *const>(*slice, copies))
       for (Value v : op->getOperands())
-        if (Operation *def = v.getDefiningOp();
-            def && def->getBlock() == &body)
+        if (Operation *def = v.getDefiningOp(); def && def->getBlock() == &body)
           work.push_back(v);
     while (!work.empty()) {
       Operation *def = work.pop_back_val().getDefiningOp();
@@ -736,9 +744,9 @@ struct WarpSpecializePass
       SetMaxRegistersOp::create(b, loc, RegisterAction::Dec,
                                 kProducerRegisters);
     Value zero = cst(0);
-    auto producerLoop = scf::ForOp::create(
-        b, loc, loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
-        ValueRange{zero, zero});
+    auto producerLoop =
+        scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(),
+                           loop.getStep(), ValueRange{zero, zero});
     {
       OpBuilder pb = OpBuilder::atBlockBegin(producerLoop.getBody());
       Value stage = producerLoop.getRegionIterArgs()[0];
@@ -749,9 +757,9 @@ struct WarpSpecializePass
       // The consumer loop's copies are of iteration i + ahead * step.
       IRMapping map;
       Value back = arith::MulIOp::create(pb, loc, loop.getStep(), pc(ahead));
-      map.map(loop.getInductionVar(),
-              arith::SubIOp::create(pb, loc, producerLoop.getInductionVar(),
-                                    back));
+      map.map(
+          loop.getInductionVar(),
+          arith::SubIOp::create(pb, loc, producerLoop.getInductionVar(), back));
       // Fill f of a stage waits for release f - 1: parity of this fill's
       // phase flipped (a fresh mbarrier passes phase 1).
       Value parity = arith::XOrIOp::create(pb, loc, phase, pc(1));
@@ -766,10 +774,9 @@ struct WarpSpecializePass
         for (Value o : copy.getOffsets())
           offsets.push_back(map.lookupOrDefault(o));
         TmaCopyOp::create(pb, copy.getLoc(), copy.getTensormap(), offsets,
-                          stage, yes, copy.getBlockAttr(),
-                          copy.getBufferAttr(), copy.getContigAttr(),
-                          copy.getStagesAttr(), copy.getTransposedAttr(),
-                          pb.getUnitAttr());
+                          stage, yes, copy.getBlockAttr(), copy.getBufferAttr(),
+                          copy.getContigAttr(), copy.getStagesAttr(),
+                          copy.getTransposedAttr(), pb.getUnitAttr());
       }
       Value next = nextStage(pb, loc, stage, stages);
       scf::YieldOp::create(pb, loc,
@@ -796,16 +803,11 @@ struct WarpSpecializePass
       // Each thread starts with its share of the 64K registers (the
       // lowering makes it one CTA per SM, .minnctapersm 1, so ptxas starts
       // the kernel there; at least 384 threads, so below 255); the
-      // consumers take what the producer gives back on top of theirs (a
-      // multiple of 8, at most 256). setmaxnreg.inc waits for registers the
-      // CTA's pool has, so they must not ask for more.
-      int64_t threads = (consumerWarps + producers) * kWarpSize;
-      int64_t left = registersPerThread(threads) * threads -
-                     producers * kWarpSize * int64_t(kProducerRegisters);
-      int64_t each = std::min<int64_t>(
-          256, left / (consumerWarps * kWarpSize) / 8 * 8);
+      // consumers take what the producer gives back on top of theirs.
       OpBuilder cb = OpBuilder::atBlockBegin(consumers);
-      SetMaxRegistersOp::create(cb, loc, RegisterAction::Inc, each);
+      SetMaxRegistersOp::create(
+          cb, loc, RegisterAction::Inc,
+          consumerRegisters(consumerWarps, producers, kProducerRegisters));
     }
     func->setAttr(TileDialect::getProducerWarpsAttrName(),
                   b.getI32IntegerAttr(producers));

@@ -443,9 +443,20 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
 }
 
 def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
-  let summary = "give a TMA-staged loop's copies to a producer warp";
+  let summary = "give a staged loop's copies to producer warps";
   let description = [{
-    Expects the IR `quire-async-copies` makes with `tma` and `tma-release`.
+    Kernels with loops staged by `cp.async` (no tensor maps): see
+    docs/passes.md, "Producer warps for cp.async loops"; producer warps
+    issue every copy and complete each stage's mbarrier with
+    `tile.async_arrive`, the consumers wait on it (`tile.tma_wait
+    {async_proxy}`) and release it; with `pingpong` the two consumer
+    warpgroups issue their dots in turn (`tile.warpgroup_turn`); with
+    `producer-warpgroup` one producer warpgroup issues every consumer
+    warpgroup's copies (its ops cloned per warpgroup with
+    `tile.thread_offset`).
+
+    TMA-staged kernels: expects the IR `quire-async-copies` makes with `tma`
+    and `tma-release`.
     A kernel whose one TMA-staged loop sits in its body's top level, after
     ops that touch no memory and need no shared memory (scalars, constants,
     index tensors), gets one warp more (`tile.producer_warps = 1` on the
