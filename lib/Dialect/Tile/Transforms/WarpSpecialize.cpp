@@ -112,11 +112,11 @@ FailureOr<SmallVector<Operation *>> bodySlice(scf::ForOp loop,
 /// least).
 constexpr int32_t kProducerRegisters = 24;
 
-/// The registers per thread of producer warps that issue cp.async copies
-/// of `sets` consumer warps each: they compute the copies' addresses
-/// (64-bit pointers, masks), one set after the other. ptxas spills little
-/// with 56 for one, 88 for two (the prefill kernel, 128 x 128 tiles).
-int64_t copyProducerRegisters(int64_t sets) { return 32 * sets + 24; }
+/// The registers per thread of producer warps that issue cp.async copies,
+/// for each consumer warp a producer warp stands for: they compute the
+/// copies' addresses (64-bit pointers, masks). ptxas spills little with
+/// 56 for one, 104 for two (the prefill kernel, 128 x 128 tiles).
+int64_t copyProducerRegisters(int64_t sets) { return 48 * sets + 8; }
 
 /// The registers a wgmma instruction needs besides its accumulators (A
 /// fragments, descriptors, predicates), as ptxas counts them (a m64n256k16
@@ -452,19 +452,14 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
     return llvm::any_of(op->getResultTypes(), isTensor) ||
            llvm::any_of(op->getOperandTypes(), isTensor);
   };
-  // `only`: that set's clone alone (the scalars with set 0's).
-  auto cloneForSets = [&](OpBuilder &ob, Operation &op, int64_t only = -1) {
+  auto cloneForSets = [&](OpBuilder &ob, Operation &op) {
     if (!perThread(&op)) {
-      if (only > 0)
-        return;
       Operation *c = ob.clone(op, maps[0]);
       for (int64_t k = 1; k < sets; ++k)
         maps[k].map(op.getResults(), c->getResults());
       return;
     }
     for (int64_t k = 0; k < sets; ++k) {
-      if (only >= 0 && k != only)
-        continue;
       Operation *c = ob.clone(op, maps[k]);
       if (k == 0)
         continue;
@@ -477,24 +472,20 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
     }
   };
   auto lookup = [&](Value v) { return maps[0].lookupOrDefault(v); };
-  // The copies of one set (`only`) or all, guarded by `runs`; the first
-  // set's wait for the stage's release (with acquireParity), the last
-  // set's arrivals.
   auto issue = [&](OpBuilder &ob, SmallVector<AsyncCopyOp> copies, Value runs,
-                   const CopyLoop &l, Value acquireParity, int64_t only = -1) {
+                   const CopyLoop &l, Value acquireParity) {
     auto guard = scf::IfOp::create(ob, loc, TypeRange(), runs,
                                    /*withElseRegion=*/false);
     OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
-    if (acquireParity && only <= 0)
+    if (acquireParity)
       TmaAcquireOp::create(gb, loc, lookup(copies.front().getStage()),
                            acquireParity, l.buffers.front(), l.stages,
                            /*producer=*/true, /*every_thread=*/true);
-    for (AsyncCopyOp copy : copies)
-      cloneForSets(gb, *copy, only);
-    if (only < 0 || only == sets - 1)
-      for (AsyncCopyOp copy : copies)
-        AsyncArriveOp::create(gb, copy.getLoc(), lookup(copy.getStage()),
-                              copy.getBuffer(), copy.getStages());
+    for (AsyncCopyOp copy : copies) {
+      cloneForSets(gb, *copy);
+      AsyncArriveOp::create(gb, copy.getLoc(), lookup(copy.getStage()),
+                            copy.getBuffer(), copy.getStages());
+    }
   };
   size_t next = 0;
   for (Operation *op : original) {
@@ -543,6 +534,9 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
           for (IRMapping &m : maps)
             m.map(arg, mine);
       }
+      for (Operation &inner : l.loop.getBody()->without_terminator())
+        if (needed.contains(&inner))
+          cloneForSets(lb2, inner);
       // Fill f = k + ahead of the ring waits for the release of fill
       // f - stages: parity of fill f's phase flipped (a fresh mbarrier
       // passes phase 1).
@@ -550,15 +544,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
           lb2, loc, iterationIndex(lb2, loc, iv, lb, step), cst(lb2, l.ahead));
       Value parity = arith::XOrIOp::create(
           lb2, loc, fillParity(lb2, loc, f, l.stages), cst(lb2, 1));
-      Value runs = iterationRuns(lb2, loc, iv, step, l.ahead, ub, true);
-      // Set by set: one set's addresses are dead once its copies are
-      // issued.
-      for (int64_t k = 0; k < sets; ++k) {
-        for (Operation &inner : l.loop.getBody()->without_terminator())
-          if (needed.contains(&inner))
-            cloneForSets(lb2, inner, k);
-        issue(lb2, l.copies, runs, l, parity, k);
-      }
+      issue(lb2, l.copies, iterationRuns(lb2, loc, iv, step, l.ahead, ub, true),
+            l, parity);
       SmallVector<Value> yields;
       Operation *yield = l.loop.getBody()->getTerminator();
       for (auto [j, k] : slots)
