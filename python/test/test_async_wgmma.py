@@ -155,6 +155,59 @@ def test_matches_float64_on_the_gpu(block, num_warps, num_stages, M, N, K):
         assert err < 2e-3, (aw, err)
 
 
+@pytest.mark.parametrize("producer_warpgroup, threads", [(False, 512),
+                                                          (True, 384)])
+@pytest.mark.parametrize("num_stages", [2, 3])
+def test_producer_warps_issue_the_copies(num_stages, producer_warpgroup,
+                                         threads):
+    # warp_specialize on a loop staged with cp.async (pointer loads, no
+    # tensor maps): producer warps (8, or a warpgroup) issue every copy and
+    # complete each stage's mbarrier; the consumers' loop has no cp.async
+    # and no CTA barrier; with async wgmma the loop is left as it was.
+    M = N = K = 4096
+    args = (FakeCudaArray((M, K), "<f2"), FakeCudaArray((K, N), "<f2"),
+            FakeCudaArray((M, N), "<f2"), M, N, K, K, 1, N, 1, N, 1)
+    k = matmul_kernel.warmup(
+        *args, grid=(1,), sm=90, num_warps=8, num_stages=num_stages,
+        BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, PLUS_EQUALS=False,
+        warp_specialize=True, producer_warpgroup=producer_warpgroup)
+    ptx = k.asm["ptx"]
+    assert k.kernel.threads == threads
+    # A and B: the prologue's fills and the loop's.
+    assert ptx.count("cp.async.mbarrier.arrive.noinc") == 2 * num_stages
+    assert "cp.async.wait_group" not in ptx
+    report = ptxas_sm90a(ptx, f"ws_matmul_{num_stages}_{threads}", True)
+    assert "C75" not in report and " 0 bytes spill stores" in report
+    kept = matmul_kernel.warmup(
+        *args, grid=(1,), sm=90, num_warps=8, num_stages=3, BLOCK_M=128,
+        BLOCK_N=128, BLOCK_K=64, PLUS_EQUALS=False, warp_specialize=True,
+        async_wgmma=True)
+    assert kept.kernel.threads == 256 and _waits(kept.asm["ptx"]) == ["1", "0"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("options", [
+    dict(warp_specialize=True), dict(warp_specialize=True, num_stages=3),
+    dict(warp_specialize=True, producer_warpgroup=True),
+    dict(warp_specialize=True, producer_warpgroup=True, pingpong=True)])
+@pytest.mark.parametrize("M, N, K", [(1000, 1024, 4000), (128, 128, 64),
+                                     (300, 256, 48)])
+def test_producer_warps_match_float64_on_the_gpu(options, M, N, K):
+    torch = pytest.importorskip("torch")
+    gen = torch.Generator(device="cuda").manual_seed(M + N * 3 + K)
+    a = torch.randn(M, K, device="cuda", generator=gen).half()
+    b = torch.randn(K, N, device="cuda", generator=gen).half()
+    ref = a.double() @ b.double()
+    c = torch.full((M, N), float("nan"), device="cuda", dtype=torch.half)
+    matmul_kernel[(-(-M // 128), -(-N // 128))](
+        a, b, c, M, N, K, K, 1, N, 1, N, 1, BLOCK_M=128, BLOCK_N=128,
+        BLOCK_K=64, PLUS_EQUALS=False, num_warps=8,
+        **{"num_stages": 2, **options})
+    torch.cuda.synchronize()
+    err = ((c.double() - ref).abs().max() / ref.abs().max()).item()
+    assert err < 2e-3, (options, err)
+
+
 @quire.jit
 def staged_loop(a_ptr, b_ptr, c_ptr, K, STAGES: tl.constexpr):
     offs = tl.arange(0, 64)
