@@ -329,6 +329,18 @@ def test_producer_warps_by_default():
             ((128, 128, 8), 90, False, True, False, window)]:
         assert not configs.prefill_warp_specialize(tiles, sm, fp8, wgmma,
                                                    checked, flags)
+    # Asked for, quire-pingpong and early dots keep the kernel without
+    # producer warps (their loop forms are its).
+    from quire.ops import prefill
+    rng = np.random.default_rng(13)
+    a, kn, vn = _case(rng, [40, 0], [33, 20], 16, 4, 2, 128)
+    for options in ({}, dict(pingpong=True, num_stages=3),
+                    dict(early_dots=True, num_stages=3)):
+        prefill._plans.clear()
+        quire.ops._paged_prefill(*a.values(), 0.3, None, kn, vn, None,
+                                 **options)
+        (spec,) = prefill._plans.values()
+        assert (("warp_specialize", True) in spec.options) == (not options)
 
 
 def test_gathered_rows_hook():

@@ -227,7 +227,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,
         cfg, "query_start_loc", "seq_lens",
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
-        gathered_rows, warp_specialize, producer_warpgroup)
+        gathered_rows, warp_specialize, producer_warpgroup, early_dots)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -236,13 +236,14 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    causal, skip_decode, cfg, qs_name, lens_name, sm=90,
                    wgmma=True, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
-                   producer_warpgroup=None):
+                   producer_warpgroup=None, early_dots=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
     kernel compiles with quire-pingpong (docs/passes.md); `gathered_rows`,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
-    (None: configs.prefill_warp_specialize for both). `cfg` is (block_m,
+    (None: configs.prefill_warp_specialize for both, unless `pingpong` or
+    `early_dots`, which the caller compiles the kernel with). `cfg` is (block_m,
     block_n, num_warps, num_stages), None for each default, the defaults
     those of configs.prefill_config for compute capability `sm` (the
     interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
@@ -257,9 +258,11 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                                   checked)
     block_m, block_n, num_warps = (c or d for c, d in zip(cfg, dflt))
     num_stages = cfg[3] or 2
+    # (quire-pingpong's and early dots' loop forms are the unspecialized
+    # kernel's: asked for, they keep it.)
     specialize = configs.prefill_warp_specialize(
         (block_m, block_n, num_warps), sm, kc.dtype in val.FP8, wgmma,
-        checked, feats.flags)
+        checked, feats.flags) and not pingpong and not early_dots
     if warp_specialize is None:
         warp_specialize = specialize
     if producer_warpgroup is None:
