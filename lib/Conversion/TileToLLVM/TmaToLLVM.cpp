@@ -211,10 +211,9 @@ struct TmaCopyOpLowering : public StatefulPattern<tile::TmaCopyOp> {
 
 /// Spins until the mbarrier at `bar` completes the phase of parity `phase`:
 /// `loop: mbarrier.try_wait.parity P, [bar], phase; @!P bra loop`. Every
-/// thread waits when `onlyIf` is null (the loop's branch is then uniform,
-/// `bra.uni`); else only threads where `onlyIf` holds, and the others
-/// branch around the loop (divergent). The labels are local to the braces,
-/// so copies of the loop (unrolled, duplicated) do not clash.
+/// thread waits when `onlyIf` is null; else only threads where `onlyIf`
+/// holds, and the others branch around the loop. The labels are local to the
+/// braces, so copies of the loop (unrolled, duplicated) do not clash.
 void waitForParity(OpBuilder &b, Location loc, Value bar, Value phase,
                    Value onlyIf, StringRef label) {
   std::string l = label.str();
@@ -222,7 +221,8 @@ void waitForParity(OpBuilder &b, Location loc, Value bar, Value phase,
   if (onlyIf)
     loop += "@!$2 bra skip_" + l + ";\n";
   loop += l + ":\nmbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1;\n";
-  loop += (onlyIf ? "@!done bra " : "@!done bra.uni ") + l + ";\n";
+  // (Not bra.uni: PTX does not promise every lane the same `done`.)
+  loop += "@!done bra " + l + ";\n";
   if (onlyIf)
     loop += "skip_" + l + ":\n";
   loop += "}";
@@ -276,10 +276,13 @@ struct TmaReleaseOpLowering : public StatefulPattern<tile::TmaReleaseOp> {
         rewriter, loc, adaptor.getPred().front(),
         LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, lane,
                              i32Const(rewriter, loc, 0)));
-    // Every lane's reads are done before the warp's one arrival.
+    // Every lane's reads are done before the warp's one arrival (and with
+    // async_proxy ordered before the generic proxy's refill).
+    std::string fence =
+        op.getAsyncProxy() ? "fence.proxy.async.shared::cta;\n" : "";
     inlinePtx(rewriter, loc, {}, {pred, bar},
-              "bar.warp.sync -1;\n"
-              "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];",
+              fence + "bar.warp.sync -1;\n"
+                      "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];",
               "b,r", /*sideEffects=*/true);
     rewriter.eraseOp(op);
     return success();

@@ -343,8 +343,27 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
   if (tooWide)
     return;
   // Nothing may write memory or synchronize before the last loop ends (the
-  // producer's copies would no longer come after it); no TMA staging.
+  // producer's copies would no longer come after it); no TMA staging. And
+  // every copy, wait and read of a staging buffer is one of the loops' (a
+  // staged loop nested in another op shares their buffers).
+  llvm::SmallPtrSet<Operation *, 16> known;
+  for (CopyLoop &l : loops) {
+    known.insert(l.top);
+    known.insert(l.after);
+    for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
+      known.insert(copy);
+  }
+  auto inLoop = [&](Operation *op) {
+    return llvm::any_of(
+        loops, [&](CopyLoop &l) { return l.loop->isProperAncestor(op); });
+  };
   bool blocked = false;
+  func.walk([&](Operation *op) {
+    if (isa<AsyncCopyOp, AsyncWaitOp>(op) && !known.contains(op))
+      blocked = true;
+    if (isa<WarpgroupDotOp, AsyncLocalLoadOp>(op) && !inLoop(op))
+      blocked = true;
+  });
   for (Operation &op : body) {
     op.walk([&](Operation *nested) {
       // (Region ops: their ops are walked.)
@@ -438,10 +457,14 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
   // in the consumers' order, and between two loops the consumers' meeting
   // point where the mbarriers start over.
   OpBuilder pb = OpBuilder::atBlockBegin(split.thenBlock());
-  bool shareRegisters = consumerWarps >= 2 * kWarpsPerWarpgroup;
+  // setmaxnreg only lowers the producer's registers and raises the
+  // consumers' from the count each thread starts with.
+  int32_t keep = copyProducerRegisters(sets);
+  int32_t give = consumerRegisters(consumerWarps, producers, keep);
+  bool shareRegisters =
+      consumerWarps >= 2 * kWarpsPerWarpgroup && keep < entry && give > entry;
   if (shareRegisters)
-    SetMaxRegistersOp::create(pb, loc, RegisterAction::Dec,
-                              copyProducerRegisters(sets));
+    SetMaxRegistersOp::create(pb, loc, RegisterAction::Dec, keep);
   // One mapping per set; what holds no tensor is the same in every thread
   // and cloned once (set 0's). Set k's clones compute the elements of the
   // threads k * setThreads above (tile.thread_offset, also in their
@@ -586,10 +609,12 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
                         /*async_proxy=*/true);
     }
     cb.setInsertionPoint(lbody->getTerminator());
+    // The stage was read through the async proxy (wgmma) and is refilled
+    // through the generic one (cp.async): the release fences first.
     TmaReleaseOp::create(
         cb, loc, l.readers.front().second,
         arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true)),
-        l.buffers.front(), l.stages);
+        l.buffers.front(), l.stages, /*async_proxy=*/true);
     cb.setInsertionPoint(l.after);
     if (n + 1 < loops.size()) {
       invalBarriers(cb, loc, l, /*split=*/true);
@@ -624,9 +649,7 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
   }
   if (shareRegisters) {
     OpBuilder rb = OpBuilder::atBlockBegin(consumers);
-    SetMaxRegistersOp::create(rb, loc, RegisterAction::Inc,
-                              consumerRegisters(consumerWarps, producers,
-                                                copyProducerRegisters(sets)));
+    SetMaxRegistersOp::create(rb, loc, RegisterAction::Inc, give);
   }
   func->setAttr(TileDialect::getProducerWarpsAttrName(),
                 b.getI32IntegerAttr(producers));

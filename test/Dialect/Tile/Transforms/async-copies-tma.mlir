@@ -118,8 +118,7 @@
 // RELPTX-LABEL: .entry matmul(
 // RELPTX:         mbarrier.init.shared::cta.b64 [{{.*}}], 8;
 // The issuing thread waits for the stage's release (the others branch
-// around the loop); then every thread waits for its stage's copies (a
-// uniform loop).
+// around the loop); then every thread waits for its stage's copies.
 // RELPTX:         @!%p{{[0-9]+}} bra skip_wait_acquire;
 // RELPTX-NEXT:    wait_acquire:
 // RELPTX-NEXT:    mbarrier.try_wait.parity.shared::cta.b64 done, [%r{{[0-9]+}}], %r{{[0-9]+}};
@@ -127,7 +126,7 @@
 // RELPTX-NEXT:    skip_wait_acquire:
 // RELPTX:         wait_tma:
 // RELPTX-NEXT:    mbarrier.try_wait.parity.shared::cta.b64 done, [%r{{[0-9]+}}], %r{{[0-9]+}};
-// RELPTX-NEXT:    @!done bra.uni wait_tma;
+// RELPTX-NEXT:    @!done bra wait_tma;
 // RELPTX:         bar.warp.sync -1;
 // RELPTX-NEXT:    mbarrier.arrive.shared::cta.b64 _, [{{.*}}];
 

@@ -8,7 +8,8 @@
 // tile.async_arrive; between the loops both roles meet where the
 // mbarriers start over (split: barrier.sync, each at its own point). The
 // consumers wait on the stage (async_proxy: the fence for wgmma) and
-// release it after the dot; the copies and the CTA barriers are gone. The
+// release it after the dot (async_proxy: a fence before the refill through
+// cp.async's generic proxy); the copies and the CTA barriers are gone. The
 // producer warps give registers to the consumers (setmaxnreg).
 // RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8 warp-specialize=true" | FileCheck %s
 // With pingpong the two consumer warpgroups issue each dot in turn.
@@ -22,6 +23,10 @@
 // RUN: FileCheck %s --check-prefix=WGPTX < %t.wg.ptx
 // RUN: quirec %s --sm 90 --num-warps 8 --warp-specialize --producer-warpgroup --emit=llvm-mlir | FileCheck %s --check-prefix=WGTID
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.wg.ptx -o %t.wg.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
+// 16 consumer warps and a producer warpgroup (640 threads, 96 registers a
+// thread at entry): the producer would need more than it starts with, so
+// no setmaxnreg.
+// RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=16 warp-specialize=true producer-warpgroup=true" | FileCheck %s --check-prefix=W16
 // Off by default.
 // RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8" | FileCheck %s --check-prefix=OFF
 // In the PTX: 512 threads, one CTA an SM, cp.async.mbarrier.arrive.noinc,
@@ -65,7 +70,7 @@
 // CHECK-NOT:         tile.async_wait
 // CHECK:             tile.tma_wait stage %[[S:[^ ]*]] phase %{{.*}} {async_proxy, buffer = 0 : i32, stages = 2 : i32}
 // CHECK-NEXT:        tile.warpgroup_dot {{.*}} b_stage %[[S]]
-// CHECK:             tile.tma_release stage %[[S]] if %{{.*}} {buffer = 0 : i32, stages = 2 : i32}
+// CHECK:             tile.tma_release stage %[[S]] if %{{.*}} {async_proxy, buffer = 0 : i32, stages = 2 : i32}
 // CHECK-NEXT:        scf.yield
 // CHECK:           tile.tma_inval {buffer = 0 : i32, release, split, stages = 2 : i32}
 // CHECK-NEXT:      tile.tma_init {arrivals = 256 : i32, buffer = 0 : i32, release, split, stages = 2 : i32}
@@ -115,6 +120,13 @@
 // WGTID:         %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // WGTID:         llvm.add %[[TID]], %[[C128]] : i32
 
+// W16-LABEL: func.func @two_loops
+// W16-SAME:    tile.producer_warps = 4 : i32
+// W16-NOT:     tile.setmaxnreg
+// W16:         tile.async_arrive
+// W16-NOT:     tile.setmaxnreg
+// W16-LABEL: func.func @wide_dot
+
 // OFF-LABEL: func.func @two_loops
 // OFF-NOT:     tile.is_producer
 // OFF:         tile.async_wait
@@ -130,6 +142,8 @@
 // WSPTX-DAG:     mbarrier.try_wait.parity
 // WSPTX-DAG:     fence.proxy.async.shared::cta;
 // WSPTX-DAG:     mbarrier.arrive.shared::cta.b64
+// WSPTX-DAG:     fence.proxy.async.shared::cta;
+// WSPTX-DAG:     bar.warp.sync -1;
 // WSPTX-DAG:     bar.sync 1, 256;
 // The aligned barrier of the first init (every thread, before the split)
 // is the kernel's only bar.sync 0.
@@ -289,6 +303,60 @@ func.func @store_before_the_loop(%out: !tile.ptr<f32> {tile.divisibility = 16 : 
   %s = tile.reduce sum %acc1 {axis = 1 : i32} : tensor<128x128xf32> -> tensor<128xf32>
   %op = tile.splat %out : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
   %optrs = tile.addptr %op, %c : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %optrs, %s : tensor<128x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
+// Left alone: a staged loop inside an scf.if (its stages share the other
+// loop's buffers, which the producer would fill while it runs).
+// CHECK-LABEL: func.func @nested_staged_loop
+// CHECK-NOT:     tile.is_producer
+// CHECK:         tile.async_wait
+func.func @nested_staged_loop(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                              %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                              %n: i32, %c: i1) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %av = arith.constant dense<1.0> : tensor<128x64xf16>
+  %k = tile.range 0, 64 : tensor<64xi32>
+  %j = tile.expand_dims %k {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %w = arith.constant dense<128> : tensor<64x1xi32>
+  %jo = arith.muli %j, %w : tensor<64x1xi32>
+  %job = tile.broadcast %jo : tensor<64x1xi32> -> tensor<64x128xi32>
+  %cc = tile.range 0, 128 : tensor<128xi32>
+  %c2 = tile.expand_dims %cc {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %cb = tile.broadcast %c2 : tensor<1x128xi32> -> tensor<64x128xi32>
+  %boffs = arith.addi %job, %cb : tensor<64x128xi32>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc0 = scf.if %c -> (tensor<128x128xf32>) {
+    %a = scf.for %start = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %off = arith.muli %start, %c128 : i32
+      %bat = tile.addptr %b, %off : !tile.ptr<f16>, i32
+      %bp = tile.splat %bat : !tile.ptr<f16> -> tensor<64x128x!tile.ptr<f16>>
+      %bptrs = tile.addptr %bp, %boffs : tensor<64x128x!tile.ptr<f16>>, tensor<64x128xi32>
+      %bv = tile.load %bptrs : tensor<64x128x!tile.ptr<f16>>
+      %d = tile.dot %av, %bv, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    scf.yield %a : tensor<128x128xf32>
+  } else {
+    scf.yield %zero : tensor<128x128xf32>
+  }
+  %acc1 = scf.for %start = %c0 to %n step %c64 iter_args(%acc = %acc0) -> (tensor<128x128xf32>) : i32 {
+    %off = arith.muli %start, %c128 : i32
+    %bat = tile.addptr %b, %off : !tile.ptr<f16>, i32
+    %bp = tile.splat %bat : !tile.ptr<f16> -> tensor<64x128x!tile.ptr<f16>>
+    %bptrs = tile.addptr %bp, %boffs : tensor<64x128x!tile.ptr<f16>>, tensor<64x128xi32>
+    %bv = tile.load %bptrs : tensor<64x128x!tile.ptr<f16>>
+    %d = tile.dot %av, %bv, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %s = tile.reduce sum %acc1 {axis = 1 : i32} : tensor<128x128xf32> -> tensor<128xf32>
+  %op = tile.splat %out : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %optrs = tile.addptr %op, %cc : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
   tile.store %optrs, %s : tensor<128x!tile.ptr<f32>>
   return
 }

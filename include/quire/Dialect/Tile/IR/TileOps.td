@@ -703,12 +703,17 @@ def Tile_TmaReleaseOp : Tile_Op<"tma_release", [MemoryEffects<[MemRead, MemWrite
     buffer `buffer` (made by `tile.tma_init` with `release`): once every
     warp has, the stage may be refilled (`tile.tma_acquire`). Inserted by
     `quire-async-copies` with `tma-release` after the last read of a stage.
+    With `async_proxy` the warps read the stage through the async proxy
+    (`wgmma`) and the stage is refilled through the generic one
+    (`cp.async`, quire-warp-specialize): each thread fences
+    (`fence.proxy.async.shared::cta`) before the warp's arrival.
 
     ```mlir
     tile.tma_release stage %s if %p {buffer = 0 : i32, stages = 3 : i32}
     ```
   }];
-  let arguments = (ins I32:$stage, I1:$pred, I32Attr:$buffer, I32Attr:$stages);
+  let arguments = (ins I32:$stage, I1:$pred, I32Attr:$buffer, I32Attr:$stages,
+                       UnitAttr:$async_proxy);
   let assemblyFormat = "`stage` $stage `if` $pred attr-dict";
   let hasVerifier = 1;
 }
