@@ -133,11 +133,32 @@ static void replicatedDivisors(ModuleOp module) {
 
 namespace {
 
+/// The location tag of tile.thread_offset (quire-warp-specialize puts it
+/// on the clones' locations too): given here again to every op that has
+/// the attribute, in case a rewrite made the op anew with another
+/// location.
+void tagThreadOffsets(ModuleOp module) {
+  module.walk([](Operation *op) {
+    auto offset = op->getAttrOfType<IntegerAttr>(
+        tile::TileDialect::getThreadOffsetAttrName());
+    if (!offset)
+      return;
+    MLIRContext *ctx = op->getContext();
+    op->setLoc(FusedLoc::get(
+        ctx, {op->getLoc()},
+        DictionaryAttr::get(
+            ctx, {NamedAttribute(
+                     StringAttr::get(
+                         ctx, tile::TileDialect::getThreadOffsetAttrName()),
+                     offset)})));
+  });
+}
+
 /// The thread index read for an op with tile.thread_offset (a producer
 /// warpgroup's clone for the consumer warps above it,
 /// quire-warp-specialize) is the executing thread's plus the offset: the
-/// ops its lowering made carry its location, which the pass tagged with
-/// the offset.
+/// ops its lowering made carry its location, which is tagged with the
+/// offset (tagThreadOffsets).
 void offsetThreadIds(ModuleOp module) {
   SmallVector<NVVM::ThreadIdXOp> reads;
   module.walk([&](NVVM::ThreadIdXOp tid) { reads.push_back(tid); });
@@ -513,6 +534,7 @@ struct ConvertTileToLLVMPass
     populateTileToLLVMTypeConversions(converter);
 
     replicatedDivisors(module);
+    tagThreadOffsets(module);
 
     // (1) tile ops and tensors.
     {
