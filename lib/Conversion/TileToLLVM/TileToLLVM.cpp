@@ -133,24 +133,15 @@ static void replicatedDivisors(ModuleOp module) {
 
 namespace {
 
-/// The location tag of tile.thread_offset (quire-warp-specialize puts it
-/// on the clones' locations too): given here again to every op that has
-/// the attribute, in case a rewrite made the op anew with another
-/// location.
+/// The location tag of tile.thread_offset (tile::setThreadOffset), given
+/// again to every op that has the attribute but not the tag (a rewrite made
+/// the op anew with another location).
 void tagThreadOffsets(ModuleOp module) {
   module.walk([](Operation *op) {
     auto offset = op->getAttrOfType<IntegerAttr>(
         tile::TileDialect::getThreadOffsetAttrName());
-    if (!offset)
-      return;
-    MLIRContext *ctx = op->getContext();
-    op->setLoc(FusedLoc::get(
-        ctx, {op->getLoc()},
-        DictionaryAttr::get(
-            ctx, {NamedAttribute(
-                     StringAttr::get(
-                         ctx, tile::TileDialect::getThreadOffsetAttrName()),
-                     offset)})));
+    if (offset && tile::threadOffsetOf(op->getLoc()) != offset.getInt())
+      tile::setThreadOffset(op, offset.getInt());
   });
 }
 
@@ -163,22 +154,12 @@ void offsetThreadIds(ModuleOp module) {
   SmallVector<NVVM::ThreadIdXOp> reads;
   module.walk([&](NVVM::ThreadIdXOp tid) { reads.push_back(tid); });
   for (NVVM::ThreadIdXOp tid : reads) {
-    // (Rewrites may have fused the tagged location into another.)
-    IntegerAttr offset;
-    tid.getLoc()->walk([&](Location l) {
-      auto fused = dyn_cast<FusedLoc>(l);
-      auto tag = fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
-                       : DictionaryAttr();
-      if (tag)
-        offset = tag.getAs<IntegerAttr>(
-            tile::TileDialect::getThreadOffsetAttrName());
-      return offset ? WalkResult::interrupt() : WalkResult::advance();
-    });
+    int64_t offset = tile::threadOffsetOf(tid.getLoc());
     if (!offset)
       continue;
     OpBuilder b(tid->getBlock(), std::next(tid->getIterator()));
     Value add = LLVM::AddOp::create(b, tid.getLoc(), tid.getResult(),
-                                    i32Const(b, tid.getLoc(), offset.getInt()));
+                                    i32Const(b, tid.getLoc(), offset));
     tid.getResult().replaceAllUsesExcept(add, add.getDefiningOp());
   }
 }

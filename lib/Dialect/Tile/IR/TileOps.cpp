@@ -38,6 +38,29 @@ Type mlir::quire::tile::getI1SameShape(Type type) {
   return i1;
 }
 
+void mlir::quire::tile::setThreadOffset(Operation *op, int64_t offset) {
+  Builder b(op->getContext());
+  NamedAttribute tag = b.getNamedAttr(TileDialect::getThreadOffsetAttrName(),
+                                      b.getI32IntegerAttr(offset));
+  op->setAttr(tag.getName(), tag.getValue());
+  op->setLoc(FusedLoc::get(op->getContext(), {op->getLoc()},
+                           b.getDictionaryAttr(tag)));
+}
+
+int64_t mlir::quire::tile::threadOffsetOf(Location loc) {
+  int64_t offset = 0;
+  loc->walk([&](Location l) {
+    auto fused = dyn_cast<FusedLoc>(l);
+    if (auto tag = fused ? dyn_cast_or_null<DictionaryAttr>(fused.getMetadata())
+                         : DictionaryAttr())
+      if (auto value =
+              tag.getAs<IntegerAttr>(TileDialect::getThreadOffsetAttrName()))
+        offset = value.getInt();
+    return offset ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  return offset;
+}
+
 bool mlir::quire::tile::isKernel(func::FuncOp func) {
   return func->hasAttr(TileDialect::getKernelAttrName());
 }

@@ -1,5 +1,7 @@
-//===- WarpSpecialize.cpp - A producer warp for TMA copies
-//-----------------===//
+//===- WarpSpecialize.cpp - Producer warps for staged copies -------------===//
+//
+// Two forms; loops staged with cp.async: specializeCopies below and
+// docs/passes.md, "Producer warps for cp.async loops". TMA-staged loops:
 //
 // A kernel whose TMA-staged loop (quire-async-copies with tma and
 // tma-release) is at the top level of its body
@@ -484,14 +486,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
     }
     for (int64_t k = 0; k < sets; ++k) {
       Operation *c = ob.clone(op, maps[k]);
-      if (k == 0)
-        continue;
-      auto offset = ob.getI32IntegerAttr(k * setThreads);
-      c->setAttr(TileDialect::getThreadOffsetAttrName(), offset);
-      c->setLoc(
-          FusedLoc::get(ob.getContext(), {c->getLoc()},
-                        ob.getDictionaryAttr(ob.getNamedAttr(
-                            TileDialect::getThreadOffsetAttrName(), offset))));
+      if (k != 0)
+        setThreadOffset(c, k * setThreads);
     }
   };
   auto lookup = [&](Value v) { return maps[0].lookupOrDefault(v); };

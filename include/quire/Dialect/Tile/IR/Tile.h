@@ -52,6 +52,15 @@ inline bool releases(MemSemantic sem) {
 /// True if `func` is a kernel entry point (`func.func` with `tile.kernel`).
 bool isKernel(func::FuncOp func);
 
+/// Gives `op` tile.thread_offset `offset` (quire-warp-specialize's producer
+/// clones) and tags its location with it, so the ops a rewrite or the
+/// lowering makes from it carry the offset too (threadOffsetOf).
+void setThreadOffset(Operation *op, int64_t offset);
+
+/// The thread offset `loc` is tagged with (setThreadOffset), looking into
+/// fused locations; 0 if none.
+int64_t threadOffsetOf(Location loc);
+
 /// True for the fp8 element types of tile tensors (Tile_Float: f8E4M3FN,
 /// f8E5M2), which the GPU converts with cvt e4m3x2/e5m2x2 on sm_89+.
 inline bool isFp8Type(Type t) {

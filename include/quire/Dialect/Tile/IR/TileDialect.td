@@ -86,7 +86,8 @@ def Tile_Dialect : Dialect {
     }
     /// On a kernel: warps the CTA runs beyond the module's `tile.num_warps`
     /// that only issue copies (quire-warp-specialize): 1 or 4 for TMA
-    /// copies, 4 (or the consumers' 1 or 2) for cp.async copies.
+    /// copies; for cp.async copies as many as the consumer warps, or a
+    /// warpgroup's 4 (fewer where the consumers are fewer).
     static constexpr ::llvm::StringLiteral getProducerWarpsAttrName() {
       return ::llvm::StringLiteral("tile.producer_warps");
     }
