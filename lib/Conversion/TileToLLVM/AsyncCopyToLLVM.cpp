@@ -182,8 +182,7 @@ struct LocalStoreOpLowering
     storeStagedTile(rewriter, loc, adaptor.getValue(), *layout,
                     op.getTransposed() ? 1 - op.getContig() : op.getContig(),
                     getThreadIds(rewriter, loc), ptrAt);
-    inlinePtx(rewriter, loc, {}, {}, "fence.proxy.async.shared::cta;", "",
-              /*sideEffects=*/true);
+    fenceAsyncProxy(rewriter, loc);
     NVVM::Barrier0Op::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
@@ -203,8 +202,7 @@ struct AsyncWaitOpLowering : public ConvertOpToLLVMPattern<tile::AsyncWaitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
     if (op.getAsyncProxy())
-      inlinePtx(rewriter, op.getLoc(), {}, {}, "fence.proxy.async.shared::cta;",
-                "", /*sideEffects=*/true);
+      fenceAsyncProxy(rewriter, op.getLoc());
     auto bar = NVVM::Barrier0Op::create(rewriter, op.getLoc());
     if (op.getUnaligned())
       bar->setAttr(kUnalignedAttr, rewriter.getUnitAttr());

@@ -252,8 +252,7 @@ struct TmaWaitOpLowering : public StatefulPattern<tile::TmaWaitOp> {
     // cp.async wrote the stage through the generic proxy; wgmma reads it
     // through the async proxy.
     if (op.getAsyncProxy())
-      inlinePtx(rewriter, loc, {}, {}, "fence.proxy.async.shared::cta;", "",
-                /*sideEffects=*/true);
+      fenceAsyncProxy(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }
@@ -278,11 +277,11 @@ struct TmaReleaseOpLowering : public StatefulPattern<tile::TmaReleaseOp> {
                              i32Const(rewriter, loc, 0)));
     // Every lane's reads are done before the warp's one arrival (and with
     // async_proxy ordered before the generic proxy's refill).
-    std::string fence =
-        op.getAsyncProxy() ? "fence.proxy.async.shared::cta;\n" : "";
+    if (op.getAsyncProxy())
+      fenceAsyncProxy(rewriter, loc);
     inlinePtx(rewriter, loc, {}, {pred, bar},
-              fence + "bar.warp.sync -1;\n"
-                      "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];",
+              "bar.warp.sync -1;\n"
+              "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];",
               "b,r", /*sideEffects=*/true);
     rewriter.eraseOp(op);
     return success();

@@ -297,3 +297,8 @@ SmallVector<Value> tilellvm::inlinePtx(OpBuilder &b, Location loc,
           LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
   return out;
 }
+
+void tilellvm::fenceAsyncProxy(OpBuilder &b, Location loc) {
+  inlinePtx(b, loc, {}, {}, "fence.proxy.async.shared::cta;", "",
+            /*sideEffects=*/true);
+}

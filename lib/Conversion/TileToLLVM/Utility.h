@@ -95,6 +95,11 @@ SmallVector<Value> inlinePtx(OpBuilder &b, Location loc, TypeRange results,
                              ValueRange operands, StringRef asmString,
                              StringRef constraints, bool sideEffects);
 
+/// `fence.proxy.async.shared::cta`: the executing thread's shared-memory
+/// accesses through the generic proxy (ld/st, cp.async) and through the
+/// async proxy (wgmma, TMA) are ordered across it.
+void fenceAsyncProxy(OpBuilder &b, Location loc);
+
 /// Number of a layout's leading registers that are consecutive along `dim`
 /// (registers r..r+run-1 hold elements c, c+1, ...), capped at `cap` (a
 /// power of two).
