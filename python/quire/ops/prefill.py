@@ -172,9 +172,9 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    producer_warpgroup=None):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
-    producer_warpgroup; sm_90; None: configs.prefill_warp_specialize), the gathered rows' layout (gathered_rows, quire.compile's) and
-    the folded scale (fold_scale, prefill_kernel.FOLD_SCALE) open for
-    benchmarks."""
+    producer_warpgroup; sm_90; None: configs.prefill_warp_specialize), the
+    gathered rows' layout (gathered_rows, quire.compile's) and the folded
+    scale (fold_scale, prefill_kernel.FOLD_SCALE) open for benchmarks."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -243,10 +243,10 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     kernel compiles with quire-pingpong (docs/passes.md); `gathered_rows`,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
-    `early_dots`, which the caller compiles the kernel with). `cfg` is (block_m,
-    block_n, num_warps, num_stages), None for each default, the defaults
-    those of configs.prefill_config for compute capability `sm` (the
-    interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
+    `early_dots`, which the caller compiles the kernel with). `cfg` is
+    (block_m, block_n, num_warps, num_stages), None for each default, the
+    defaults those of configs.prefill_config for compute capability `sm`
+    (the interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
     FOLD_SCALE."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
