@@ -248,6 +248,9 @@ def test_paged_prefill_attention(torch, gen, dtype, ctx, qlens, P, Hq, Hkv, D):
     dict(warp_specialize=True, pingpong=True, num_stages=3),
     dict(warp_specialize=True, producer_warpgroup=True),
     dict(warp_specialize=True, producer_warpgroup=True, pingpong=True),
+    dict(warp_specialize=True, producer_warpgroup=True, early_dots=True),
+    dict(warp_specialize=True, producer_warpgroup=True, early_dots=True,
+         block_n=64),
 ])
 @pytest.mark.parametrize("ctx, qlens, P, Hq, Hkv", [
     ([0, 1, 17, 300], [1, 64, 65, 130], 16, 8, 2),     # ragged, crossing pages
@@ -256,8 +259,9 @@ def test_paged_prefill_attention(torch, gen, dtype, ctx, qlens, P, Hq, Hkv, D):
 def test_paged_prefill_warp_specialized(torch, gen, options, ctx, qlens, P,
                                         Hq, Hkv):
     # Producer warps for the cp.async copies (quire-warp-specialize), with
-    # the consumer warpgroups in turns (pingpong): both loops, the chunk's
-    # K/V separate and from the cache.
+    # the consumer warpgroups in turns (pingpong) or the next scores issued
+    # early (early_dots): both loops, the chunk's K/V separate and from the
+    # cache.
     args, kn, vn, ref = prefill_case(torch, gen, ctx, qlens, P, Hq, Hkv, 128,
                                      torch.half)
     for kw in (dict(key=kn, value=vn), {}):

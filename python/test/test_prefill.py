@@ -13,7 +13,7 @@ import re
 import pytest
 
 import quire
-from conftest import FakeCudaArray
+from conftest import FakeCudaArray, ptxas_sm90a
 
 np = pytest.importorskip("numpy")
 ppa = quire.ops.paged_prefill_attention
@@ -308,6 +308,31 @@ def test_warp_specialize_hook():
         assert tile.count("tile.tma_wait") == 4      # K and V, two loops
         assert tile.count("tile.warpgroup_turn wait") == (4 if pingpong else 0)
         assert "cp.async.mbarrier.arrive.noinc" in kernel.ptx
+
+
+def test_early_dots_with_producer_warps():
+    # quire-early-dots on the consumers' loops of quire-warp-specialize: in
+    # both loops the next scores dot is issued async after the mbarrier wait
+    # for its stage's K (guarded: the producer fills no stage past the
+    # loop), the first scores before each loop after the wait on stage 0;
+    # at 128 x 64 tiles with 2 stages the consumers fit their 200 registers.
+    from quire.ops import launch, prefill
+    from quire.ops.features import Features
+    none = Features(-1, 0.0, None, None, False, {})
+    spec = prefill._spec("f16", 4, 128, 16, 128, 64, True, True, True,
+                         False, True, False, none, warp_specialize=True,
+                         producer_warpgroup=True)
+    kernel = launch.compiled(spec, 90, 8, early_dots=True)
+    tile = kernel.asm("tile")
+    assert kernel.threads == 384
+    assert len(re.findall(r"tile\.warpgroup_dot .*[{ ]async,", tile)) == 2
+    assert tile.count("tile.warpgroup_wait") == 2
+    # Per loop: the first scores' wait, K's and V's at the top, K's of the
+    # next iteration.
+    assert tile.count("tile.tma_wait") == 8
+    report = ptxas_sm90a(kernel.ptx, "prefill_ws_early", verbose=True)
+    assert "0 bytes spill stores" in report, report
+    assert "C751" not in report, report
 
 
 def test_producer_warps_by_default():

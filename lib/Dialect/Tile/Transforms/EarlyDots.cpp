@@ -8,7 +8,9 @@
 // The first iteration's scores come from a synchronous copy of the dot
 // before the loop. The early dots' loop-invariant register A (the query)
 // moves to shared memory, stored once, to make room for the scores in
-// flight. See the pass description in Passes.td.
+// flight. Loops whose copies producer warps issue (quire-warp-specialize)
+// get the same transformation with the mbarrier wait of iteration i + 1's
+// stage before the early dot. See the pass description in Passes.td.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,11 +41,14 @@ namespace {
 
 /// The loop's early-issue candidate: its first warpgroup_dot, when the
 /// loop has the shape quire-async-copies gives a wgmma-staged loop with the
-/// default schedule and the dot qualifies; its loop-top wait; the stage
-/// block argument; copies per iteration.
+/// default schedule (or quire-warp-specialize's consumer loop) and the dot
+/// qualifies; its loop-top wait (or the mbarrier wait for its B); the
+/// stage block argument; copies per iteration.
 struct Candidate {
   WarpgroupDotOp dot;
   AsyncWaitOp wait;
+  /// The consumer loop of producer warps: the wait for the dot's B stage.
+  TmaWaitOp full;
   BlockArgument stage;
   int64_t stages, perIter;
   /// Copies (commit groups) of an iteration issued after the one of the
@@ -51,10 +56,67 @@ struct Candidate {
   int64_t after;
 };
 
+/// The dot's A from registers defined before the loop, its accumulator
+/// too, and its stage the loop's stage argument, which starts at 0 and
+/// steps by one modulo S (the loop yields nextStage of it, as
+/// quire-async-copies builds it), so iteration i reads stage i mod S.
+BlockArgument stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot) {
+  Block *body = loop.getBody();
+  if (!dot.getA() || dot.getAStage() ||
+      !loop.isDefinedOutsideOfLoop(dot.getA()) ||
+      !loop.isDefinedOutsideOfLoop(dot.getC()))
+    return {};
+  auto stage = dyn_cast<BlockArgument>(dot.getBStage());
+  if (!stage || stage.getOwner() != body || stage.getArgNumber() == 0)
+    return {};
+  unsigned k = stage.getArgNumber() - 1;
+  Operation *yield = body->getTerminator();
+  if (!matchPattern(loop.getInitArgs()[k], m_Zero()) ||
+      !isNextStage(yield->getOperand(k), stage, dot.getStages()))
+    return {};
+  return stage;
+}
+
+/// quire-warp-specialize's consumer loop: no copies, an mbarrier wait
+/// (`tile.tma_wait {async_proxy}`) on the first dot's B stage before it,
+/// and a release of the stage. The producer refills a stage only once it
+/// is released, so 2 stages suffice: iteration i + 1's stage is not the
+/// one the producer refills while iteration i runs.
+std::optional<Candidate> matchProducerFed(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  WarpgroupDotOp first;
+  TmaWaitOp full;
+  bool released = false;
+  for (Operation &op : *body) {
+    if (isa<AsyncCopyOp, AsyncWaitOp, WarpgroupWaitOp>(op))
+      return std::nullopt;
+    released |= isa<TmaReleaseOp>(op);
+    if (auto w = dyn_cast<TmaWaitOp>(op); w && !first && w.getAsyncProxy())
+      full = w;
+    if (auto d = dyn_cast<WarpgroupDotOp>(op)) {
+      if (d.getAsync())
+        return std::nullopt;
+      if (!first)
+        first = d;
+    }
+  }
+  if (!first || !full || !released || loop.getUnsignedCmp() ||
+      first.getStages() < 2 || full.getBuffer() != first.getBBuffer() ||
+      full.getStage() != first.getBStage() ||
+      full.getStages() != first.getStages())
+    return std::nullopt;
+  BlockArgument stage = stageOfInvariantDot(loop, first);
+  if (!stage)
+    return std::nullopt;
+  return Candidate{first, AsyncWaitOp(), full, stage, first.getStages(), 0, 0};
+}
+
 std::optional<Candidate> match(scf::ForOp loop) {
   Block *body = loop.getBody();
   auto wait = dyn_cast<AsyncWaitOp>(&body->front());
-  if (!wait || !wait.getAsyncProxy())
+  if (!wait)
+    return matchProducerFed(loop);
+  if (!wait.getAsyncProxy())
     return std::nullopt;
   WarpgroupDotOp first;
   SmallVector<AsyncCopyOp> copies;
@@ -83,25 +145,13 @@ std::optional<Candidate> match(scf::ForOp loop) {
   if (bCopy == copies.rend())
     return std::nullopt;
   int64_t after = bCopy - copies.rbegin();
-  auto stage = dyn_cast<BlockArgument>(first.getBStage());
   int64_t S = first.getStages();
-  if (!stage || stage.getOwner() != body || stage.getArgNumber() == 0 ||
-      S < 3 || wait.getPending() != (S - 2) * perIter)
+  if (S < 3 || wait.getPending() != (S - 2) * perIter)
     return std::nullopt;
-  // A from registers defined before the loop, the accumulator too.
-  if (!first.getA() || first.getAStage() ||
-      !loop.isDefinedOutsideOfLoop(first.getA()) ||
-      !loop.isDefinedOutsideOfLoop(first.getC()))
+  BlockArgument stage = stageOfInvariantDot(loop, first);
+  if (!stage)
     return std::nullopt;
-  // The stage argument starts at 0 and steps by one modulo S (the loop
-  // yields nextStage of it, as quire-async-copies builds it), so iteration i
-  // reads stage i mod S.
-  unsigned k = stage.getArgNumber() - 1;
-  Operation *yield = body->getTerminator();
-  if (!matchPattern(loop.getInitArgs()[k], m_Zero()) ||
-      !isNextStage(yield->getOperand(k), stage, S))
-    return std::nullopt;
-  return Candidate{first, wait, stage, S, perIter, after};
+  return Candidate{first, wait, TmaWaitOp(), stage, S, perIter, after};
 }
 
 struct EarlyDotsPass
@@ -188,11 +238,31 @@ struct EarlyDotsPass
     };
     // Before the loop: iteration 0's copies, then its dot, synchronously.
     OpBuilder pre(loop);
-    AsyncWaitOp::create(pre, loc, pre.getI32IntegerAttr(c.wait.getPending()),
-                        pre.getUnitAttr());
     Value stage0 = cst(pre, 0);
-    auto first = cast<WarpgroupDotOp>(pre.clone(*c.dot));
-    first.getBStageMutable().assign(stage0);
+    Value firstScores;
+    if (c.full) {
+      // The producer fills stage 0 only if the loop runs.
+      Value runs =
+          arith::CmpIOp::create(pre, loc, arith::CmpIPredicate::slt,
+                                loop.getLowerBound(), loop.getUpperBound());
+      auto guard = scf::IfOp::create(pre, loc, c.dot.getType(), runs,
+                                     /*withElseRegion=*/true);
+      OpBuilder tb = guard.getThenBodyBuilder();
+      TmaWaitOp::create(tb, loc, stage0, cst(tb, 0), c.full.getBufferAttr(),
+                        c.full.getStagesAttr(), tb.getUnitAttr());
+      auto first = cast<WarpgroupDotOp>(tb.clone(*c.dot));
+      first.getBStageMutable().assign(stage0);
+      scf::YieldOp::create(tb, loc, first.getResult());
+      OpBuilder eb = guard.getElseBodyBuilder();
+      scf::YieldOp::create(eb, loc, c.dot.getC());
+      firstScores = guard.getResult(0);
+    } else {
+      AsyncWaitOp::create(pre, loc, pre.getI32IntegerAttr(c.wait.getPending()),
+                          pre.getUnitAttr());
+      auto first = cast<WarpgroupDotOp>(pre.clone(*c.dot));
+      first.getBStageMutable().assign(stage0);
+      firstScores = first.getResult();
+    }
 
     // The new loop has the body's arguments at the same positions, with the
     // scores appended.
@@ -200,7 +270,7 @@ struct EarlyDotsPass
     IRRewriter rewriter(loop.getContext());
     Value scores;
     auto grown = loop.replaceWithAdditionalYields(
-        rewriter, ValueRange{first.getResult()},
+        rewriter, ValueRange{firstScores},
         /*replaceInitOperandUsesInLoop=*/false,
         [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
           scores = args.front();
@@ -215,14 +285,34 @@ struct EarlyDotsPass
     // This iteration reads the scores the one before issued.
     c.dot.getResult().replaceUsesWithIf(
         scores, [&](OpOperand &use) { return use.getOwner() != yield; });
-    // The loop-top wait also completes iteration i + 1's copies up to the
-    // dot's B; those issued after it (V, for attention) stay in flight.
-    c.wait.setPending((c.stages - 3) * c.perIter + c.after);
-    // Iteration i + 1's dot, right after the wait: stage (stage + 1) % S.
-    OpBuilder b(c.wait->getContext());
-    b.setInsertionPointAfter(c.wait);
-    arith::SelectOp next = nextStage(b, loc, stage, c.stages);
-    c.dot->moveAfter(next);
+    OpBuilder b(loop.getContext());
+    arith::SelectOp next;
+    if (c.full) {
+      // Iteration i + 1's dot after the wait for its stage, which the
+      // producer fills only if that iteration runs. In the last iteration
+      // the dot reads the stage unwaited (nothing refills it before the
+      // loop ends) and its result is unused.
+      b.setInsertionPointAfter(c.full);
+      next = nextStage(b, loc, stage, c.stages);
+      Value phase = nextPhase(b, loc, next, c.full.getPhase());
+      Value runs =
+          iterationRuns(b, loc, newLoop.getInductionVar(), newLoop.getStep(), 1,
+                        newLoop.getUpperBound(), /*ivRuns=*/true);
+      auto guard = scf::IfOp::create(b, loc, TypeRange(), runs,
+                                     /*withElseRegion=*/false);
+      OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
+      TmaWaitOp::create(gb, loc, next, phase, c.full.getBufferAttr(),
+                        c.full.getStagesAttr(), gb.getUnitAttr());
+      c.dot->moveAfter(guard);
+    } else {
+      // The loop-top wait also completes iteration i + 1's copies up to the
+      // dot's B; those issued after it (V, for attention) stay in flight.
+      c.wait.setPending((c.stages - 3) * c.perIter + c.after);
+      // Iteration i + 1's dot, right after the wait: stage (stage + 1) % S.
+      b.setInsertionPointAfter(c.wait);
+      next = nextStage(b, loc, stage, c.stages);
+      c.dot->moveAfter(next);
+    }
     c.dot.getBStageMutable().assign(next.getResult());
     c.dot.setAsync(true);
     // Retired at the end of the iteration (after the other dots, whose own
