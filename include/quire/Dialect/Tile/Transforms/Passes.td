@@ -554,6 +554,27 @@ def EarlyDots : Pass<"quire-early-dots", "::mlir::ModuleOp"> {
     from a blocked tile into the register operand (the query) is stored
     once into a one-stage buffer of its own (`tile.local_store`) and every
     dot that read it from registers reads that buffer (`a_stages = 1`).
+
+    The consumers' loops of `quire-warp-specialize` (producer warps issue
+    the copies; the loop waits on each stage's mbarrier and releases the
+    stage) get the same transformation with 2 or more stages: the producer
+    refills a stage only after its release, so iteration i + 1's stage is
+    never the one being refilled while iteration i runs. The early dot
+    follows the wait for iteration i + 1's stage of its B
+
+    ```mlir
+    tile.tma_wait stage %stage phase %p {async_proxy}
+    scf.if (iteration i + 1 runs) {
+      tile.tma_wait stage (%stage + 1) % S phase (%p, flipped at stage 0)
+    }
+    %n = tile.warpgroup_dot a(%q) b_stage (%stage + 1) % S acc %zero {async}
+    ```
+
+    The wait is guarded because the producer fills no stage past the
+    loop's end; in the last iteration the dot reads a stage nothing
+    refills before the loop ends, and its result is unused. The first
+    scores wait on stage 0 in phase 0 and are computed where the loop runs
+    (`scf.if lb < ub`, else the accumulator).
   }];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
