@@ -29,11 +29,10 @@ def configs(torch):
 # quire-assign-layouts); with 3 stages; without the producer warps (no
 # ws); with a producer warp per consumer warp instead of a warpgroup (ws
 # warps); with the consumer warpgroups issuing their dots in turn (ws pp);
-# with early dots (ws early: the next scores in flight over the softmax,
-# 2 stages, which suffice with a producer), and at 64 keys a step with the
-# producer warpgroup, without and with early dots (ws bn64, ws bn64
-# early, and with 3 stages ws bn64 early s3); 64 keys a step (the default below sm_90 and before 128); then steps
-# timed against the kernel without producer warps: the two warpgroups in
+# at 64 keys a step with the producer warpgroup, without and with early
+# dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
+# the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the
+# default below sm_90 and before 128); then steps timed against the kernel without producer warps: the two warpgroups in
 # ping-pong (quire-pingpong, which needs 3 stages: 226 KB of shared memory
 # at 128 keys) at 128 and at 64 keys, and at 64 keys with a fourth stage
 # (its copies then run two iterations ahead); 64 keys at 3 stages alone;
@@ -43,17 +42,15 @@ def configs(torch):
 # there).
 BN64 = (128, 64, 8, True)
 NO_WS = dict(warp_specialize=False)
-WS_EARLY = dict(warp_specialize=True, early_dots=True)
+WS_EARLY = dict(warp_specialize=True, early_dots=True, num_stages=3)
 ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("gathered", DEFAULT, dict(gathered_rows=True)),
             ("s3", DEFAULT, dict(num_stages=3)),
             ("no ws", DEFAULT, NO_WS),
             ("ws warps", DEFAULT, dict(producer_warpgroup=False)),
             ("ws pp", DEFAULT, dict(warp_specialize=True, pingpong=True)),
-            ("ws early", DEFAULT, WS_EARLY),
             ("ws bn64", BN64, dict(warp_specialize=True)),
             ("ws bn64 early", BN64, WS_EARLY),
-            ("ws bn64 early s3", BN64, dict(WS_EARLY, num_stages=3)),
             ("bn64", BN64, {}),
             ("bn64 s3", BN64, dict(num_stages=3)),
             ("pingpong", DEFAULT, dict(NO_WS, num_stages=3, pingpong=True)),

@@ -248,9 +248,10 @@ def test_paged_prefill_attention(torch, gen, dtype, ctx, qlens, P, Hq, Hkv, D):
     dict(warp_specialize=True, pingpong=True, num_stages=3),
     dict(warp_specialize=True, producer_warpgroup=True),
     dict(warp_specialize=True, producer_warpgroup=True, pingpong=True),
-    dict(warp_specialize=True, producer_warpgroup=True, early_dots=True),
     dict(warp_specialize=True, producer_warpgroup=True, early_dots=True,
-         block_n=64),
+         num_stages=3),
+    dict(warp_specialize=True, producer_warpgroup=True, early_dots=True,
+         num_stages=3, block_n=64),
 ])
 @pytest.mark.parametrize("ctx, qlens, P, Hq, Hkv", [
     ([0, 1, 17, 300], [1, 64, 65, 130], 16, 8, 2),     # ragged, crossing pages

@@ -315,15 +315,18 @@ def test_early_dots_with_producer_warps():
     # both loops the next scores dot is issued async after the mbarrier wait
     # for its stage's K (guarded: the producer fills no stage past the
     # loop), the first scores before each loop after the wait on stage 0;
-    # at 128 x 64 tiles with 2 stages the consumers fit their 200 registers.
+    # at 128 x 64 tiles with 3 stages the consumers fit their 200 registers.
+    # With 2 stages the pass leaves the loops alone.
     from quire.ops import launch, prefill
     from quire.ops.features import Features
     none = Features(-1, 0.0, None, None, False, {})
-    spec = prefill._spec("f16", 4, 128, 16, 128, 64, True, True, True,
-                         False, True, False, none, warp_specialize=True,
-                         producer_warpgroup=True)
+    for stages in (2, 3):
+        spec = prefill._spec("f16", 4, 128, 16, 128, 64, True, True, True,
+                             False, True, False, none, num_stages=stages,
+                             warp_specialize=True, producer_warpgroup=True)
+        tile = launch.compiled(spec, 90, 8, early_dots=True).asm("tile")
+        assert ("async," in tile) == (stages == 3)
     kernel = launch.compiled(spec, 90, 8, early_dots=True)
-    tile = kernel.asm("tile")
     assert kernel.threads == 384
     assert len(re.findall(r"tile\.warpgroup_dot .*[{ ]async,", tile)) == 2
     assert tile.count("tile.warpgroup_wait") == 2

@@ -79,9 +79,11 @@ BlockArgument stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot) {
 
 /// quire-warp-specialize's consumer loop: no copies, an mbarrier wait
 /// (`tile.tma_wait {async_proxy}`) on the first dot's B stage before it,
-/// and a release of the stage. The producer refills a stage only once it
-/// is released, so 2 stages suffice: iteration i + 1's stage is not the
-/// one the producer refills while iteration i runs.
+/// and a release of the stage, 3 or more stages. The producer refills a
+/// stage only once it is released, so iteration i + 1's stage is never the
+/// one refilled while iteration i runs; but with 2 stages its fill starts
+/// only when iteration i - 1 releases that stage, and the early dot waits
+/// for the whole copy (30% slower, docs/passes.md).
 std::optional<Candidate> matchProducerFed(scf::ForOp loop) {
   Block *body = loop.getBody();
   WarpgroupDotOp first;
@@ -101,7 +103,7 @@ std::optional<Candidate> matchProducerFed(scf::ForOp loop) {
     }
   }
   if (!first || !full || !released || loop.getUnsignedCmp() ||
-      first.getStages() < 2 || full.getBuffer() != first.getBBuffer() ||
+      first.getStages() < 3 || full.getBuffer() != first.getBBuffer() ||
       full.getStage() != first.getBStage() ||
       full.getStages() != first.getStages())
     return std::nullopt;

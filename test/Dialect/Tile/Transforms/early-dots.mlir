@@ -24,10 +24,12 @@
 // stage's K (phase flipped where the ring wraps to stage 0), guarded by
 // "iteration i + 1 runs" (the producer fills no stage past the loop's
 // end); the first scores wait on stage 0 in phase 0 where the loop runs at
-// all. Two stages suffice: the producer refills a stage only after its
-// release. The kernel goes through ptxas.
-// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true early-dots=true" | FileCheck %s --check-prefix=WS
-// RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --num-warps 4 --warp-specialize --early-dots -o %t.ws.ptx
+// all. Three stages or more, as without producer warps: with two, the
+// fill of iteration i + 1 starts only when iteration i - 1 releases its
+// stage. The kernel goes through ptxas.
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 warp-specialize=true early-dots=true" | FileCheck %s --check-prefix=WS
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true early-dots=true" | FileCheck %s --check-prefix=OFF
+// RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --num-warps 4 --async-stages 3 --warp-specialize --early-dots -o %t.ws.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ws.ptx -o %t.ws.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // The matmul's dot carries its accumulator: not an early dot.
 // RUN: quire-opt %S/async-copies-warpgroup.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 early-dots=true" | FileCheck %s --check-prefix=MATMUL
@@ -75,36 +77,36 @@
 // MATMUL-NOT:   tile.warpgroup_wait
 
 // WS-LABEL: func.func @paged_prefill_attention
-// WS:         tile.tma_init {arrivals = 128 : i32, buffer = 0 : i32, release, stages = 2 : i32}
+// WS:         tile.tma_init {arrivals = 128 : i32, buffer = 0 : i32, release, stages = 3 : i32}
 // WS:       } else {
 // WS:         tile.local_store %{{.*}} into stage %c0_i32 {buffer = 2 : i32, contig = 1 : i32, nvmma, stages = 1 : i32}
 // WS:         %[[RUNS:.*]] = arith.cmpi sgt, %[[UB:[^ ]*]], %c0_i32 : i32
 // WS-NEXT:    %[[S0:.*]] = scf.if %[[RUNS]] -> (tensor<64x64xf32
-// WS-NEXT:      tile.tma_wait stage %c0_i32 phase %c0_i32 {async_proxy, buffer = 0 : i32, stages = 2 : i32}
+// WS-NEXT:      tile.tma_wait stage %c0_i32 phase %c0_i32 {async_proxy, buffer = 0 : i32, stages = 3 : i32}
 // WS-NEXT:      %[[D0:.*]] = tile.warpgroup_dot a_stage %c0_i32 b_stage %c0_i32 acc %[[Z:[^ ]*]] {a_buffer = 2 : i32, {{.*}}, b_buffer = 0 : i32
 // WS-NEXT:      scf.yield %[[D0]]
 // WS-NEXT:    } else {
 // WS-NEXT:      scf.yield %[[Z]]
 // WS:         scf.for %[[IV:[^ ]*]] = %c0_i32 to %[[UB]] step %c64_i32 iter_args({{.*}}, %[[STAGE:[^ ]*]] = %c0_i32, %[[S:[^ ]*]] = %[[S0]])
 // WS:           %[[PHASE:.*]] = arith.andi
-// WS:           %[[LAST:.*]] = arith.cmpi eq, %[[STAGE]], %c1_i32
-// WS-NEXT:      %[[NEXT:.*]] = arith.select %[[LAST]], %c0_i32,
-// WS:           tile.tma_wait stage %[[STAGE]] phase %[[PHASE]] {async_proxy, buffer = 0 : i32, stages = 2 : i32}
+// WS:           %[[LAST:.*]] = arith.cmpi eq, %[[STAGE]], %c2_i32
+// WS:           %[[NEXT:.*]] = arith.select %[[LAST]], %c0_i32,
+// WS:           tile.tma_wait stage %[[STAGE]] phase %[[PHASE]] {async_proxy, buffer = 0 : i32, stages = 3 : i32}
 // WS-NEXT:      %[[WRAP:.*]] = arith.cmpi eq, %[[NEXT]], %c0_i32
 // WS-NEXT:      %[[FLIP:.*]] = arith.xori %[[PHASE]], %c1_i32
 // WS-NEXT:      %[[NPHASE:.*]] = arith.select %[[WRAP]], %[[FLIP]], %[[PHASE]]
 // WS:           scf.if %{{.*}} {
-// WS-NEXT:        tile.tma_wait stage %[[NEXT]] phase %[[NPHASE]] {async_proxy, buffer = 0 : i32, stages = 2 : i32}
+// WS-NEXT:        tile.tma_wait stage %[[NEXT]] phase %[[NPHASE]] {async_proxy, buffer = 0 : i32, stages = 3 : i32}
 // WS-NEXT:      {{^ *}}}{{$}}
 // WS-NEXT:      %[[N:.*]] = tile.warpgroup_dot a_stage %c0_i32 b_stage %[[NEXT]] acc %[[Z]] {a_buffer = 2 : i32, {{.*}}, async, b_buffer = 0 : i32
 // WS-NEXT:      arith.mulf %[[S]],
-// WS:           tile.tma_wait stage %[[STAGE]] phase %[[PHASE]] {async_proxy, buffer = 1 : i32, stages = 2 : i32}
+// WS:           tile.tma_wait stage %[[STAGE]] phase %[[PHASE]] {async_proxy, buffer = 1 : i32, stages = 3 : i32}
 // WS-NEXT:      tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE]] acc %{{.*}} {b_buffer = 1 : i32
 // WS-NEXT:      tile.tma_release stage %[[STAGE]]
 // WS-NEXT:      %[[R:.*]] = tile.warpgroup_wait %[[N]] {pending = 0 : i32}
 // WS-NEXT:      scf.yield {{.*}}, %[[R]] :
 // The chunk's loop likewise.
-// WS:         tile.tma_init {arrivals = 128 : i32, buffer = 1 : i32, split, stages = 2 : i32}
+// WS:         tile.tma_init {arrivals = 128 : i32, buffer = 1 : i32, split, stages = 3 : i32}
 // WS:         scf.if
 // WS-NEXT:      tile.tma_wait stage %c0_i32 phase %c0_i32
 // WS-NEXT:      tile.warpgroup_dot a_stage %c0_i32 b_stage %c0_i32

@@ -557,9 +557,11 @@ def EarlyDots : Pass<"quire-early-dots", "::mlir::ModuleOp"> {
 
     The consumers' loops of `quire-warp-specialize` (producer warps issue
     the copies; the loop waits on each stage's mbarrier and releases the
-    stage) get the same transformation with 2 or more stages: the producer
-    refills a stage only after its release, so iteration i + 1's stage is
-    never the one being refilled while iteration i runs. The early dot
+    stage) get the same transformation, also with 3 or more stages: the
+    producer refills a stage only after its release, so iteration i + 1's
+    stage is never the one being refilled while iteration i runs, but with
+    2 its fill would start only when iteration i - 1 releases the stage,
+    and the early dot would wait for the whole copy. The early dot
     follows the wait for iteration i + 1's stage of its B
 
     ```mlir
