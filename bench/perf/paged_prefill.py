@@ -33,6 +33,8 @@ ROWS = [  # label, page, contexts, chunks (None: ragged, drawn from a seed)
     ("16 x ctx 2048 + 128", 16, [2048] * 16, [128] * 16),
     ("ragged 8, ctx<=8192, +<=1024", 16, None, None),
     ("page 128: 4 x ctx 4096 + 512", 128, [4096] * 4, [512] * 4),
+    ("2 x ctx 16384 + 2048", 16, [16384] * 2, [2048] * 2),
+    ("1 x ctx 8192 + 8192", 16, [8192], [8192]),
 ]
 
 
