@@ -503,3 +503,65 @@ def test_default_scale(rng):
     a = pda(q, k, v, bt, sl)
     b = pda(q, k, v, bt, sl, scale=1 / math.sqrt(q.shape[-1]))
     np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("head_block", [1, 2, 4])
+def test_combine_merges_blocks_of_heads(head_block):
+    # The combine kernel merges HEAD_BLOCK query heads a program (grid
+    # (seqs, heads / HEAD_BLOCK)): the same result as a program a head,
+    # against numpy, with empty splits (m = -inf) and a head with no token.
+    from quire.ops import decode, launch
+    rng = np.random.default_rng()
+    S, H, J, DP = 3, 8, 3, 128
+    part_o = rng.standard_normal((S * H * J, DP)).astype(np.float32)
+    m = rng.standard_normal(S * H * J).astype(np.float32)
+    l = rng.uniform(0.5, 2.0, S * H * J).astype(np.float32)
+    m[1::5] = -np.inf                                  # empty splits
+    l[1::5] = 0.0
+    m[J * 5:J * 6] = -np.inf                           # seq 0, head 5: no token
+    l[J * 5:J * 6] = 0.0
+    part_ml = np.stack([m, l], 1).copy()
+    out = np.full((S, H, 128), np.nan, np.float16)
+    lse = np.full((H, S), np.nan, np.float32)
+    spec = decode._combine_spec("f16", 128, True, True, False, True, 4,
+                                head_block)
+    launch.interpret(spec, (S, H // head_block, 1), dict(
+        out=out, part_o=part_o, part_ml=part_ml, out_seq_stride=H * 128,
+        out_head_stride=128, num_splits=J, lse=lse, lse_head_stride=S))
+    mm = m.reshape(S, H, J)
+    ll = l.reshape(S, H, J)
+    top = np.where(np.isinf(mm).all(-1), 0, mm.max(-1))
+    w = np.where(np.isinf(mm), 0.0, np.exp2(mm - top[..., None]))
+    den = (w * ll).sum(-1)
+    ref = (part_o.reshape(S, H, J, DP) * w[..., None]).sum(2) / \
+        np.where(den > 0, den, 1.0)[..., None]
+    assert np.allclose(out.astype(np.float32), ref, rtol=2e-3, atol=2e-3)
+    assert not out[0, 5].any() and lse[5, 0] == -np.inf
+    ref_lse = np.where(den > 0, (top + np.log2(np.where(den > 0, den, 1))) *
+                       np.log(2), -np.inf)
+    assert np.allclose(lse, ref_lse.T, rtol=1e-5, atol=1e-5)
+
+
+def test_combine_head_block_fills_the_machine():
+    from quire.ops import configs
+    assert configs.combine_head_block(32, 64) == 8     # Llama-70B: 256 programs
+    assert configs.combine_head_block(32, 28) == 4     # Qwen 28 heads: 224
+    assert configs.combine_head_block(8, 32) == 1      # 256 rows: too few
+    assert configs.combine_head_block(1, 32) == 1      # the latency row
+    assert configs.combine_head_block(64, 6, sms=100) == 2
+
+
+@pytest.mark.parametrize("splits,warps,shared", [(2, 1, 0), (4, 1, 0),
+                                                 (16, 4, None)])
+def test_combine_kernel_forms(splits, warps, shared):
+    # A combine program of up to 4 splits is one warp, its reductions over
+    # the splits in registers (no shared memory, no barrier between the
+    # heads it merges); past 4 it is 4 warps.
+    from quire.ops import configs, decode, launch
+    pad = configs.combine_rows(splits)
+    assert configs.combine_warps(pad) == warps
+    k = launch.compiled(decode._combine_spec("f16", 128, True, True, False,
+                                             False, pad, 8), 90, warps)
+    if shared is not None:
+        assert k.metadata["shared_bytes"] == shared
+        assert "bar.sync" not in k.ptx
