@@ -29,27 +29,6 @@ def combine_rows(num_splits):
     return max(2, next_pow2(num_splits))
 
 
-def combine_head_block(num_seqs, num_heads, sms=132):
-    """Query heads a program of the combine kernel merges: the largest of
-    8, 4, 2 dividing num_heads that still leaves a program per SM (`sms`),
-    else 1. A program's heads load independently, so it waits for the
-    memory once for all of them, and a batch of 2048 (sequence, head)
-    rows (Llama-70B, 32 x 64 heads) takes 256 programs, one wave, instead
-    of 1.55 waves of 2048."""
-    for block in (8, 4, 2):
-        if num_heads % block == 0 and num_seqs * num_heads // block >= sms:
-            return block
-    return 1
-
-
-def combine_warps(splits_pad):
-    """Warps of a combine program: one warp where its tile of partials
-    (splits_pad rows of 128) reduces across the splits within each thread
-    and warp (up to 4 rows: no shared memory, no barrier between its
-    heads), else 4."""
-    return 1 if splits_pad <= 4 else 4
-
-
 def tile_rows(group):
     """Rows of the decode kernel's query tile: the GQA group padded to a
     power of two, at least the 16 rows of an mma.sync tile."""

@@ -93,14 +93,13 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
 
 
 def _combine_spec(dtype, head_dim, aligned_pointers, aligned_strides, varlen,
-                  lse, splits_pad=configs.MAX_SPLITS, head_block=1):
+                  lse, splits_pad=configs.MAX_SPLITS):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     F32P = launch.core.pointer_type(launch.F32)
     pd = 16 if aligned_pointers else 1
     sd = 16 if aligned_strides else 1
     consts = dict(D=head_dim, DP=configs.tile_width(head_dim),
-                  SPLITS_PAD=splits_pad, HEAD_BLOCK=head_block,
-                  VARLEN=varlen, LSE=lse)
+                  SPLITS_PAD=splits_pad, VARLEN=varlen, LSE=lse)
     args = dict(out=(P, pd), part_o=(F32P, 16), part_ml=(F32P, 16),
                 out_seq_stride=(launch.I64, sd),
                 out_head_stride=(launch.I64, sd),
@@ -366,17 +365,12 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     # constants.
     token_strides = launch.constant_strides(
         strides, ("k_token_stride", "v_token_stride"), gathered_rows)
-    combined = partials and not fused
-    splits_pad = configs.combine_rows(num_splits) if combined else None
-    head_block = configs.combine_head_block(
-        num_seqs, num_heads,
-        132 if host else device_resources(q.device)[0]) \
-        if combined else None
+    splits_pad = configs.combine_rows(num_splits) if partials and not fused \
+        else None
     key = (dtype, kv_dtype, group, head_dim, page_size, block_n,
            aligned_pointers, aligned_strides, partials, fused,
            bool(transposed), checked, varlen, feats.key, num_stages,
-           heads_first, seqs_pad, gathered_rows, token_strides, splits_pad,
-           head_block)
+           heads_first, seqs_pad, gathered_rows, token_strides, splits_pad)
     plan = _plans.get(key)
     if plan is None:
         first = _split_spec(dtype, group, head_dim, page_size, block_n,
@@ -386,7 +380,7 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                             seqs_pad, gathered_rows, token_strides)
         combine = _combine_spec(dtype, head_dim, aligned_pointers,
                                 aligned_strides, varlen, feats.lse,
-                                splits_pad, head_block) if combined else None
+                                splits_pad) if splits_pad else None
         plan = _plans.setdefault(key, (first, combine))
     first, combine = plan
 
@@ -418,8 +412,8 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                                   cu_seqlens_q=values["cu_seqlens_q"],
                                   lse=lse, lse_head_stride=num_tokens)
             launches = [(first, grid, values, num_warps),
-                        (combine, (num_seqs, num_heads // head_block, 1),
-                         combine_values, configs.combine_warps(splits_pad))]
+                        (combine, (num_seqs, num_heads, 1), combine_values,
+                         4)]
     else:
         values.update(out_strides, out=o.obj)
         launches = [(first, grid, values, num_warps)]

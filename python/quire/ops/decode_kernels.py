@@ -10,8 +10,8 @@ the M of the dots, or their N when TRANSPOSED), runs the online softmax over
 tiles of BLOCK_N tokens in base 2, and with PARTIALS writes the
 unnormalized accumulator, the running max and the running sum of each
 query head; without, it is the only split (grid z = 1) and writes `out`.
-`paged_decode_combine`, grid (num_seqs, num_q_heads / HEAD_BLOCK), merges the
-splits with a log-sum-exp weighting. Neither grid depends on the sequence lengths, so
+`paged_decode_combine`, grid (num_seqs, num_q_heads), merges the splits with
+a log-sum-exp weighting. Neither grid depends on the sequence lengths, so
 the launches can be captured in a CUDA graph.
 
 out[s, h, :] = softmax(scale * q[s, h] . K[s, h / GROUP]^T + bias) V[s, h / GROUP]
@@ -422,46 +422,47 @@ def paged_decode_combine(
         out_head_stride: tl.int64, num_splits, cu_seqlens_q, lse,
         lse_head_stride: tl.int64,
         D: tl.constexpr, DP: tl.constexpr, SPLITS_PAD: tl.constexpr,
-        HEAD_BLOCK: tl.constexpr, VARLEN: tl.constexpr, LSE: tl.constexpr):
+        VARLEN: tl.constexpr, LSE: tl.constexpr):
     """out[s, h, :] = sum_j w_j * part_o[s, h, j, :] / sum_j w_j * l_j with
     w_j = exp2(m_j - max_j m_j) (m in base 2); splits that saw no token
     (m = -inf) weigh 0, and a head with no token at all (every l = 0) gets
-    0. Program (s, b) merges heads b * HEAD_BLOCK .. (b + 1) * HEAD_BLOCK - 1
-    of sequence s (grid (num_seqs, num_q_heads / HEAD_BLOCK)): their loads
-    are independent, so a program waits for the memory once for all of
-    them. SPLITS_PAD: the most splits merged, a power of two. VARLEN and
-    LSE as for paged_decode."""
+    0. SPLITS_PAD: the most splits merged, a power of two. VARLEN and LSE as
+    for paged_decode."""
     seq = tl.program_id(0)
-    num_q_heads = tl.num_programs(1) * HEAD_BLOCK
+    head = tl.program_id(1)
+    num_q_heads = tl.num_programs(1)
     row = seq
     if VARLEN:
         row, q_len = _chunk(cu_seqlens_q, seq)
         if q_len != 1:
             return
     seq64 = seq.to(tl.int64)
-    row64 = row.to(tl.int64)
+    head64 = head.to(tl.int64)
+    row0 = (seq64 * num_q_heads.to(tl.int64) + head64) * \
+        num_splits.to(tl.int64)
+
     j = tl.arange(0, SPLITS_PAD)
     j_ok = j < num_splits
+    ml_base = part_ml + row0 * 2
     m_off = j * 2
+    m = tl.load(ml_base + m_off, mask=j_ok, other=float("-inf"))
+    l = tl.load(ml_base + (m_off + 1), mask=j_ok, other=0.0)
+    m_all = tl.max(m, axis=0)
+    w = tl.where(m > float("-inf"), tl.exp2(m - m_all), 0.0)
+    denom = tl.sum(w * l, axis=0)
+
+    o_base = part_o + row0 * DP
     d = tl.arange(0, DP)
-    for hh in tl.static_range(HEAD_BLOCK):
-        head64 = (tl.program_id(1) * HEAD_BLOCK + hh).to(tl.int64)
-        row0 = (seq64 * num_q_heads.to(tl.int64) + head64) * \
-            num_splits.to(tl.int64)
-        ml_base = part_ml + row0 * 2
-        m = tl.load(ml_base + m_off, mask=j_ok, other=float("-inf"))
-        l = tl.load(ml_base + (m_off + 1), mask=j_ok, other=0.0)
-        o = tl.load(part_o + row0 * DP + (j[:, None] * DP + d[None, :]),
-                    mask=j_ok[:, None], other=0.0)
-        m_all = tl.max(m, axis=0)
-        w = tl.where(m > float("-inf"), tl.exp2(m - m_all), 0.0)
-        denom = tl.sum(w * l, axis=0)
-        o_sum = tl.sum(o * w[:, None], axis=0)
-        has = denom > 0.0
-        res = o_sum / tl.where(has, denom, 1.0)
-        out_base = out + (row64 * out_seq_stride + head64 * out_head_stride)
-        tl.store(out_base + d, res.to(out.dtype.element_ty), mask=d < D)
-        if LSE:
-            lse_v = tl.where(has, (m_all + tl.log2(tl.where(has, denom, 1.0)))
-                             * LN2, float("-inf"))
-            tl.store(lse + (head64 * lse_head_stride + row64), lse_v)
+    o = tl.load(o_base + (j[:, None] * DP + d[None, :]), mask=j_ok[:, None],
+                other=0.0)
+    o_sum = tl.sum(o * w[:, None], axis=0)
+    has = denom > 0.0
+    res = o_sum / tl.where(has, denom, 1.0)
+
+    row64 = row.to(tl.int64)
+    out_base = out + (row64 * out_seq_stride + head64 * out_head_stride)
+    tl.store(out_base + d, res.to(out.dtype.element_ty), mask=d < D)
+    if LSE:
+        lse_v = tl.where(has, (m_all + tl.log2(tl.where(has, denom, 1.0))) *
+                         LN2, float("-inf"))
+        tl.store(lse + (head64 * lse_head_stride + row64), lse_v)
