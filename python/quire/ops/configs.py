@@ -6,7 +6,7 @@ Everything here depends on shapes and the device's SM count only, never on
 tensor values, so every launch it plans can be captured in a CUDA graph.
 The numbers behind the defaults are in docs/performance.md."""
 
-# The most splits the combine kernel merges (its tallest tile).
+# The most splits the combine kernel merges (its tile height).
 MAX_SPLITS = 32
 
 # A plan merges split-KV decode's splits in the split kernel (FUSED: one
@@ -19,14 +19,6 @@ FUSED_MAX_SPLITS = 8
 
 def next_pow2(n):
     return 1 << max(0, n - 1).bit_length()
-
-
-def combine_rows(num_splits):
-    """Rows of the combine kernel's tile of partial results: the split
-    count padded to a power of two (at least 2), so a program loads and
-    weighs only the rows a launch can have (a tile of MAX_SPLITS rows
-    issues 16 times the masked loads at 2 splits)."""
-    return max(2, next_pow2(num_splits))
 
 
 def tile_rows(group):

@@ -93,13 +93,13 @@ def _split_spec(dtype, group, head_dim, page_size, block_n, aligned_pointers,
 
 
 def _combine_spec(dtype, head_dim, aligned_pointers, aligned_strides, varlen,
-                  lse, splits_pad=configs.MAX_SPLITS):
+                  lse):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     F32P = launch.core.pointer_type(launch.F32)
     pd = 16 if aligned_pointers else 1
     sd = 16 if aligned_strides else 1
     consts = dict(D=head_dim, DP=configs.tile_width(head_dim),
-                  SPLITS_PAD=splits_pad, VARLEN=varlen, LSE=lse)
+                  SPLITS_PAD=configs.MAX_SPLITS, VARLEN=varlen, LSE=lse)
     args = dict(out=(P, pd), part_o=(F32P, 16), part_ml=(F32P, 16),
                 out_seq_stride=(launch.I64, sd),
                 out_head_stride=(launch.I64, sd),
@@ -365,12 +365,10 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     # constants.
     token_strides = launch.constant_strides(
         strides, ("k_token_stride", "v_token_stride"), gathered_rows)
-    splits_pad = configs.combine_rows(num_splits) if partials and not fused \
-        else None
     key = (dtype, kv_dtype, group, head_dim, page_size, block_n,
            aligned_pointers, aligned_strides, partials, fused,
            bool(transposed), checked, varlen, feats.key, num_stages,
-           heads_first, seqs_pad, gathered_rows, token_strides, splits_pad)
+           heads_first, seqs_pad, gathered_rows, token_strides)
     plan = _plans.get(key)
     if plan is None:
         first = _split_spec(dtype, group, head_dim, page_size, block_n,
@@ -379,8 +377,8 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                             kv_dtype, fused, num_stages, heads_first,
                             seqs_pad, gathered_rows, token_strides)
         combine = _combine_spec(dtype, head_dim, aligned_pointers,
-                                aligned_strides, varlen, feats.lse,
-                                splits_pad) if splits_pad else None
+                                aligned_strides, varlen,
+                                feats.lse) if partials and not fused else None
         plan = _plans.setdefault(key, (first, combine))
     first, combine = plan
 
