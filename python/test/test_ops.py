@@ -503,3 +503,23 @@ def test_default_scale(rng):
     a = pda(q, k, v, bt, sl)
     b = pda(q, k, v, bt, sl, scale=1 / math.sqrt(q.shape[-1]))
     np.testing.assert_array_equal(a, b)
+
+
+def test_one_split_on_wider_tiles(rng):
+    # Where the default 32-token, 4-warp program would take 2 splits only to
+    # reach about 4 programs per SM, with a program per SM at one split
+    # (configs.decode_one_split_tile; here 24 x 8 = 192 programs of group 8,
+    # head dim 128), the op runs one split on 64-token tiles, no combine.
+    from quire.ops import configs, decode
+    assert configs.decode_one_split_tile(32, 8, 2, 32, 4, 128, False) == 64
+    assert configs.decode_one_split_tile(32, 8, 2, 32, 4, 128, True) is None
+    assert configs.decode_one_split_tile(32, 4, 4, 32, 4, 128, False) is None
+    assert configs.decode_one_split_tile(8, 8, 2, 32, 4, 128, False) is None
+    lens = (0,) + (256,) * 22 + (200,)
+    q, k, v, bt, sl = _case(rng, 24, 8, 8, 128, 16, lens)
+    assert configs.decode_splits(24, 24, 8, 256, 128, 8, 32, 4, False, True,
+                                 None)[0] == 2
+    before = set(decode._plans)
+    _hook_matches_float64(q, k, v, bt, sl, None)
+    new = set(decode._plans) - before
+    assert new and all(key[5] == 64 and key[8] is False for key in new), new

@@ -192,6 +192,23 @@ def decode_splits(num_seqs, split_seqs, num_kv_heads, max_tokens, head_dim,
     return num_splits_for(*args, longest_first=longest_first), longest_first
 
 
+def decode_one_split_tile(num_seqs, num_kv_heads, num_splits, block_n,
+                          num_warps, head_dim, fp8, sms=132):
+    """The tokens per tile of one split where decode_splits chose two only
+    to reach about 4 programs per SM, else None: the default 4-warp,
+    32-token program over head dim 128 (fp16/bf16) with a program per SM
+    or more at one split (Llama-70B, 32 x 64/8 heads: 256 programs). One
+    program on 64-token tiles keeps as many bytes in flight per SM as two
+    on 32, and the batch needs no combine kernel: 353.2 us against 357.6
+    at 2 splits, a read of its bytes 351.7 (H100, docs/performance.md,
+    "Paged decode attention"). Shapes only."""
+    if (num_splits == 2 and block_n == 32 and num_warps == 4 and not fp8
+            and tile_width(head_dim) == 128
+            and num_seqs * num_kv_heads >= sms):
+        return 64
+    return None
+
+
 def decode_seqs_pad(num_seqs, longest_first):
     """The split kernel's SEQS_PAD: the sequences padded to a power of two
     where its programs take them `longest_first`, else None; one sequence,

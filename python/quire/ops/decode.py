@@ -305,6 +305,7 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
     # numpy in the interpreter); other CUDA arrays run one split.
     scratch = _framework(q.obj) in ("torch", "numpy")
     fp8 = kc.dtype in val.FP8
+    chosen = block_n is None and num_warps is None and longest_first is None
     cfg_n, cfg_w = configs.decode_config(head_dim, group, fp8)
     block_n = block_n or cfg_n
     num_warps = num_warps or cfg_w
@@ -319,6 +320,17 @@ def run_decode(what, v, o, dtype, host, scale, feats, checked, max_tokens,
                 num_seqs, split_seqs, num_kv_heads, tokens, head_dim, group,
                 block_n, num_warps, fp8, transposed, num_stages, sms, shared,
                 longest_first)
+            wide = configs.decode_one_split_tile(
+                split_seqs, num_kv_heads, num_splits, block_n, num_warps,
+                head_dim, fp8, sms) if chosen else None
+            if wide:
+                # One split on wider tiles, the sequences longest first
+                # where the kernel ranks them.
+                block_n, num_splits = wide, 1
+                longest_first = configs.decode_seqs_pad(num_seqs,
+                                                        True) is not None
+                tokens = configs.window_tokens(max_tokens,
+                                               feats.window_left, block_n)
         else:
             num_splits = 1
     elif num_splits > 1 and not scratch:
