@@ -32,8 +32,8 @@ def configs(torch):
 # at 64 keys a step with the producer warpgroup, without and with early
 # dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
 # the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the
-# default below sm_90 and before 128); then steps timed against the kernel without producer warps: the two warpgroups in
-# ping-pong (quire-pingpong, which needs 3 stages: 226 KB of shared memory
+# default below sm_90 and before 128); then steps timed against the kernel
+# without producer warps: the two warpgroups in ping-pong (quire-pingpong, which needs 3 stages: 226 KB of shared memory
 # at 128 keys) at 128 and at 64 keys, and at 64 keys with a fourth stage
 # (its copies then run two iterations ahead); 64 keys at 3 stages alone;
 # early dots (quire-early-dots: the next scores in flight over the

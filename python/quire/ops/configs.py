@@ -199,8 +199,7 @@ def decode_one_split_tile(num_seqs, num_kv_heads, num_splits, block_n,
     32-token program over head dim 128 (fp16/bf16) with a program per SM
     or more at one split (Llama-70B, 32 x 64/8 heads: 256 programs). One
     program on 64-token tiles keeps as many bytes in flight per SM as two
-    on 32, and the batch needs no combine kernel: 353.2 us against 357.6
-    at 2 splits, a read of its bytes 351.7 (H100, docs/performance.md,
+    on 32, and the batch needs no combine kernel (docs/performance.md,
     "Paged decode attention"). Shapes only."""
     if (num_splits == 2 and block_n == 32 and num_warps == 4 and not fp8
             and tile_width(head_dim) == 128

@@ -83,7 +83,7 @@ BlockArgument stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot) {
 /// stage only once it is released, so iteration i + 1's stage is never the
 /// one refilled while iteration i runs; but with 2 stages its fill starts
 /// only when iteration i - 1 releases that stage, and the early dot waits
-/// for the whole copy (30% slower, docs/passes.md).
+/// for the whole copy (docs/passes.md, quire-early-dots).
 std::optional<Candidate> matchProducerFed(scf::ForOp loop) {
   Block *body = loop.getBody();
   WarpgroupDotOp first;
