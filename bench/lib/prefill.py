@@ -33,13 +33,13 @@ def configs(torch):
 # dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
 # the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the
 # default below sm_90 and before 128); then steps timed against the kernel
-# without producer warps: the two warpgroups in ping-pong (quire-pingpong, which needs 3 stages: 226 KB of shared memory
-# at 128 keys) at 128 and at 64 keys, and at 64 keys with a fourth stage
-# (its copies then run two iterations ahead); 64 keys at 3 stages alone;
-# early dots (quire-early-dots: the next scores in flight over the
-# softmax, the query read from shared memory) at 3 stages, at 128 and at
-# 64 keys, and at 128 keys with gathered rows (which frees registers
-# there).
+# without producer warps: the two warpgroups in ping-pong (quire-pingpong,
+# which needs 3 stages: 226 KB of shared memory at 128 keys) at 128 and at
+# 64 keys, and at 64 keys with a fourth stage (its copies then run two
+# iterations ahead); 64 keys at 3 stages alone; early dots
+# (quire-early-dots: the next scores in flight over the softmax, the query
+# read from shared memory) at 3 stages, at 128 and at 64 keys, and at 128
+# keys with gathered rows (which frees registers there).
 BN64 = (128, 64, 8, True)
 NO_WS = dict(warp_specialize=False)
 WS_EARLY = dict(warp_specialize=True, early_dots=True, num_stages=3)
