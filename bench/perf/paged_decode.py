@@ -16,7 +16,9 @@ its own.
 Effective bandwidth = K and V bytes of all tokens / time. Prints the tables,
 writes paged_decode.png into the output folder.
 
-    bench/run.py paged_decode [--out DIR]
+    bench/run.py paged_decode [--rows NAME,...] [--out DIR]
+
+--rows times only the named rows (ROWS' names, comma-separated).
 """
 
 import math
@@ -42,8 +44,17 @@ TRITON_CONFIGS = ((4, 64, 3), (4, 32, 2), (8, 64, 2), (4, 64, 1))  # warps, BLOC
 
 def main(argv=None):
     p = parser("paged_decode", __doc__)
+    p.add_argument("--rows", help="comma-separated row names (default all)")
     p.add_argument("--out", help="folder for the plot (default $BENCH_OUT or bench/out)")
     args = p.parse_args(argv)
+    rows = ROWS
+    if args.rows:
+        names = args.rows.split(",")
+        unknown = [n for n in names if n not in [r[0] for r in ROWS]]
+        if unknown:
+            p.error(f"--rows: no row {unknown[0]!r}; the rows are "
+                    + ", ".join(repr(r[0]) for r in ROWS))
+        rows = [r for r in ROWS if r[0] in names]
     torch = require_torch()
     import torch.nn.functional as F
     import quire
@@ -61,7 +72,7 @@ def main(argv=None):
     print(bandwidth.describe(ceil), flush=True)
 
     table, failures = [], []
-    for name, S, Hq, Hkv, lens, page, D, dtype in ROWS:
+    for name, S, Hq, Hkv, lens, page, D, dtype in rows:
         dtype = getattr(torch, dtype)
         L = decode_lengths(S, lens, gen)  # ragged: empty, one-token, longest first
         max_len = max(L)

@@ -53,6 +53,13 @@ def test_unknown_target_is_an_error():
     assert "bench/run.py --list" in res.stderr
 
 
+def test_decode_rows_are_checked_before_torch():
+    res = _run("paged_decode", "--rows", "Llama-70B 32x8192,no such row")
+    assert res.returncode == 2
+    assert "--rows: no row 'no such row'" in res.stderr
+    assert "'Llama-70B 32x8192'" in res.stderr
+
+
 def test_frontend_decode_rows_fit_its_decode_workload(monkeypatch):
     # The rows come from perf/paged_decode, whose tuple grows with new
     # columns; the frontend benchmark must still unpack them.
