@@ -243,10 +243,11 @@ struct EarlyDotsPass
     Value stage0 = cst(pre, 0);
     Value firstScores;
     if (c.full) {
-      // The producer fills stage 0 only if the loop runs.
-      Value runs =
-          arith::CmpIOp::create(pre, loc, arith::CmpIPredicate::slt,
-                                loop.getLowerBound(), loop.getUpperBound());
+      // The producer fills stage 0 only if iteration 0 runs, tested as it
+      // tests its fills.
+      Value runs = iterationRuns(pre, loc, loop.getLowerBound(), loop.getStep(),
+                                 0, loop.getUpperBound(),
+                                 /*ivRuns=*/false);
       auto guard = scf::IfOp::create(pre, loc, c.dot.getType(), runs,
                                      /*withElseRegion=*/true);
       OpBuilder tb = guard.getThenBodyBuilder();
