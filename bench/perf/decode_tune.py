@@ -116,10 +116,10 @@ def main(argv=None):
             return configs.decode_splits(S, S, Hkv, max(L), D, group, bn, nw,
                                          fp8, tr, st, sms, shared, lf)
         ds, dl = rule(dn, dw, dt, None, None)
-        if configs.decode_one_split_tile(S, Hkv, ds, dn, dw, D, fp8, sms):
+        wide = configs.decode_one_split_tile(S, Hkv, ds, dn, dw, D, fp8, sms)
+        if wide:
             # The op's one split on wider tiles.
-            dn, ds = configs.decode_one_split_tile(S, Hkv, ds, dn, dw, D,
-                                                   fp8, sms), 1
+            dn, ds = wide, 1
             dl = configs.decode_seqs_pad(S, True) is not None
         print(f"\n{name}: default block_n {dn}, warps {dw}, splits {ds}, "
               f"transposed {dt}, longest first {dl}; a read of its bytes "

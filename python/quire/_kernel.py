@@ -394,10 +394,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     the first's result) half an iteration apart, so one's softmax runs
     beside the other's dots (quirec --pingpong).
     `gathered_rows=True` (quirec --gathered-rows; off by default: timed,
-    it moves no kernel, docs/performance.md) gives each thread of a load whose rows are gathered
-    through a loaded index (a paged tile's block-table entries) consecutive
-    rows of one page, so it loads one index for them; False keeps its rows
-    the lanes and warps apart.
+    it moves no kernel, docs/performance.md) gives each thread of a load
+    whose rows are gathered through a loaded index (a paged tile's
+    block-table entries) consecutive rows of one page, so it loads one
+    index for them; False keeps its rows the lanes and warps apart.
     `enable_fp_fusion` (Triton's name, default True; quirec --fp-fusion)
     lets multiplies and adds contract into fma; False rounds each.
     `wide_fp8_operands` (default True; quirec --wide-fp8-operands) lets the

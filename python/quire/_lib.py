@@ -280,7 +280,8 @@ OPTIONS = (
            "give a staged loop's copies to producer warps (warp_specialize)"),
     Option("producer_warpgroup", False,
            "quireCompileOptionsSetProducerWarpgroup",
-           "give TMA copies to a producer warpgroup (producer_warpgroup)"),
+           "give a staged loop's copies to a producer warpgroup "
+           "(producer_warpgroup)"),
 )
 OPTION_DEFAULTS = {o.name: o.default for o in OPTIONS}
 

@@ -256,9 +256,8 @@ def prefill_warp_specialize(tiles, sm, fp8, wgmma, checked, feature_flags):
     sm_90 wgmma over an fp16/bf16 cache (`tiles`: (block_m, block_n,
     num_warps)), unchecked, without the optional features
     (`feature_flags`: features.Features.flags), the configuration it was
-    timed and checked in: 4-10% faster than without on six rows of
-    bench/run.py paged_prefill, 3% slower on the ragged batch
-    (docs/performance.md, "Producer warps for the paged K/V copies")."""
+    timed and checked in (docs/performance.md, "Producer warps for the
+    paged K/V copies" and "Paged prefill attention")."""
     return (tuple(tiles) == (128, 128, 8) and sm == 90 and wgmma and
             not fp8 and not checked and not any(feature_flags.values()))
 
