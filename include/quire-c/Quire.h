@@ -176,11 +176,19 @@ quireCompileOptionsSetWarpSpecialize(QuireCompileOptions *options,
 /* Nonzero: warp specialization (implied) with a producer warpgroup (four
  * warps more per CTA) that gives its registers to the consumer warpgroups
  * through setmaxnreg, where the kernel's warps are two or more whole
- * warpgroups (quirec --producer-warpgroup). Zero (the default): a producer warp when
- * warp specialization is on. */
+ * warpgroups (quirec --producer-warpgroup). Zero (the default): a producer warp
+ * when warp specialization is on. */
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetProducerWarpgroup(QuireCompileOptions *options,
                                         int32_t producerWarpgroup);
+/* With a producer warpgroup, the registers per thread it keeps
+ * (setmaxnreg.dec), the consumer warpgroups sharing the rest (quirec
+ * --producer-registers): 0 (the default) for the compiler's estimate (24
+ * for TMA copies, more for cp.async copies' addresses), else a multiple
+ * of 8 in [24, 256]; other values are a diagnostic of quireCompile. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetProducerRegisters(QuireCompileOptions *options,
+                                        uint32_t producerRegisters);
 /* Nonzero: with wgmma and 3 or more async stages, a staged loop's first
  * dot (attention's scores Q K^T: A in registers from before the loop, a
  * loop-invariant accumulator) is issued one iteration early, so the tensor
@@ -192,9 +200,10 @@ quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
 /* Nonzero: with wgmma, 3 or more async stages and 8 warps, the two
  * warpgroups of an attention loop (two wgmma dots, the second's A computed
  * from the first's result) run half an iteration apart, one's softmax beside
- * the other's dots (quirec --pingpong). Zero (the default) runs them in step. */
-QUIRE_CAPI_EXPORTED void quireCompileOptionsSetPingpong(QuireCompileOptions *options,
-                                                        int32_t pingpong);
+ * the other's dots (quirec --pingpong). Zero (the default) runs them in step.
+ */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetPingpong(QuireCompileOptions *options, int32_t pingpong);
 /* Nonzero: a load whose rows are gathered through a loaded index (a paged
  * tile's block-table entries) gives each thread consecutive rows of one
  * page (quirec --gathered-rows). Zero (the default; timed, it moves no

@@ -61,6 +61,7 @@ struct QuireCompileOptions {
   bool tmaRelease = false;
   bool warpSpecialize = false;
   bool producerWarpgroup = false;
+  unsigned producerRegisters = 0;
   bool earlyDots = false;
   bool pingpong = false;
   bool wideFp8Operands = true;
@@ -318,6 +319,12 @@ void quireCompileOptionsSetProducerWarpgroup(QuireCompileOptions *options,
     options->producerWarpgroup = producerWarpgroup != 0;
 }
 
+void quireCompileOptionsSetProducerRegisters(QuireCompileOptions *options,
+                                             uint32_t producerRegisters) {
+  if (options)
+    options->producerRegisters = producerRegisters;
+}
+
 void quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
                                      int32_t earlyDots) {
   if (options)
@@ -397,6 +404,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.tmaRelease = options->tmaRelease;
   compileOptions.warpSpecialize = options->warpSpecialize;
   compileOptions.producerWarpgroup = options->producerWarpgroup;
+  compileOptions.producerRegisters = options->producerRegisters;
   compileOptions.earlyDots = options->earlyDots;
   compileOptions.pingpong = options->pingpong;
   compileOptions.wideFp8Operands = options->wideFp8Operands;

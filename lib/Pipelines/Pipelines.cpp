@@ -105,9 +105,8 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     pipelining.numWarps = options.numWarps;
     pipelining.maxRegisters = options.pipelineMaxRegisters;
     pipelining.skipDotOperands = async;
-    pipelining.tmaOperands =
-        async && options.wgmma && options.sm == 90 &&
-        (options.tma || options.tmaRelease || specialize);
+    pipelining.tmaOperands = async && options.wgmma && options.sm == 90 &&
+                             (options.tma || options.tmaRelease || specialize);
     pm.addPass(tile::createPipelineLoads(pipelining));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
@@ -137,6 +136,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     if (warpgroup && specialize) {
       tile::WarpSpecializeOptions producer;
       producer.producerWarpgroup = options.producerWarpgroup;
+      producer.producerRegisters = options.producerRegisters;
       producer.pingpong = options.pingpong;
       pm.addPass(tile::createWarpSpecialize(producer));
       pm.addPass(createCanonicalizerPass());
@@ -291,6 +291,14 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
            << options.maxRegisters << "\n";
     return failure();
   }
+  if (options.producerRegisters &&
+      (options.producerRegisters < 24 || options.producerRegisters > 256 ||
+       options.producerRegisters % 8)) {
+    diagOS << "error: --producer-registers must be 0 (the estimate) or a "
+              "multiple of 8 in [24, 256], got "
+           << options.producerRegisters << "\n";
+    return failure();
+  }
   if (failed(checkNestingDepth(source, bufferName, kMaxNestingDepth, diagOS)))
     return failure();
   OwningOpRef<ModuleOp> module =
@@ -338,6 +346,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.tmaRelease = options.tmaRelease;
   popts.warpSpecialize = options.warpSpecialize;
   popts.producerWarpgroup = options.producerWarpgroup;
+  popts.producerRegisters = options.producerRegisters;
   popts.earlyDots = options.earlyDots;
   popts.pingpong = options.pingpong;
   popts.wideFp8Operands = options.wideFp8Operands;

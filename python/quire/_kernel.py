@@ -116,9 +116,17 @@ def _check_num_stages(option, value):
         raise ValueError(f"{option} must be an int in [0, 8], got {value}")
 
 
+def _check_producer_registers(option, value):
+    if (isinstance(value, bool) or not isinstance(value, int)
+            or not (value == 0 or (24 <= value <= 256 and value % 8 == 0))):
+        raise ValueError(f"{option} must be 0 or a multiple of 8 in "
+                         f"[24, 256], got {value!r}")
+
+
 # Options that are not flags (check_bool checks those).
 _OPTION_CHECKS = {"max_registers": _check_max_registers,
-                  "num_stages": _check_num_stages}
+                  "num_stages": _check_num_stages,
+                  "producer_registers": _check_producer_registers}
 
 
 def _check_kernel_name(kernel):
@@ -366,7 +374,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             async_wgmma=False, early_dots=False, enable_fp_fusion=True,
             wide_fp8_operands=True, tma=True, tma_release=False,
             warp_specialize=False, producer_warpgroup=False, pingpong=False,
-            gathered_rows=False):
+            gathered_rows=False, producer_registers=0):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -417,7 +425,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     (implies warp_specialize) to a producer warpgroup, four warps more,
     that gives its registers to the consumer warpgroups with setmaxnreg
     and for cp.async loops issues every consumer warpgroup's copies (quirec
-    --producer-warpgroup).
+    --producer-warpgroup). `producer_registers` is the registers per thread
+    that warpgroup keeps (quirec --producer-registers; 0, the default: 24
+    for TMA copies, an estimate of the cp.async copies' addresses' needs;
+    else a multiple of 8 in [24, 256]), the consumers sharing the rest.
     `max_registers` caps the registers per thread of each kernel (quirec
     --max-registers, PTX .maxnreg; 0: no cap, else 24..255), trading spills
     for resident warps. `raise_paged_loads` (quirec --raise-paged-loads)
@@ -445,6 +456,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "tma_release": tma_release,
                "warp_specialize": warp_specialize,
                "producer_warpgroup": producer_warpgroup,
+               "producer_registers": producer_registers,
                "pingpong": pingpong, "gathered_rows": gathered_rows}
     for option, value in options.items():
         _OPTION_CHECKS.get(option, check_bool)(option, value)

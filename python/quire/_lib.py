@@ -145,6 +145,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetProducerWarpgroup":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetProducerRegisters":
+                (None, [c_void_p, ctypes.c_uint32]),
                 "quireResultGetIRDump":
                 (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)]),
                 # (cuLaunchKernel, launches, count, addresses, stream,
@@ -282,6 +284,9 @@ OPTIONS = (
            "quireCompileOptionsSetProducerWarpgroup",
            "give a staged loop's copies to a producer warpgroup "
            "(producer_warpgroup)"),
+    Option("producer_registers", 0,
+           "quireCompileOptionsSetProducerRegisters",
+           "set a producer warpgroup's registers (producer_registers)"),
 )
 OPTION_DEFAULTS = {o.name: o.default for o in OPTIONS}
 

@@ -117,13 +117,13 @@ static cl::opt<bool> asyncWgmma(
              "after its wait and a barrier (quire-async-copies async-wgmma; "
              "default false)"),
     cl::cat(category));
-static cl::opt<bool> tma(
-    "tma", cl::init(true),
-    cl::desc("on sm_90, stage the wgmma operands a kernel reads through "
-             "tensor maps (!tile.tensormap arguments) with TMA "
-             "(cp.async.bulk.tensor) and mbarriers instead of cp.async "
-             "(quire-async-copies tma; default true)"),
-    cl::cat(category));
+static cl::opt<bool>
+    tma("tma", cl::init(true),
+        cl::desc("on sm_90, stage the wgmma operands a kernel reads through "
+                 "tensor maps (!tile.tensormap arguments) with TMA "
+                 "(cp.async.bulk.tensor) and mbarriers instead of cp.async "
+                 "(quire-async-copies tma; default true)"),
+        cl::cat(category));
 static cl::opt<bool> tmaRelease(
     "tma-release", cl::init(false),
     cl::desc("with --tma, each warp releases the stage it read through an "
@@ -148,6 +148,14 @@ static cl::opt<bool> producerWarpgroup(
              "are two or more whole warpgroups; for cp.async loops it issues "
              "every consumer warpgroup's copies (quire-warp-specialize "
              "producer-warpgroup; default false)"),
+    cl::cat(category));
+static cl::opt<unsigned> producerRegisters(
+    "producer-registers", cl::init(0),
+    cl::desc("with --producer-warpgroup, the registers per thread the "
+             "producer keeps (setmaxnreg dec), the consumers sharing the "
+             "rest: 0 for the estimate (24 for TMA copies, more for cp.async "
+             "copies' addresses), else a multiple of 8 in [24, 256] "
+             "(quire-warp-specialize producer-registers; default 0)"),
     cl::cat(category));
 static cl::opt<bool> earlyDots(
     "early-dots", cl::init(false),
@@ -277,6 +285,7 @@ int main(int argc, char **argv) {
   options.tmaRelease = tmaRelease;
   options.warpSpecialize = warpSpecialize;
   options.producerWarpgroup = producerWarpgroup;
+  options.producerRegisters = producerRegisters;
   options.earlyDots = earlyDots;
   options.pingpong = pingpong;
   options.wideFp8Operands = wideFp8Operands;

@@ -122,6 +122,13 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "gives its registers to the consumer warpgroups with "
                      "setmaxnreg (quire-warp-specialize producer-warpgroup)"),
       llvm::cl::init(false)};
+  Option<unsigned> producerRegisters{
+      *this, "producer-registers",
+      llvm::cl::desc("with producer-warpgroup, the registers per thread the "
+                     "producer keeps (0: the pass's estimate; else 24..256, "
+                     "a multiple of 8; quire-warp-specialize "
+                     "producer-registers)"),
+      llvm::cl::init(0)};
   Option<bool> earlyDots{
       *this, "early-dots",
       llvm::cl::desc("issue a wgmma-staged loop's first dot (attention's "
@@ -207,6 +214,9 @@ struct CompileOptions {
   /// With warpSpecialize, a producer warpgroup and setmaxnreg
   /// (quire-warp-specialize producer-warpgroup).
   bool producerWarpgroup = false;
+  /// With producerWarpgroup, the registers per thread the producer keeps;
+  /// 0: the pass's estimate (quire-warp-specialize producer-registers).
+  unsigned producerRegisters = 0;
   /// A wgmma-staged loop's first dot issued one iteration early
   /// (quire-early-dots).
   bool earlyDots = false;

@@ -2,7 +2,7 @@
 that unified_attention shares: validation, the specialization and the
 launch of prefill_kernel.py."""
 
-from .. import _args
+from .. import _args, _kernel
 from . import configs, features, launch, plan as plans, validation as val
 from .decode import device_sm, outputs, run
 from .prefill_kernel import paged_prefill
@@ -18,7 +18,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           aligned_pointers, aligned_strides, separate, checked, causal,
           skip_decode, feats, kv_dtype=None, num_stages=2, flat=False,
           fold_scale=True, pingpong=False, gathered_rows=False,
-          token_strides=(), warp_specialize=False, producer_warpgroup=False):
+          token_strides=(), warp_specialize=False, producer_warpgroup=False,
+          producer_registers=0):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -59,6 +60,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
                  warp_specialize=warp_specialize,
                  producer_warpgroup=producer_warpgroup)
     options = tuple((name, True) for name, on in flags.items() if on)
+    if producer_registers:
+        options += (("producer_registers", producer_registers),)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
                              consts, args, num_stages, options)
 
@@ -169,10 +172,11 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    k_descale=None, v_descale=None, num_stages=None,
                    early_dots=False, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
-                   producer_warpgroup=None):
+                   producer_warpgroup=None, producer_registers=0):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
-    producer_warpgroup; sm_90; None: configs.prefill_warp_specialize), the
+    producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
+    producer_registers, quire.compile's), the
     gathered rows' layout (gathered_rows, quire.compile's) and the folded
     scale (fold_scale, prefill_kernel.FOLD_SCALE) open for benchmarks."""
     if (key is None) != (value is None):
@@ -221,13 +225,15 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         if x is not None:
             val.check_bool(x, name)
     val.check_bool(fold_scale, "fold_scale")
+    _kernel._check_producer_registers("producer_registers", producer_registers)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
     launches, tensors = prefill_launch(
         WHAT, v, o, dtype, scale, feats, checked, max_q, lse, causal, False,
         cfg, "query_start_loc", "seq_lens",
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
-        gathered_rows, warp_specialize, producer_warpgroup, early_dots)
+        gathered_rows, warp_specialize, producer_warpgroup, early_dots,
+        producer_registers)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -236,14 +242,16 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    causal, skip_decode, cfg, qs_name, lens_name, sm=90,
                    wgmma=True, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
-                   producer_warpgroup=None, early_dots=False):
+                   producer_warpgroup=None, early_dots=False,
+                   producer_registers=0):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
     kernel compiles with quire-pingpong (docs/passes.md); `gathered_rows`,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
-    `early_dots`, which the caller compiles the kernel with). `cfg` is
+    `early_dots`, which the caller compiles the kernel with), and
+    `producer_registers` (quire.compile's; 0: its estimate). `cfg` is
     (block_m, block_n, num_warps, num_stages), None for each default, the
     defaults those of configs.prefill_config for compute capability `sm`
     (the interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
@@ -326,7 +334,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
-           gathered_rows, warp_specialize, producer_warpgroup, token_strides)
+           gathered_rows, warp_specialize, producer_warpgroup, token_strides,
+           producer_registers)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
@@ -334,7 +343,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             aligned_pointers, aligned_strides, separate, checked, causal,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
             pingpong, gathered_rows, token_strides, warp_specialize,
-            producer_warpgroup))
+            producer_warpgroup, producer_registers))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

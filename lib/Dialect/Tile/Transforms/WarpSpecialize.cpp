@@ -314,7 +314,8 @@ Value fillParity(OpBuilder &b, Location loc, Value f, int64_t stages) {
 /// every copy and complete the stage's mbarrier with
 /// cp.async.mbarrier.arrive; the consumers wait on it and release the
 /// stage at the end of the iteration that read it.
-void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
+void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
+                      int32_t producerRegisters) {
   if (!func.getBody().hasOneBlock())
     return;
   Block &body = func.getBody().front();
@@ -461,7 +462,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup) {
   OpBuilder pb = OpBuilder::atBlockBegin(split.thenBlock());
   // setmaxnreg only lowers the producer's registers and raises the
   // consumers' from the count each thread starts with.
-  int32_t keep = copyProducerRegisters(sets);
+  int32_t keep =
+      producerRegisters ? producerRegisters : copyProducerRegisters(sets);
   int32_t give = consumerRegisters(consumerWarps, producers, keep);
   bool shareRegisters =
       consumerWarps >= 2 * kWarpsPerWarpgroup && keep < entry && give > entry;
@@ -656,9 +658,18 @@ struct WarpSpecializePass
   using WarpSpecializeBase::WarpSpecializeBase;
 
   void runOnOperation() override {
+    if (producerRegisters &&
+        (producerRegisters < 24 || producerRegisters > 256 ||
+         producerRegisters % 8)) {
+      getOperation().emitError()
+          << "quire-warp-specialize: producer-registers must be 0 (the "
+             "estimate) or a multiple of 8 in [24, 256], got "
+          << producerRegisters;
+      return signalPassFailure();
+    }
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (isKernel(func) && !func.isExternal() && !specialize(func))
-        specializeCopies(func, pingpong, producerWarpgroup);
+        specializeCopies(func, pingpong, producerWarpgroup, producerRegisters);
   }
 
   /// Gives a TMA-staged loop a producer warp; false if the kernel has none
@@ -752,6 +763,14 @@ struct WarpSpecializePass
       return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
     };
     int32_t stages = acquire.getStages();
+    // A producer warpgroup keeps `keep` registers a thread and gives the
+    // rest to the consumers, where that gives them more than they start
+    // with.
+    int64_t entry = registersPerThread((consumerWarps + producers) * kWarpSize);
+    int32_t keep = producerRegisters ? producerRegisters : kProducerRegisters;
+    int32_t give = consumerRegisters(consumerWarps, producers, keep);
+    bool shareRegisters =
+        producers == warpgroup && keep < entry && give > entry;
     Value isProducer = IsProducerOp::create(b, loc);
     auto split = scf::IfOp::create(b, loc, TypeRange(), isProducer,
                                    /*withElseRegion=*/true);
@@ -759,9 +778,8 @@ struct WarpSpecializePass
     // The producer: every iteration's copies, each after its stage's
     // release.
     b.setInsertionPointToStart(split.thenBlock());
-    if (producers == warpgroup)
-      SetMaxRegistersOp::create(b, loc, RegisterAction::Dec,
-                                kProducerRegisters);
+    if (shareRegisters)
+      SetMaxRegistersOp::create(b, loc, RegisterAction::Dec, keep);
     Value zero = cst(0);
     auto producerLoop =
         scf::ForOp::create(b, loc, loop.getLowerBound(), loop.getUpperBound(),
@@ -818,15 +836,13 @@ struct WarpSpecializePass
       op->erase();
     acquire->erase();
     loop->removeAttr(TileDialect::getTmaAheadAttrName());
-    if (producers == warpgroup) {
+    if (shareRegisters) {
       // Each thread starts with its share of the 64K registers (the
       // lowering makes it one CTA per SM, .minnctapersm 1, so ptxas starts
       // the kernel there; at least 384 threads, so below 255); the
       // consumers take what the producer gives back on top of theirs.
       OpBuilder cb = OpBuilder::atBlockBegin(consumers);
-      SetMaxRegistersOp::create(
-          cb, loc, RegisterAction::Inc,
-          consumerRegisters(consumerWarps, producers, kProducerRegisters));
+      SetMaxRegistersOp::create(cb, loc, RegisterAction::Inc, give);
     }
     func->setAttr(TileDialect::getProducerWarpsAttrName(),
                   b.getI32IntegerAttr(producers));

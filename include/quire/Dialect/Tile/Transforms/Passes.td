@@ -491,13 +491,21 @@ def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
     its threads each, at most 255, a multiple of 8 (168 for three
     warpgroups): the lowering marks such a kernel `.minnctapersm 1`, which
     ptxas needs to honour setmaxnreg, and the consumers never ask for more
-    than the producer gives back.
+    than the producer gives back. `producer-registers` sets what the
+    producer keeps instead (24..256, a multiple of 8): fewer registers for
+    the producer's copies (their addresses then spill) and more for the
+    consumers (a second scores tile with `quire-early-dots`).
   }];
   let options = [
     Option<"producerWarpgroup", "producer-warpgroup", "bool", "false",
            "a producer warpgroup that gives its registers to the consumer "
            "warpgroups with setmaxnreg, where the consumers are two or more "
            "whole warpgroups">,
+    Option<"producerRegisters", "producer-registers", "int32_t", "0",
+           "with producer-warpgroup, the registers per thread the producer "
+           "keeps (setmaxnreg dec; 24..256, a multiple of 8), the consumers "
+           "sharing the rest; 0: 24 for TMA copies, an estimate of what "
+           "the cp.async copies' addresses need">,
     Option<"pingpong", "pingpong", "bool", "false",
            "with cp.async producer warps and two consumer warpgroups, the "
            "warpgroups issue the staged loops' dots in turn "
