@@ -29,6 +29,12 @@ def configs(torch):
 # quire-assign-layouts); with 3 stages; without the producer warps (no
 # ws); with a producer warp per consumer warp instead of a warpgroup (ws
 # warps); with the consumer warpgroups issuing their dots in turn (ws pp);
+# with each chunk's query blocks started first to last (in order; the
+# default starts the last, which read the most keys, first); with the
+# producer warpgroup keeping 56 registers a thread (ws r56: the consumers
+# get 224, the producer's copy addresses spill), and with early dots at 3
+# stages and 40 (ws early r40: the consumers' 232 hold the second scores
+# tile);
 # at 64 keys a step with the producer warpgroup, without and with early
 # dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
 # the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the
@@ -49,6 +55,9 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("no ws", DEFAULT, NO_WS),
             ("ws warps", DEFAULT, dict(producer_warpgroup=False)),
             ("ws pp", DEFAULT, dict(warp_specialize=True, pingpong=True)),
+            ("in order", DEFAULT, dict(last_first=False)),
+            ("ws r56", DEFAULT, dict(producer_registers=56)),
+            ("ws early r40", DEFAULT, dict(WS_EARLY, producer_registers=40)),
             ("ws bn64", BN64, dict(warp_specialize=True)),
             ("ws bn64 early", BN64, WS_EARLY),
             ("bn64", BN64, {}),

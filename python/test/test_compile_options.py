@@ -20,6 +20,8 @@ def _other(option):
         return 3
     if option.name == "max_registers":
         return 64
+    if option.name == "producer_registers":
+        return 40
     return not option.default
 
 

@@ -518,3 +518,51 @@ def test_staging_depth_and_early_dots_hooks():
         assert "wgmma.wait_group.sync.aligned 0;" in early.ptx
         assert waits != re.findall(r"cp\.async\.wait_group\s+(\d+);",
                                    plain.ptx)
+
+
+def test_last_chunk_blocks_first():
+    # Grid z counts each chunk's query blocks from its last (LAST_FIRST,
+    # the default) or, with the benchmarks' hook off, from its first: both
+    # match float64 where chunks span three 16-token blocks (the
+    # rectangular grid), and the source reverses the block index only with
+    # it; the hook is checked.
+    from quire.ops import prefill
+    rng = np.random.default_rng(14)
+    a, kn, vn = _case(rng, [40, 7], [33, 33], 16, 4, 2, 64)
+    ref = reference(a, kn, vn, 0.3)
+    for last_first in (True, False):
+        prefill._plans.clear()
+        out = np.full(a["query"].shape, np.nan, np.float16)
+        quire.ops._paged_prefill(*a.values(), 0.3, out, kn, vn, 33,
+                                 block_m=16, block_n=16, num_warps=4,
+                                 last_first=last_first)
+        assert _rel(out, ref) < 2e-3
+        (spec,) = prefill._plans.values()
+        assert "tile.program_id z" in spec.source
+        assert ("tile.num_programs z" in spec.source) == last_first
+    with pytest.raises(TypeError, match="last_first: expected True or "
+                                        "False, got int"):
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 last_first=0)
+
+
+def test_producer_registers_hook():
+    # The benchmarks' producer_registers reaches quire.compile: the
+    # producer warpgroup keeps 40 registers and the consumers get 232;
+    # values setmaxnreg cannot take are refused before anything compiles.
+    from quire.ops import launch, prefill
+    rng = np.random.default_rng(15)
+    a, kn, vn = _case(rng, [40, 0], [33, 20], 16, 4, 2, 128)
+    prefill._plans.clear()
+    quire.ops._paged_prefill(*a.values(), 0.3, None, kn, vn, None,
+                             producer_registers=40)
+    (spec,) = prefill._plans.values()
+    assert ("producer_registers", 40) in spec.options
+    ptx = launch.compiled(spec, 90, 8).ptx
+    assert "setmaxnreg.dec.sync.aligned.u32 40;" in ptx
+    assert "setmaxnreg.inc.sync.aligned.u32 232;" in ptx
+    for bad in (20, 44, 264, True):
+        with pytest.raises(ValueError, match="producer_registers must be 0 "
+                                             "or a multiple of 8"):
+            quire.ops._paged_prefill(*a.values(), 0.3, None, kn, vn, None,
+                                     producer_registers=bad)

@@ -19,7 +19,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           skip_decode, feats, kv_dtype=None, num_stages=2, flat=False,
           fold_scale=True, pingpong=False, gathered_rows=False,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
-          producer_registers=0):
+          producer_registers=0, last_first=True):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -29,7 +29,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     consts = dict(GROUP=group, D=head_dim, DP=configs.tile_width(head_dim),
                   PAGE_SIZE=page_size, BLOCK_M=block_m, BLOCK_N=block_n,
                   SEPARATE=separate, CAUSAL=causal, FLAT=flat,
-                  SKIP_DECODE=skip_decode, FOLD_SCALE=fold_scale)
+                  SKIP_DECODE=skip_decode, FOLD_SCALE=fold_scale,
+                  LAST_FIRST=last_first)
     args = dict(
         out=(P, pd), q=(P, pd), k_cache=(KP, pd), v_cache=(KP, pd),
         block_tables=(I32P, pd), query_start=(I32P, 1), seq_lens=(I32P, 1),
@@ -172,13 +173,16 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    k_descale=None, v_descale=None, num_stages=None,
                    early_dots=False, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
-                   producer_warpgroup=None, producer_registers=0):
+                   producer_warpgroup=None, producer_registers=0,
+                   last_first=True):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
     producer_registers, quire.compile's), the
-    gathered rows' layout (gathered_rows, quire.compile's) and the folded
-    scale (fold_scale, prefill_kernel.FOLD_SCALE) open for benchmarks."""
+    gathered rows' layout (gathered_rows, quire.compile's), the folded
+    scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
+    chunk's blocks (last_first, prefill_kernel.LAST_FIRST) open for
+    benchmarks."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -225,6 +229,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         if x is not None:
             val.check_bool(x, name)
     val.check_bool(fold_scale, "fold_scale")
+    val.check_bool(last_first, "last_first")
     _kernel._check_producer_registers("producer_registers", producer_registers)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -233,7 +238,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         cfg, "query_start_loc", "seq_lens",
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
-        producer_registers)
+        producer_registers, last_first)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -243,7 +248,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    wgmma=True, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, early_dots=False,
-                   producer_registers=0):
+                   producer_registers=0, last_first=True):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -255,7 +260,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     (block_m, block_n, num_warps, num_stages), None for each default, the
     defaults those of configs.prefill_config for compute capability `sm`
     (the interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
-    FOLD_SCALE."""
+    FOLD_SCALE, `last_first` as its LAST_FIRST."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
     num_tokens, num_heads, head_dim = q.shape
@@ -334,8 +339,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
-           gathered_rows, warp_specialize, producer_warpgroup, token_strides,
-           producer_registers)
+           gathered_rows, warp_specialize, producer_warpgroup,
+           producer_registers, last_first, token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
@@ -343,7 +348,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             aligned_pointers, aligned_strides, separate, checked, causal,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
             pingpong, gathered_rows, token_strides, warp_specialize,
-            producer_warpgroup, producer_registers))
+            producer_warpgroup, producer_registers, last_first))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

@@ -33,7 +33,12 @@ the programs query_start[s] // BLOCK_M + s .. query_start[s + 1] //
 BLOCK_M + s (at least its chunk's blocks: vLLM's unified attention numbers
 its query blocks so) and a program finds its sequence by binary search;
 programs past their chunk's end do nothing. Either grid depends on shapes
-and the longest chunk only. The contract with the host (ops/prefill.py): query_start is
+and the longest chunk only. In the first grid, with LAST_FIRST, grid z
+counts a chunk's blocks from its last: under causal masking the last
+blocks read the most keys, and the GPU starts programs in the order of
+their index (x fastest), so the longest programs start first and the
+short ones fill the last wave (FlashAttention orders its causal query
+blocks so). The contract with the host (ops/prefill.py): query_start is
 non-decreasing from 0 to num_tokens and seq_lens[s] <= max_blocks *
 PAGE_SIZE (the cache holds the context, and the chunk too when it is read
 from there); in-tile offsets (BLOCK_M rows of q/out, BLOCK_N of
@@ -65,6 +70,8 @@ Constexprs, each off costing nothing:
   FOLD_SCALE   without SOFTCAP and ALIBI, the scale multiplies the
                exponent rather than every score (_softmax_step; off only
                for the benchmarks' ablation)
+  LAST_FIRST   grid z counts each chunk's blocks from the last (above; off
+               only for the benchmarks' ablation)
 `num_blocks` (not None) bounds every paged load for checked mode.
 """
 
@@ -168,13 +175,16 @@ def paged_prefill(
         FLAT: tl.constexpr, SKIP_DECODE: tl.constexpr, WINDOW: tl.constexpr,
         SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, SINKS: tl.constexpr,
         LSE: tl.constexpr, Q_DESCALE: tl.constexpr, K_DESCALE: tl.constexpr,
-        V_DESCALE: tl.constexpr, FOLD_SCALE: tl.constexpr):
+        V_DESCALE: tl.constexpr, FOLD_SCALE: tl.constexpr,
+        LAST_FIRST: tl.constexpr):
     if FLAT:
         seq, mblk = _flat_block(query_start, tl.program_id(0), num_seqs,
                                 search_steps, BLOCK_M)
     else:
         seq = tl.program_id(0)
         mblk = tl.program_id(2)
+        if LAST_FIRST:
+            mblk = tl.num_programs(2) - 1 - mblk
     head = tl.program_id(1)
     kv_head = head // GROUP
     COLS: tl.constexpr = D if DP > D else None

@@ -515,6 +515,8 @@ class JITFunction:
                                  num_warps=launch["num_warps"],
                                  num_stages=launch["num_stages"],
                                  max_registers=launch["max_registers"],
+                                 producer_registers=launch[
+                                     "producer_registers"],
                                  source_name=self._mlir_name(),
                                  **{option: launch[option]
                                     for option, _ in _FLAG_OPTIONS})
@@ -531,6 +533,9 @@ class JITFunction:
         max_registers = extra.pop("max_registers", None)
         if maxnreg is not None and max_registers is None:
             max_registers = maxnreg
+        producer_registers = extra.pop("producer_registers", 0)
+        _kernel._check_producer_registers("producer_registers",
+                                          producer_registers)
         for k in ("launch_cooperative_grid", "enable_warp_specialization"):
             extra.pop(k, None)
         if num_warps is not None:
@@ -542,6 +547,7 @@ class JITFunction:
             "num_warps": 4 if num_warps is None else num_warps,
             "num_stages": 2 if num_stages is None else num_stages,
             "max_registers": max_registers or 0,
+            "producer_registers": producer_registers,
             **flags,
             "sm": extra.pop("sm", None),
             "stream": stream,
@@ -585,7 +591,7 @@ class JITFunction:
             {"debug": debug, "tma": launch["tma"] and (sm or 0) >= 90},
             interpret)
         full_key = (fast_key, launch["sm"], options["debug"], interpret,
-                    launch["max_registers"],
+                    launch["max_registers"], launch["producer_registers"],
                     *(launch[option] for option, _ in _FLAG_OPTIONS))
         if self._used_globals:
             # Before any compile: nothing generated from changed globals.

@@ -661,10 +661,10 @@ struct WarpSpecializePass
     if (producerRegisters &&
         (producerRegisters < 24 || producerRegisters > 256 ||
          producerRegisters % 8)) {
-      getOperation().emitError()
+      mlir::emitError(getOperation().getLoc())
           << "quire-warp-specialize: producer-registers must be 0 (the "
              "estimate) or a multiple of 8 in [24, 256], got "
-          << producerRegisters;
+          << static_cast<int64_t>(producerRegisters);
       return signalPassFailure();
     }
     for (auto func : getOperation().getOps<func::FuncOp>())

@@ -12,6 +12,8 @@
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 producer-warpgroup=true" | FileCheck %s --check-prefix=WG
 // RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --producer-warpgroup --emit=ptx %s -o - | FileCheck %s --check-prefix=WGPTX
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 producer-warpgroup=true" | FileCheck %s --check-prefix=WG4
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 producer-warpgroup=true producer-registers=56" | FileCheck %s --check-prefix=WG56
+// RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 producer-warpgroup=true producer-registers=176" | FileCheck %s --check-prefix=WG176
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --producer-warpgroup --emit=ptx %s -o %t.wg.ptx && %ptxas -arch=sm_90a -v %t.wg.ptx -o /dev/null 2>&1 | FileCheck %s --check-prefix=WGPTXAS %}
 // RUN: quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o - | FileCheck %s --check-prefix=PTX
 // RUN: %if ptxas %{ quirec --sm 90 --num-warps 8 --async-stages 3 --emit=ptx %s -o %t.ptx && %ptxas -arch=sm_90a %t.ptx -o /dev/null %}
@@ -181,6 +183,14 @@
 // WG:            } else {
 // WG-NEXT:         tile.setmaxnreg inc {count = 240 : i32}
 // WG-NOT:          tile.tma_copy
+// producer-registers: the producer keeps 56, the consumers get 224; at 176
+// (more than the 168 a thread starts with) no registers move.
+// WG56-LABEL:  func.func @matmul(
+// WG56:          tile.setmaxnreg dec {count = 56 : i32}
+// WG56:          tile.setmaxnreg inc {count = 224 : i32}
+// WG176-LABEL: func.func @matmul(
+// WG176-SAME:    tile.producer_warps = 4 : i32
+// WG176-NOT:     tile.setmaxnreg
 // WG:              tile.warpgroup_dot
 // WGPTX:         .target sm_90a
 // WGPTX-LABEL:   .entry matmul(

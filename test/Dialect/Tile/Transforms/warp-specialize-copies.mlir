@@ -23,6 +23,12 @@
 // RUN: FileCheck %s --check-prefix=WGPTX < %t.wg.ptx
 // RUN: quirec %s --sm 90 --num-warps 8 --warp-specialize --producer-warpgroup --emit=llvm-mlir | FileCheck %s --check-prefix=WGTID
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.wg.ptx -o %t.wg.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
+// producer-registers sets what the producer keeps: 40, and the consumers
+// share the rest (232); values that setmaxnreg cannot take are errors.
+// RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8 producer-warpgroup=true producer-registers=40" | FileCheck %s --check-prefix=R40
+// RUN: quirec %s --sm 90 --num-warps 8 --producer-warpgroup --producer-registers 40 | FileCheck %s --check-prefix=R40PTX
+// RUN: not quire-opt %s --split-input-file "--quire-warp-specialize=producer-warpgroup=true producer-registers=44" 2>&1 | FileCheck %s --check-prefix=R44
+// RUN: not quirec %s --sm 90 --num-warps 8 --producer-warpgroup --producer-registers 264 2>&1 | FileCheck %s --check-prefix=R264
 // 16 consumer warps and a producer warpgroup (640 threads, 96 registers a
 // thread at entry): the producer would need more than it starts with, so
 // no setmaxnreg.
@@ -119,6 +125,16 @@
 // WGTID:         %[[C128:.*]] = llvm.mlir.constant(128 : i32) : i32
 // WGTID:         %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // WGTID:         llvm.add %[[TID]], %[[C128]] : i32
+
+// R40-LABEL: func.func @two_loops
+// R40:         tile.setmaxnreg dec {count = 40 : i32}
+// R40:       } else {
+// R40-NEXT:    tile.setmaxnreg inc {count = 232 : i32}
+// R40PTX-LABEL: .entry two_loops(
+// R40PTX-DAG:     setmaxnreg.dec.sync.aligned.u32 40;
+// R40PTX-DAG:     setmaxnreg.inc.sync.aligned.u32 232;
+// R44: error: quire-warp-specialize: producer-registers must be 0 (the estimate) or a multiple of 8 in [24, 256], got 44
+// R264: error: --producer-registers must be 0 (the estimate) or a multiple of 8 in [24, 256], got 264
 
 // W16-LABEL: func.func @two_loops
 // W16-SAME:    tile.producer_warps = 4 : i32
