@@ -34,7 +34,9 @@ def configs(torch):
 # producer warpgroup keeping 56 registers a thread (ws r56: the consumers
 # get 224, the producer's copy addresses spill), and with early dots at 3
 # stages and 40 (ws early r40: the consumers' 232 hold the second scores
-# tile);
+# tile); with each iteration's P V issued in the next after its scores
+# (quire-overlap-softmax: the softmax overlaps it) at 2 and 3 stages (ws
+# overlap, ws overlap s3);
 # at 64 keys a step with the producer warpgroup, without and with early
 # dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
 # the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the
@@ -58,6 +60,9 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("in order", DEFAULT, dict(last_first=False)),
             ("ws r56", DEFAULT, dict(producer_registers=56)),
             ("ws early r40", DEFAULT, dict(WS_EARLY, producer_registers=40)),
+            ("ws overlap", DEFAULT, dict(overlap_softmax=True)),
+            ("ws overlap s3", DEFAULT, dict(overlap_softmax=True,
+                                            num_stages=3)),
             ("ws bn64", BN64, dict(warp_specialize=True)),
             ("ws bn64 early", BN64, WS_EARLY),
             ("bn64", BN64, {}),

@@ -197,6 +197,14 @@ quireCompileOptionsSetProducerRegisters(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
                                 int32_t earlyDots);
+/* Nonzero: with warp specialization, an attention loop's P V (its second
+ * wgmma dot, the accumulator the carried output rescaled) is issued in the
+ * next iteration right after that iteration's scores, both async, so the
+ * tensor cores compute it during the softmax (quirec --overlap-softmax).
+ * Zero (the default) issues it in its own iteration. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetOverlapSoftmax(QuireCompileOptions *options,
+                                     int32_t overlapSoftmax);
 /* Nonzero: with wgmma, 3 or more async stages and 8 warps, the two
  * warpgroups of an attention loop (two wgmma dots, the second's A computed
  * from the first's result) run half an iteration apart, one's softmax beside

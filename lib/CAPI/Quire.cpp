@@ -63,6 +63,7 @@ struct QuireCompileOptions {
   bool producerWarpgroup = false;
   unsigned producerRegisters = 0;
   bool earlyDots = false;
+  bool overlapSoftmax = false;
   bool pingpong = false;
   bool wideFp8Operands = true;
   bool gatheredRows = false;
@@ -331,6 +332,12 @@ void quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
     options->earlyDots = earlyDots != 0;
 }
 
+void quireCompileOptionsSetOverlapSoftmax(QuireCompileOptions *options,
+                                          int32_t overlapSoftmax) {
+  if (options)
+    options->overlapSoftmax = overlapSoftmax != 0;
+}
+
 void quireCompileOptionsSetPingpong(QuireCompileOptions *options,
                                     int32_t pingpong) {
   if (options)
@@ -406,6 +413,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.producerWarpgroup = options->producerWarpgroup;
   compileOptions.producerRegisters = options->producerRegisters;
   compileOptions.earlyDots = options->earlyDots;
+  compileOptions.overlapSoftmax = options->overlapSoftmax;
   compileOptions.pingpong = options->pingpong;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.gatheredRows = options->gatheredRows;

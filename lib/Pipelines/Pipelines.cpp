@@ -142,6 +142,11 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
     }
+    if (warpgroup && specialize && options.overlapSoftmax) {
+      pm.addPass(tile::createOverlapSoftmax());
+      pm.addPass(createCanonicalizerPass());
+      pm.addPass(createCSEPass());
+    }
     if (warpgroup && options.earlyDots) {
       pm.addPass(tile::createEarlyDots());
       pm.addPass(createCanonicalizerPass());
@@ -348,6 +353,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.producerWarpgroup = options.producerWarpgroup;
   popts.producerRegisters = options.producerRegisters;
   popts.earlyDots = options.earlyDots;
+  popts.overlapSoftmax = options.overlapSoftmax;
   popts.pingpong = options.pingpong;
   popts.wideFp8Operands = options.wideFp8Operands;
   popts.gatheredRows = options.gatheredRows;

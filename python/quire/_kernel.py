@@ -374,7 +374,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             async_wgmma=False, early_dots=False, enable_fp_fusion=True,
             wide_fp8_operands=True, tma=True, tma_release=False,
             warp_specialize=False, producer_warpgroup=False, pingpong=False,
-            gathered_rows=False, producer_registers=0):
+            gathered_rows=False, producer_registers=0,
+            overlap_softmax=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -397,6 +398,9 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     staged loop's first dot, when it reads registers from before the loop
     and a loop-invariant accumulator (attention's scores Q K^T), one
     iteration early, so it runs during the softmax (quirec --early-dots).
+    `overlap_softmax=True` (with warp_specialize) issues an attention
+    loop's P V in the next iteration right after that iteration's scores,
+    both async, so it runs during the softmax (quirec --overlap-softmax).
     `pingpong=True` (with wgmma, num_stages >= 3 and 8 warps) runs the two
     warpgroups of an attention loop (two dots, the second's A computed from
     the first's result) half an iteration apart, so one's softmax runs
@@ -457,6 +461,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "warp_specialize": warp_specialize,
                "producer_warpgroup": producer_warpgroup,
                "producer_registers": producer_registers,
+               "overlap_softmax": overlap_softmax,
                "pingpong": pingpong, "gathered_rows": gathered_rows}
     for option, value in options.items():
         _OPTION_CHECKS.get(option, check_bool)(option, value)

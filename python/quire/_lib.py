@@ -131,6 +131,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetPingpong":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetOverlapSoftmax":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetGatheredRows":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetFpFusion":
@@ -264,6 +266,9 @@ OPTIONS = (
            "keep wgmma groups in flight (async_wgmma)"),
     Option("early_dots", False, "quireCompileOptionsSetEarlyDots",
            "issue dots one iteration early (early_dots)"),
+    Option("overlap_softmax", False, "quireCompileOptionsSetOverlapSoftmax",
+           "overlap an attention loop's softmax with its P V "
+           "(overlap_softmax)"),
     Option("pingpong", False, "quireCompileOptionsSetPingpong",
            "run two warpgroups half an iteration apart (pingpong)"),
     Option("gathered_rows", False, "quireCompileOptionsSetGatheredRows",

@@ -157,6 +157,13 @@ static cl::opt<unsigned> producerRegisters(
              "copies' addresses), else a multiple of 8 in [24, 256] "
              "(quire-warp-specialize producer-registers; default 0)"),
     cl::cat(category));
+static cl::opt<bool> overlapSoftmax(
+    "overlap-softmax", cl::init(false),
+    cl::desc("with --warp-specialize, issue an attention loop's P V in the "
+             "next iteration after its scores, both async, so the tensor "
+             "cores compute it during the softmax (quire-overlap-softmax; "
+             "default false)"),
+    cl::cat(category));
 static cl::opt<bool> earlyDots(
     "early-dots", cl::init(false),
     cl::desc("with --wgmma and --async-stages=3 or more, issue the first dot "
@@ -287,6 +294,7 @@ int main(int argc, char **argv) {
   options.producerWarpgroup = producerWarpgroup;
   options.producerRegisters = producerRegisters;
   options.earlyDots = earlyDots;
+  options.overlapSoftmax = overlapSoftmax;
   options.pingpong = pingpong;
   options.wideFp8Operands = wideFp8Operands;
   options.gatheredRows = gatheredRows;

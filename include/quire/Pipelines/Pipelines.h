@@ -135,6 +135,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "scores) one iteration early, so it runs during the "
                      "softmax (quire-early-dots; 3+ async stages)"),
       llvm::cl::init(false)};
+  Option<bool> overlapSoftmax{
+      *this, "overlap-softmax",
+      llvm::cl::desc("with producer warps, issue an attention loop's P V in "
+                     "the next iteration after its scores, so it runs during "
+                     "the softmax (quire-overlap-softmax)"),
+      llvm::cl::init(false)};
   Option<bool> pingpong{
       *this, "pingpong",
       llvm::cl::desc("run the two warpgroups of a wgmma attention loop half "
@@ -220,6 +226,9 @@ struct CompileOptions {
   /// A wgmma-staged loop's first dot issued one iteration early
   /// (quire-early-dots).
   bool earlyDots = false;
+  /// With producer warps, an attention loop's P V issued in the next
+  /// iteration after its scores (quire-overlap-softmax).
+  bool overlapSoftmax = false;
   /// The two warpgroups of a wgmma attention loop half an iteration apart
   /// (quire-async-copies pingpong, quire-pingpong).
   bool pingpong = false;

@@ -19,7 +19,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           skip_decode, feats, kv_dtype=None, num_stages=2, flat=False,
           fold_scale=True, pingpong=False, gathered_rows=False,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
-          producer_registers=0, last_first=True):
+          producer_registers=0, last_first=True, overlap_softmax=False):
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -59,7 +59,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     feats.spec(consts, args)
     flags = dict(pingpong=pingpong, gathered_rows=gathered_rows,
                  warp_specialize=warp_specialize,
-                 producer_warpgroup=producer_warpgroup)
+                 producer_warpgroup=producer_warpgroup,
+                 overlap_softmax=overlap_softmax)
     options = tuple((name, True) for name, on in flags.items() if on)
     if producer_registers:
         options += (("producer_registers", producer_registers),)
@@ -174,11 +175,11 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    early_dots=False, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
-                   last_first=True):
+                   last_first=True, overlap_softmax=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
-    producer_registers, quire.compile's), the
+    producer_registers and overlap_softmax, quire.compile's), the
     gathered rows' layout (gathered_rows, quire.compile's), the folded
     scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
     chunk's blocks (last_first, prefill_kernel.LAST_FIRST) open for
@@ -230,6 +231,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
             val.check_bool(x, name)
     val.check_bool(fold_scale, "fold_scale")
     val.check_bool(last_first, "last_first")
+    val.check_bool(overlap_softmax, "overlap_softmax")
     _kernel._check_producer_registers("producer_registers", producer_registers)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -238,7 +240,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         cfg, "query_start_loc", "seq_lens",
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
-        producer_registers, last_first)
+        producer_registers, last_first, overlap_softmax)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -248,7 +250,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    wgmma=True, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, early_dots=False,
-                   producer_registers=0, last_first=True):
+                   producer_registers=0, last_first=True,
+                   overlap_softmax=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -256,7 +259,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
     `early_dots`, which the caller compiles the kernel with), and
-    `producer_registers` (quire.compile's; 0: its estimate). `cfg` is
+    `producer_registers` and `overlap_softmax` (quire.compile's). `cfg` is
     (block_m, block_n, num_warps, num_stages), None for each default, the
     defaults those of configs.prefill_config for compute capability `sm`
     (the interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
@@ -340,7 +343,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
-           producer_registers, last_first, token_strides)
+           producer_registers, last_first, overlap_softmax, token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
@@ -348,7 +351,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             aligned_pointers, aligned_strides, separate, checked, causal,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
             pingpong, gathered_rows, token_strides, warp_specialize,
-            producer_warpgroup, producer_registers, last_first))
+            producer_warpgroup, producer_registers, last_first,
+            overlap_softmax))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

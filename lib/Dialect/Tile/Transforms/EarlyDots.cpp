@@ -56,27 +56,6 @@ struct Candidate {
   int64_t after;
 };
 
-/// The dot's A from registers defined before the loop, its accumulator
-/// too, and its stage the loop's stage argument, which starts at 0 and
-/// steps by one modulo S (the loop yields nextStage of it, as
-/// quire-async-copies builds it), so iteration i reads stage i mod S.
-BlockArgument stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot) {
-  Block *body = loop.getBody();
-  if (!dot.getA() || dot.getAStage() ||
-      !loop.isDefinedOutsideOfLoop(dot.getA()) ||
-      !loop.isDefinedOutsideOfLoop(dot.getC()))
-    return {};
-  auto stage = dyn_cast<BlockArgument>(dot.getBStage());
-  if (!stage || stage.getOwner() != body || stage.getArgNumber() == 0)
-    return {};
-  unsigned k = stage.getArgNumber() - 1;
-  Operation *yield = body->getTerminator();
-  if (!matchPattern(loop.getInitArgs()[k], m_Zero()) ||
-      !isNextStage(yield->getOperand(k), stage, dot.getStages()))
-    return {};
-  return stage;
-}
-
 /// quire-warp-specialize's consumer loop: no copies, an mbarrier wait
 /// (`tile.tma_wait {async_proxy}`) on the first dot's B stage before it,
 /// and a release of the stage, 3 or more stages. The producer refills a
@@ -176,61 +155,6 @@ struct EarlyDotsPass
       operands.insert(c.dot.getA());
     for (Value a : operands)
       shareOperandA(a);
-  }
-
-  /// Stores `a`, a loop-invariant wgmma A operand converted from a 16-bit
-  /// blocked tile, once into a one-stage buffer of its own (the swizzled
-  /// layout wgmma reads; tile.local_store synchronizes) and makes every
-  /// dot that read it from registers read that buffer instead.
-  static void shareOperandA(Value a) {
-    auto cv = a.getDefiningOp<ConvertLayoutOp>();
-    if (!cv)
-      return;
-    Value x = cv.getSrc();
-    auto type = cast<RankedTensorType>(x.getType());
-    auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
-    if (!blocked || type.getRank() != 2 ||
-        type.getElementType().getIntOrFloatBitWidth() != 16)
-      return;
-    // A (M x K) is staged with the dimension its registers run along
-    // contiguous.
-    unsigned contig = blocked.getOrder()[0];
-    if (!fitsNvmma(type.getShape(), contig))
-      return;
-    SmallVector<WarpgroupDotOp> dots;
-    for (Operation *user : a.getUsers()) {
-      auto dot = dyn_cast<WarpgroupDotOp>(user);
-      if (!dot || dot.getA() != a)
-        return;
-      dots.push_back(dot);
-    }
-    // A buffer id no staged loop of the function uses: the query stays
-    // there while every loop runs.
-    auto func = cv->getParentOfType<func::FuncOp>();
-    int32_t id = 0;
-    func.walk([&](Operation *op) {
-      for (StringRef name : {"buffer", "a_buffer", "b_buffer"})
-        if (auto attr = op->getAttrOfType<IntegerAttr>(name))
-          id = std::max<int32_t>(id, attr.getInt() + 1);
-    });
-    OpBuilder b(cv);
-    Location loc = cv.getLoc();
-    Value stage = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-    LocalStoreOp::create(b, loc, x, stage, b.getI32IntegerAttr(id),
-                         b.getI32IntegerAttr(contig), b.getI32IntegerAttr(1),
-                         UnitAttr(), b.getUnitAttr());
-    for (WarpgroupDotOp dot : dots) {
-      b.setInsertionPoint(dot);
-      auto staged = WarpgroupDotOp::create(
-          b, dot.getLoc(), dot.getType(), Value(), stage, dot.getBStage(),
-          dot.getC(), b.getI32IntegerAttr(id), b.getI32IntegerAttr(contig),
-          dot.getBBufferAttr(), dot.getBContigAttr(), dot.getStagesAttr(),
-          dot.getKAttr(), dot.getOperandTypeAttr(), dot.getAsyncAttr(),
-          b.getI32IntegerAttr(1));
-      dot.replaceAllUsesWith(staged.getResult());
-      dot.erase();
-    }
-    cv.erase();
   }
 
   static void rewrite(scf::ForOp loop, Candidate c) {

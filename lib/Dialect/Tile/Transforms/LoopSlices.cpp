@@ -3,6 +3,7 @@
 #include "LoopSlices.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -222,4 +223,80 @@ bool tile::isStageAhead(Value v, Value stage, int64_t k, int64_t stages) {
          stays.getLhs() == stage && is(stays.getRhs(), stages - k) &&
          add.getLhs() == stage && is(add.getRhs(), k) &&
          back.getLhs() == stage && is(back.getRhs(), stages - k);
+}
+
+/// Stores `a`, a loop-invariant wgmma A operand converted from a 16-bit
+/// blocked tile, once into a one-stage buffer of its own (the swizzled
+/// layout wgmma reads; tile.local_store synchronizes) and makes every
+/// dot that read it from registers read that buffer instead.
+void tile::shareOperandA(Value a) {
+  auto cv = a.getDefiningOp<ConvertLayoutOp>();
+  if (!cv)
+    return;
+  Value x = cv.getSrc();
+  auto type = cast<RankedTensorType>(x.getType());
+  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
+  if (!blocked || type.getRank() != 2 ||
+      type.getElementType().getIntOrFloatBitWidth() != 16)
+    return;
+  // A (M x K) is staged with the dimension its registers run along
+  // contiguous.
+  unsigned contig = blocked.getOrder()[0];
+  if (!fitsNvmma(type.getShape(), contig))
+    return;
+  SmallVector<WarpgroupDotOp> dots;
+  for (Operation *user : a.getUsers()) {
+    auto dot = dyn_cast<WarpgroupDotOp>(user);
+    if (!dot || dot.getA() != a)
+      return;
+    dots.push_back(dot);
+  }
+  // A buffer id no staged loop of the function uses: the query stays
+  // there while every loop runs.
+  auto func = cv->getParentOfType<func::FuncOp>();
+  int32_t id = 0;
+  func.walk([&](Operation *op) {
+    for (StringRef name : {"buffer", "a_buffer", "b_buffer"})
+      if (auto attr = op->getAttrOfType<IntegerAttr>(name))
+        id = std::max<int32_t>(id, attr.getInt() + 1);
+  });
+  OpBuilder b(cv);
+  Location loc = cv.getLoc();
+  Value stage = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+  LocalStoreOp::create(b, loc, x, stage, b.getI32IntegerAttr(id),
+                       b.getI32IntegerAttr(contig), b.getI32IntegerAttr(1),
+                       UnitAttr(), b.getUnitAttr());
+  for (WarpgroupDotOp dot : dots) {
+    b.setInsertionPoint(dot);
+    auto staged = WarpgroupDotOp::create(
+        b, dot.getLoc(), dot.getType(), Value(), stage, dot.getBStage(),
+        dot.getC(), b.getI32IntegerAttr(id), b.getI32IntegerAttr(contig),
+        dot.getBBufferAttr(), dot.getBContigAttr(), dot.getStagesAttr(),
+        dot.getKAttr(), dot.getOperandTypeAttr(), dot.getAsyncAttr(),
+        b.getI32IntegerAttr(1));
+    dot.replaceAllUsesWith(staged.getResult());
+    dot.erase();
+  }
+  cv.erase();
+}
+
+/// The dot's A from registers defined before the loop, its accumulator
+/// too, and its stage the loop's stage argument, which starts at 0 and
+/// steps by one modulo S (the loop yields nextStage of it, as
+/// quire-async-copies builds it), so iteration i reads stage i mod S.
+BlockArgument tile::stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot) {
+  Block *body = loop.getBody();
+  if (!dot.getA() || dot.getAStage() ||
+      !loop.isDefinedOutsideOfLoop(dot.getA()) ||
+      !loop.isDefinedOutsideOfLoop(dot.getC()))
+    return {};
+  auto stage = dyn_cast<BlockArgument>(dot.getBStage());
+  if (!stage || stage.getOwner() != body || stage.getArgNumber() == 0)
+    return {};
+  unsigned k = stage.getArgNumber() - 1;
+  Operation *yield = body->getTerminator();
+  if (!matchPattern(loop.getInitArgs()[k], m_Zero()) ||
+      !isNextStage(yield->getOperand(k), stage, dot.getStages()))
+    return {};
+  return stage;
 }

@@ -16,6 +16,7 @@
 #include "quire/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
@@ -74,12 +75,26 @@ arith::SelectOp nextPhase(OpBuilder &b, Location loc, Value next, Value phase);
 /// and'ed with `iv < ub` unless the caller knows that (`ivRuns`: iv is the
 /// loop's induction variable, in its body). Otherwise compared in 64 bits.
 /// The pipelining passes guard the copies of later iterations with it.
-Value iterationRuns(OpBuilder &b, Location loc, Value iv, Value step,
-                    int64_t k, Value ub, bool ivRuns);
+Value iterationRuns(OpBuilder &b, Location loc, Value iv, Value step, int64_t k,
+                    Value ub, bool ivRuns);
 
 /// True if a staged tile of 16-bit `shape`, contiguous along `contig`, can
 /// take the swizzled wgmma layout.
 bool fitsNvmma(ArrayRef<int64_t> shape, unsigned contig);
+
+/// The stage argument of `dot` in `loop`, or null: the dot's A from
+/// registers defined before the loop, its accumulator too, and its B stage
+/// the loop's stage argument, which starts at 0 and steps by one modulo S
+/// (the loop yields nextStage of it, as quire-async-copies builds it), so
+/// iteration i reads stage i mod S.
+BlockArgument stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot);
+
+/// Stores `a`, a loop-invariant wgmma A operand converted from a 16-bit
+/// blocked tile, once into a one-stage buffer of its own (the swizzled
+/// layout wgmma reads; tile.local_store synchronizes) and makes every dot
+/// that read it from registers read that buffer instead (no change where
+/// `a` is not such an operand or has other users).
+void shareOperandA(Value a);
 
 /// True if `v` is nextStage(stage, stages).
 bool isNextStage(Value v, Value stage, int64_t stages);

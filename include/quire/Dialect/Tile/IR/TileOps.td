@@ -858,14 +858,21 @@ def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [
     `scf.yield`) into the accumulator of a later `async` dot or into
     another wait. The op reads and writes memory: it is where the staged
     operands of the retired groups stop being read, so nothing that writes
-    them moves above it.
+    them moves above it. With `older`, the operands are the accumulators
+    of groups committed before the `pending` newest ones (which are not its
+    operands): those have retired, and the results are ordinary values
+    (`quire-overlap-softmax` waits so for the scores while the previous
+    iteration's `P V` runs).
 
     ```mlir
     %r = tile.warpgroup_wait %d {pending = 1 : i32}
         : tensor<128x128xf32, #tile.mma<{warpsPerCTA = [8, 1]}>>
+    %s = tile.warpgroup_wait %scores {older, pending = 1 : i32}
+        : tensor<128x128xf32, #tile.mma<{warpsPerCTA = [8, 1]}>>
     ```
   }];
-  let arguments = (ins Variadic<Tile_Tensor>:$inputs, I32Attr:$pending);
+  let arguments = (ins Variadic<Tile_Tensor>:$inputs, I32Attr:$pending,
+                       UnitAttr:$older);
   let results = (outs Variadic<Tile_Tensor>:$outputs);
   let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
   let hasVerifier = 1;

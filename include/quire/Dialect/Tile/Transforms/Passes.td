@@ -591,6 +591,71 @@ def EarlyDots : Pass<"quire-early-dots", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
+  let summary = "issue an attention loop's P V in the next iteration, after "
+                "its scores, so the tensor cores compute it during the "
+                "softmax";
+  let description = [{
+    Expects the consumer loops of `quire-warp-specialize` (producer warps
+    issue the copies; each iteration waits on its stage's mbarriers and
+    releases the stage). A loop with two `tile.warpgroup_dot`s, the scores
+    `S = Q K^T` (A loop-invariant registers, a loop-invariant accumulator)
+    and the output `P V` whose accumulator is the loop-carried output
+    rescaled by ops of the iteration (`alpha * O`), and whose result is
+    only carried:
+
+    ```mlir
+    scf.for %i = %lb to %ub ... iter_args(..., %o, %stage) {
+      tile.tma_wait stage %stage phase %pk {async_proxy, buffer = K}
+      %s = tile.warpgroup_dot a(%q) b_stage %stage acc %zero
+      ...softmax(%s): %p, %alpha...
+      %c = arith.mulf %o, %alpha
+      tile.tma_wait stage %stage phase %pv {async_proxy, buffer = V}
+      %n = tile.warpgroup_dot a(%p) b_stage %stage acc %c
+      tile.tma_release stage %stage
+      scf.yield ..., %n, (%stage + 1) % S
+    }
+    ```
+
+    becomes (FlashAttention-3's intra-warpgroup overlap of the softmax
+    with the GEMMs)
+
+    ```mlir
+    %first:... = scf.if (iteration 0 runs) {
+      ...iteration 0 without its P V: %o0 = %o_init * %alpha0, %p0...
+    }
+    %r:... = scf.for %i = %lb + %step to %ub ...
+        iter_args(..., %o = %o0, %stage, %pp = %p0, %sp = 0, %vp = %pv0) {
+      tile.tma_wait stage %stage phase %pk {async_proxy, buffer = K}
+      %s = tile.warpgroup_dot a(%q) b_stage %stage acc %zero {async}
+      tile.tma_wait stage %sp phase %vp {async_proxy, buffer = V}
+      %n = tile.warpgroup_dot a(%pp) b_stage %sp acc %o {async}
+      %s1 = tile.warpgroup_wait %s {older, pending = 1}
+      ...softmax(%s1): %p, %alpha...
+      %n1 = tile.warpgroup_wait %n {pending = 0}
+      tile.tma_release stage %sp
+      %c = arith.mulf %n1, %alpha
+      scf.yield ..., %c, (%stage + 1) % S, %p, %stage, %pv
+    }
+    %out = scf.if (iteration 0 ran) {
+      ...the last P V: wait V[%r#sp], dot(%r#pp, V[%r#sp], %r#o), release
+    }
+    ```
+
+    The output of iteration i - 1 runs on the tensor cores while iteration
+    i computes its softmax; `O_i = alpha_i (O_{i-1} + P_{i-1} V_{i-1})` is
+    the same recurrence. The stage of iteration i - 1 is released one
+    iteration later than before, so the producer's fills run one stage
+    behind (3 stages keep two fills ahead). The registers: the carried P
+    (16-bit, half a scores tile) beside the scores; to make room the
+    query moves to shared memory as with `quire-early-dots`
+    (`tile.local_store` once, the dots read it with `a_stages = 1`).
+  }];
+  let dependentDialects = ["::mlir::quire::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 def PingPong : Pass<"quire-pingpong", "::mlir::ModuleOp"> {
   let summary = "run the two warpgroups of an attention loop half an "
                 "iteration apart, so one's softmax overlaps the other's dots";

@@ -1,0 +1,315 @@
+//===- OverlapSoftmax.cpp - Overlap the softmax with the last P V ---------===//
+//
+// In a consumer loop of quire-warp-specialize with two wgmma dots (the
+// scores S = Q K^T and the output O = P V + alpha O), the P V of
+// iteration i - 1 is issued in iteration i right after S, both async: the
+// scores are waited for with P V still running, so the tensor cores
+// compute P V during the softmax (FlashAttention-3's intra-warpgroup
+// overlap). The first iteration's scores and softmax are peeled before
+// the loop, the last P V after it. See the pass description in Passes.td.
+//
+//===----------------------------------------------------------------------===//
+
+#include "quire/Dialect/Tile/Transforms/Passes.h"
+
+#include "LoopSlices.h"
+
+#include "quire/Dialect/Tile/IR/Tile.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::quire::tile {
+#define GEN_PASS_DEF_OVERLAPSOFTMAX
+#include "quire/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::quire::tile
+
+using namespace mlir;
+using namespace mlir::quire;
+using namespace mlir::quire::tile;
+
+namespace {
+
+/// A consumer loop of the form
+///   tma_wait K[%stage]; %s = dot(%q, K[%stage], 0)
+///   ...softmax(%s): %p, alpha; %c = rescale(%acc, alpha)...
+///   tma_wait V[%stage]; %o = dot(%p, V[%stage], %c); tma_release %stage
+///   yield ..., %o, ...
+struct Candidate {
+  WarpgroupDotOp scores, output;
+  TmaWaitOp fullK, fullV;
+  TmaReleaseOp release;
+  BlockArgument stage, acc;
+  /// The ops between the dots that read %acc (the rescale), in body order.
+  SmallVector<Operation *> rescale;
+  /// The yield position of the output dot.
+  unsigned accIndex;
+};
+
+std::optional<Candidate> match(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  SmallVector<WarpgroupDotOp> dots;
+  SmallVector<TmaWaitOp> fulls;
+  SmallVector<TmaReleaseOp> releases;
+  for (Operation &op : *body) {
+    if (isa<AsyncCopyOp, AsyncWaitOp, WarpgroupWaitOp>(op))
+      return std::nullopt;
+    if (auto d = dyn_cast<WarpgroupDotOp>(op)) {
+      if (d.getAsync())
+        return std::nullopt;
+      dots.push_back(d);
+    } else if (auto w = dyn_cast<TmaWaitOp>(op)) {
+      if (!w.getAsyncProxy())
+        return std::nullopt;
+      fulls.push_back(w);
+    } else if (auto r = dyn_cast<TmaReleaseOp>(op)) {
+      releases.push_back(r);
+    } else if (op.getNumRegions() &&
+               !isa<scf::IfOp>(op)) { // (masks: scf.if of pure ops)
+      return std::nullopt;
+    }
+  }
+  if (dots.size() != 2 || fulls.size() != 2 || releases.size() != 1 ||
+      loop.getUnsignedCmp())
+    return std::nullopt;
+  Candidate c;
+  c.scores = dots[0];
+  c.output = dots[1];
+  c.fullK = fulls[0];
+  c.fullV = fulls[1];
+  c.release = releases[0];
+  c.stage = stageOfInvariantDot(loop, c.scores);
+  if (!c.stage || c.output.getBStage() != c.stage ||
+      c.release.getStage() != c.stage || !c.output.getA() ||
+      c.output.getAStage())
+    return std::nullopt;
+  // Order: wait K, S, wait V, P V, release; each wait on its dot's buffer.
+  auto before = [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  };
+  if (!before(c.fullK, c.scores) || !before(c.scores, c.fullV) ||
+      !before(c.fullV, c.output) || !before(c.output, c.release) ||
+      c.fullK.getStage() != c.stage || c.fullV.getStage() != c.stage ||
+      c.fullK.getBuffer() != c.scores.getBBuffer() ||
+      c.fullV.getBuffer() != c.output.getBBuffer())
+    return std::nullopt;
+  // The P V result is only carried, as %acc.
+  Operation *yield = body->getTerminator();
+  Value o = c.output.getResult();
+  if (!o.hasOneUse() || o.getUses().begin()->getOwner() != yield)
+    return std::nullopt;
+  c.accIndex = o.getUses().begin()->getOperandNumber();
+  c.acc = loop.getRegionIterArgs()[c.accIndex];
+  // The rescale: every op that reads %acc, transitively, is pure, lies
+  // between the dots, and only leads to the output dot's accumulator.
+  llvm::SetVector<Operation *> rescale;
+  SmallVector<Value> work{c.acc};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == c.output && use.get() == c.output.getC())
+        continue;
+      if (user->getBlock() != body || !isMemoryEffectFree(user) ||
+          user->getNumRegions() || !before(c.scores, user) ||
+          !before(user, c.output))
+        return std::nullopt;
+      if (rescale.insert(user))
+        work.append(user->result_begin(), user->result_end());
+    }
+  }
+  if (c.output.getC() != c.acc &&
+      !rescale.contains(c.output.getC().getDefiningOp()))
+    return std::nullopt;
+  c.rescale = inBodyOrder(loop, rescale);
+  // The loop-invariant operands the peeled iteration clones.
+  if (!loop.isDefinedOutsideOfLoop(c.scores.getA()))
+    return std::nullopt;
+  return c;
+}
+
+/// A zero tile of `type` (the P operand carried into a loop that does not
+/// run).
+Value zeros(OpBuilder &b, Location loc, Type type) {
+  auto t = cast<RankedTensorType>(type);
+  return arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(t, b.getZeroAttr(t.getElementType())));
+}
+
+void rewrite(scf::ForOp loop, Candidate &c) {
+  Location loc = c.output.getLoc();
+  Block *body = loop.getBody();
+  Operation *yield = body->getTerminator();
+  MLIRContext *ctx = loop.getContext();
+  Value pVal = c.output.getA();
+  Value phaseV = c.fullV.getPhase();
+  IntegerAttr releaseBuffer = c.release.getBufferAttr();
+  UnitAttr releaseProxy = c.release.getAsyncProxyAttr();
+
+  // Iteration 0's first half before the loop, where it runs: its copies'
+  // wait, the scores (synchronous), the softmax and the rescale of the
+  // initial accumulator; its P V waits for the loop's next iteration.
+  OpBuilder pre(loop);
+  Value runs = iterationRuns(pre, loc, loop.getLowerBound(), loop.getStep(), 0,
+                             loop.getUpperBound(), /*ivRuns=*/false);
+  SmallVector<Type> carried(loop.getResultTypes());
+  carried.append({pVal.getType(), c.stage.getType(), phaseV.getType()});
+  auto peel = scf::IfOp::create(pre, loc, carried, runs,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder tb = peel.getThenBodyBuilder();
+    IRMapping map;
+    map.map(loop.getInductionVar(), loop.getLowerBound());
+    for (auto [arg, init] :
+         llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
+      map.map(arg, init);
+    for (Operation &op : body->without_terminator()) {
+      if (&op == c.fullV || &op == c.output || &op == c.release)
+        continue;
+      tb.clone(op, map);
+    }
+    SmallVector<Value> results;
+    for (auto [i, v] : llvm::enumerate(yield->getOperands()))
+      results.push_back(i == c.accIndex ? map.lookupOrDefault(c.output.getC())
+                                        : map.lookupOrDefault(v));
+    results.append({map.lookupOrDefault(pVal), map.lookupOrDefault(c.stage),
+                    map.lookupOrDefault(phaseV)});
+    scf::YieldOp::create(tb, loc, results);
+    OpBuilder eb = peel.getElseBodyBuilder();
+    SmallVector<Value> inits(loop.getInitArgs());
+    inits.append({zeros(eb, loc, pVal.getType()),
+                  loop.getInitArgs()[c.stage.getArgNumber() - 1],
+                  arith::ConstantOp::create(eb, loc, eb.getI32IntegerAttr(0))});
+    scf::YieldOp::create(eb, loc, inits);
+  }
+
+  // The loop from iteration 1, carrying the previous iteration's P, stage
+  // and V phase.
+  IRRewriter rewriter(ctx);
+  BlockArgument pPrev, stagePrev, phasePrev;
+  auto grown = loop.replaceWithAdditionalYields(
+      rewriter, ValueRange{peel.getResults().take_back(3)},
+      /*replaceInitOperandUsesInLoop=*/false,
+      [&](OpBuilder &, Location, ArrayRef<BlockArgument> args) {
+        pPrev = args[0];
+        stagePrev = args[1];
+        phasePrev = args[2];
+        // (The body has moved into the new loop: the stage is its
+        // argument now.)
+        Value stage = args[0].getOwner()->getArgument(c.stage.getArgNumber());
+        return SmallVector<Value>{pVal, stage, phaseV};
+      });
+  if (failed(grown))
+    return;
+  auto newLoop = cast<scf::ForOp>(grown->getOperation());
+  unsigned n = loop.getNumResults();
+  // (`loop` is erased: its results are the new loop's first n.)
+  OpBuilder lb(newLoop);
+  newLoop.getLowerBoundMutable().assign(arith::AddIOp::create(
+      lb, loc, newLoop.getLowerBound(), newLoop.getStep()));
+  for (unsigned i = 0; i < n; ++i)
+    newLoop.getInitArgsMutable()[i].assign(peel.getResult(i));
+  body = newLoop.getBody();
+  // (The body moved: its block arguments are the new loop's.)
+  c.stage = body->getArgument(c.stage.getArgNumber());
+  c.acc = newLoop.getRegionIterArgs()[c.accIndex];
+
+  // Iteration i: S_i, then P V of iteration i - 1 (its stage's wait
+  // first), both in flight; the scores retire first.
+  OpBuilder b(ctx);
+  b.setInsertionPointAfter(c.scores);
+  TmaWaitOp::create(b, c.fullV.getLoc(), stagePrev, phasePrev,
+                    c.fullV.getBufferAttr(), c.fullV.getStagesAttr(),
+                    b.getUnitAttr());
+  IRMapping pv;
+  pv.map(pVal, pPrev);
+  pv.map(c.stage, stagePrev);
+  pv.map(c.output.getC(), c.acc);
+  auto prevDot = cast<WarpgroupDotOp>(b.clone(*c.output, pv));
+  prevDot.setAsync(true);
+  c.scores.setAsync(true);
+  auto sWait = WarpgroupWaitOp::create(b, loc, ValueRange{c.scores.getResult()},
+                                       b.getI32IntegerAttr(1), b.getUnitAttr());
+  c.scores.getResult().replaceAllUsesExcept(sWait.getResult(0), sWait);
+
+  // Where P V was: its wait, the release of its stage, then the rescale of
+  // the completed accumulator.
+  b.setInsertionPoint(c.output);
+  auto done = WarpgroupWaitOp::create(b, loc, ValueRange{prevDot.getResult()},
+                                      b.getI32IntegerAttr(0), UnitAttr());
+  Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  TmaReleaseOp::create(b, c.release.getLoc(), stagePrev, yes, releaseBuffer,
+                       c.release.getStagesAttr(), releaseProxy);
+  for (Operation *op : c.rescale)
+    op->moveBefore(c.output);
+  c.acc.replaceUsesWithIf(done.getResult(0), [&](OpOperand &use) {
+    return use.getOwner() != prevDot && use.getOwner() != done;
+  });
+  Value scaled = c.output.getC() == c.acc ? done.getResult(0) : c.output.getC();
+  Operation *newYield = body->getTerminator();
+  newYield->setOperand(c.accIndex, scaled);
+  c.fullV->erase();
+  c.release->erase();
+  c.output->erase();
+
+  // After the loop, where iteration 0 ran: the last P V.
+  b.setInsertionPointAfter(newLoop);
+  Value accOut = newLoop.getResult(c.accIndex);
+  auto last = scf::IfOp::create(b, loc, accOut.getType(), runs,
+                                /*withElseRegion=*/true);
+  {
+    OpBuilder tb = last.getThenBodyBuilder();
+    Value st = newLoop.getResult(n + 1);
+    TmaWaitOp::create(tb, loc, st, newLoop.getResult(n + 2),
+                      prevDot.getBBufferAttr(), prevDot.getStagesAttr(),
+                      tb.getUnitAttr());
+    IRMapping map;
+    map.map(pPrev, newLoop.getResult(n));
+    map.map(stagePrev, st);
+    map.map(c.acc, accOut);
+    auto lastDot = cast<WarpgroupDotOp>(tb.clone(*prevDot, map));
+    lastDot.setAsync(false);
+    Value always = arith::ConstantOp::create(tb, loc, tb.getBoolAttr(true));
+    TmaReleaseOp::create(tb, loc, st, always, releaseBuffer,
+                         prevDot.getStagesAttr(), releaseProxy);
+    scf::YieldOp::create(tb, loc, lastDot.getResult());
+    OpBuilder eb = last.getElseBodyBuilder();
+    scf::YieldOp::create(eb, loc, accOut);
+  }
+  accOut.replaceUsesWithIf(last.getResult(0), [&](OpOperand &use) {
+    return !last->isAncestor(use.getOwner());
+  });
+}
+
+struct OverlapSoftmaxPass
+    : public mlir::quire::tile::impl::OverlapSoftmaxBase<OverlapSoftmaxPass> {
+  void runOnOperation() override {
+    SmallVector<std::pair<scf::ForOp, Candidate>> work;
+    getOperation().walk([&](scf::ForOp loop) {
+      auto func = loop->getParentOfType<func::FuncOp>();
+      if (!func || !isKernel(func) ||
+          !func->hasAttr(TileDialect::getProducerWarpsAttrName()))
+        return;
+      if (std::optional<Candidate> c = match(loop))
+        work.push_back({loop, *c});
+    });
+    llvm::SetVector<Value> queries;
+    for (auto &[loop, c] : work) {
+      queries.insert(c.scores.getA());
+      rewrite(loop, c);
+    }
+    // The carried P takes the registers the query held: the query moves to
+    // shared memory.
+    for (Value q : queries)
+      shareOperandA(q);
+  }
+};
+
+} // namespace
