@@ -252,6 +252,11 @@ def test_paged_prefill_attention(torch, gen, dtype, ctx, qlens, P, Hq, Hkv, D):
          num_stages=3),
     dict(warp_specialize=True, producer_warpgroup=True, early_dots=True,
          num_stages=3, block_n=64),
+    dict(warp_specialize=True, producer_warpgroup=True, overlap_softmax=True),
+    dict(warp_specialize=True, producer_warpgroup=True, overlap_softmax=True,
+         num_stages=3),
+    dict(warp_specialize=True, overlap_softmax=True, block_n=64),
+    dict(last_first=False),
 ])
 @pytest.mark.parametrize("ctx, qlens, P, Hq, Hkv", [
     ([0, 1, 17, 300], [1, 64, 65, 130], 16, 8, 2),     # ragged, crossing pages
@@ -260,9 +265,11 @@ def test_paged_prefill_attention(torch, gen, dtype, ctx, qlens, P, Hq, Hkv, D):
 def test_paged_prefill_warp_specialized(torch, gen, options, ctx, qlens, P,
                                         Hq, Hkv):
     # Producer warps for the cp.async copies (quire-warp-specialize), with
-    # the consumer warpgroups in turns (pingpong) or the next scores issued
-    # early (early_dots): both loops, the chunk's K/V separate and from the
-    # cache.
+    # the consumer warpgroups in turns (pingpong), the next scores issued
+    # early (early_dots) or the previous P V issued after the scores
+    # (overlap_softmax); the default kernel with each chunk's query blocks
+    # in order (last_first=False): both loops, the chunk's K/V separate and
+    # from the cache.
     args, kn, vn, ref = prefill_case(torch, gen, ctx, qlens, P, Hq, Hkv, 128,
                                      torch.half)
     for kw in (dict(key=kn, value=vn), {}):
@@ -277,7 +284,7 @@ def test_paged_prefill_warp_specialized(torch, gen, options, ctx, qlens, P,
 def test_paged_prefill_in_a_cuda_graph(torch, gen):
     args, kn, vn, ref = prefill_case(torch, gen, [100, 0], [70, 5], 16, 8, 2,
                                      128, torch.half)
-    q, out = args[0], torch.empty_like(args[0])
+    out = torch.empty_like(args[0])
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):                         # warm up: load module

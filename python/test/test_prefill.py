@@ -566,3 +566,44 @@ def test_producer_registers_hook():
                                              "or a multiple of 8"):
             quire.ops._paged_prefill(*a.values(), 0.3, None, kn, vn, None,
                                      producer_registers=bad)
+
+
+def test_overlap_softmax_with_producer_warps():
+    # quire-overlap-softmax on the op's default kernel (128 x 128 tiles, a
+    # producer warpgroup): in both loops each iteration issues its scores
+    # and the previous iteration's P V async, retires the scores first
+    # (older, pending 1) and P V after the softmax; iteration 0's first
+    # half is peeled before each loop and the last P V follows it, so each
+    # loop has four scores/P V dots (peeled scores, two in the loop, the
+    # last P V). The query moves to shared memory; ptxas serializes no
+    # wgmma. The op's hook compiles it; the hook is checked.
+    from quire.ops import launch, prefill
+    from quire.ops.features import Features
+    none = Features(-1, 0.0, None, None, False, {})
+    for stages in (2, 3):
+        spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, True,
+                             False, True, False, none, num_stages=stages,
+                             warp_specialize=True, producer_warpgroup=True,
+                             overlap_softmax=True)
+        assert ("overlap_softmax", True) in spec.options
+        kernel = launch.compiled(spec, 90, 8)
+        tile = kernel.asm("tile")
+        assert kernel.threads == 384
+        assert tile.count("tile.warpgroup_dot") == 8
+        assert len(re.findall(r"tile\.warpgroup_dot .*[{ ]async,", tile)) == 4
+        assert tile.count("{older, pending = 1 : i32}") == 2
+        assert tile.count("tile.local_store") == 1
+        report = ptxas_sm90a(kernel.ptx, f"prefill_overlap_s{stages}",
+                             verbose=True)
+        assert "C751" not in report, report
+    rng = np.random.default_rng(16)
+    a, kn, vn = _case(rng, [40, 0], [33, 20], 16, 4, 2, 128)
+    prefill._plans.clear()
+    quire.ops._paged_prefill(*a.values(), 0.3, None, kn, vn, None,
+                             overlap_softmax=True)
+    (spec,) = prefill._plans.values()
+    assert ("overlap_softmax", True) in spec.options
+    with pytest.raises(TypeError, match="overlap_softmax: expected True or "
+                                        "False, got str"):
+        quire.ops._paged_prefill(*a.values(), 0.3, None, kn, vn, None,
+                                 overlap_softmax="yes")

@@ -828,6 +828,20 @@ func.func @warpgroup_wait_read_in_flight(%c: tensor<64x64xf32, #mma4>, %s: i32) 
 
 // -----
 
+// With `older` the operands are groups committed before the pending ones:
+// retired, their results are read (no diagnostic).
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_wait_older(%c: tensor<64x64xf32, #mma4>, %s: i32) {
+  %d = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 3 : i32, k = 32 : i64, operand_type = f16, async} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  %n = tile.warpgroup_dot a_stage %s b_stage %s acc %c {a_buffer = 0 : i32, a_contig = 1 : i32, b_buffer = 1 : i32, b_contig = 1 : i32, stages = 3 : i32, k = 32 : i64, operand_type = f16, async} : tensor<64x64xf32, #mma4> -> tensor<64x64xf32, #mma4>
+  %r = tile.warpgroup_wait %d {older, pending = 1 : i32} : tensor<64x64xf32, #mma4>
+  %e = arith.mulf %r, %r : tensor<64x64xf32, #mma4>
+  %f = tile.warpgroup_wait %n {pending = 0 : i32} : tensor<64x64xf32, #mma4>
+  return
+}
+
+// -----
+
 #mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
 func.func @warpgroup_dot_a_buffer(%c: tensor<64x64xf32, #mma4>, %s: i32) {
   // expected-error @+1 {{a staged A needs a_buffer and a_contig}}

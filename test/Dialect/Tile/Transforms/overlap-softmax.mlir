@@ -1,0 +1,68 @@
+// quire-overlap-softmax on the consumer loops of quire-warp-specialize (the
+// paged prefill example, sm_90, wgmma, producer warps, 2 stages): in both
+// loops (the paged context and the chunk's own K/V) the output dot P V of
+// iteration i - 1 is issued in iteration i right after the scores S = Q K^T,
+// both async, after the wait for its own V stage (the carried stage and
+// phase of iteration i - 1); the scores are retired first (`older`, pending
+// 1: P V stays in flight over the softmax); P V's wait (pending 0), the
+// release of its stage and the rescale by this iteration's alpha follow the
+// softmax. Iteration 0's wait, scores, softmax and rescale are peeled before
+// the loop (where it runs: scf.if), which then starts at its second
+// iteration carrying P, its stage and its V phase; the last P V follows the
+// loop (scf.if on the same test). The query moves to shared memory (the
+// scores dots read it from buffer 2).
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true overlap-softmax=true" | FileCheck %s
+// With 3 stages the same; the kernel goes through ptxas.
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 warp-specialize=true overlap-softmax=true" | FileCheck %s
+// RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --num-warps 4 --warp-specialize --overlap-softmax -o %t.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
+// Off by default; without producer warps (loops staged by the warps that
+// compute, waiting on cp.async groups) the pass changes nothing, nor does it
+// on a matmul (one dot, carrying its accumulator).
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true" | FileCheck %s --check-prefix=OFF
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3" --quire-overlap-softmax | FileCheck %s --check-prefix=OFF
+// RUN: quire-opt %S/warp-specialize-copies.mlir --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8 warp-specialize=true overlap-softmax=true" | FileCheck %s --check-prefix=MATMUL
+
+// CHECK-LABEL: func.func @paged_prefill_attention
+// CHECK:       } else {
+// CHECK:         tile.local_store %{{.*}} into stage %c0_i32 {buffer = 2 : i32, contig = 1 : i32, nvmma, stages = 1 : i32}
+// The context loop: iteration 0 peeled.
+// CHECK:         %[[FIRST:.*]]:4 = scf.if %[[RUNS:.*]] -> (
+// CHECK:           tile.tma_wait stage %c0_i32 phase %c0_i32 {async_proxy, buffer = 0 : i32
+// CHECK-NEXT:      tile.warpgroup_dot a_stage %c0_i32 b_stage %c0_i32 acc %{{.*}} {a_buffer = 2 : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 0 : i32
+// CHECK-NOT:       tile.warpgroup_dot
+// CHECK:           scf.yield
+// CHECK:         } else {
+// CHECK:         %[[LOOP:.*]]:7 = scf.for %{{.*}} = %c{{64|128}}_i32 to %{{.*}} iter_args(%{{.*}} = %[[FIRST]]#0, %{{.*}} = %[[FIRST]]#1, %[[O:.*]] = %[[FIRST]]#2, %[[STAGE:.*]] = %{{.*}}, %[[P:.*]] = %[[FIRST]]#3, %[[SP:.*]] = %c0_i32, %[[VP:.*]] = %c0_i32)
+// CHECK:           tile.tma_wait stage %[[STAGE]] phase %{{.*}} {async_proxy, buffer = 0 : i32
+// CHECK-NEXT:      %[[S:.*]] = tile.warpgroup_dot a_stage %c0_i32 b_stage %[[STAGE]] {{.*}}async
+// CHECK-NEXT:      tile.tma_wait stage %[[SP]] phase %[[VP]] {async_proxy, buffer = 1 : i32
+// CHECK-NEXT:      %[[PV:.*]] = tile.warpgroup_dot a(%[[P]] : {{.*}}) b_stage %[[SP]] acc %[[O]] {async, b_buffer = 1 : i32
+// CHECK-NEXT:      tile.warpgroup_wait %[[S]] {older, pending = 1 : i32}
+// CHECK:           math.exp2
+// CHECK:           %[[DONE:.*]] = tile.warpgroup_wait %[[PV]] {pending = 0 : i32}
+// CHECK-NEXT:      tile.tma_release stage %[[SP]] if %true {async_proxy, buffer = 0 : i32
+// CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[DONE]], %{{.*}} : tensor<{{.*}}x128xf32
+// CHECK-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[SCALED]], %{{.*}}, %{{.*}}, %[[STAGE]], %{{.*}} :
+// The last P V.
+// CHECK:         scf.if %[[RUNS]] -> (
+// CHECK-NEXT:      tile.tma_wait stage %[[LOOP]]#5 phase %[[LOOP]]#6 {async_proxy, buffer = 1 : i32
+// CHECK-NEXT:      tile.warpgroup_dot a(%[[LOOP]]#4 : {{.*}}) b_stage %[[LOOP]]#5 acc %[[LOOP]]#2 {b_buffer = 1 : i32
+// CHECK-NEXT:      tile.tma_release stage %[[LOOP]]#5
+// CHECK:         } else {
+// CHECK-NEXT:      scf.yield %[[LOOP]]#2
+// The chunk's loop: the same.
+// CHECK:         scf.for
+// CHECK:           tile.warpgroup_wait %{{.*}} {older, pending = 1 : i32}
+// CHECK:           tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
+// CHECK:         scf.if
+// CHECK-COUNT-1:   tile.warpgroup_dot a(
+// PTXAS-NOT: error
+// PTXAS-NOT: C75{{[0-9][0-9]}}
+
+// OFF-LABEL: func.func @paged_prefill_attention
+// OFF-NOT:   older
+// OFF-NOT:   tile.local_store
+
+// MATMUL-LABEL: func.func @two_loops
+// MATMUL-NOT:   older
