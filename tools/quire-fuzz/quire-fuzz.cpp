@@ -9,9 +9,9 @@
 // The first line of an input may pick the options, so the fuzzer also
 // explores them: `// quire-fuzz: sm=80 num-warps=8 async-stages=3
 // warp-specialize=1` (the numbers sm, num-warps, async-stages,
-// max-registers; the flags async-wgmma, tma-release, warp-specialize,
-// producer-warpgroup, early-dots, pingpong, gathered-rows, checked, as 0 or
-// 1). Without it, sm 90, 4 warps and the defaults. Values outside the
+// max-registers, producer-registers; the flags async-wgmma, tma-release,
+// warp-specialize, producer-warpgroup, overlap-softmax, early-dots,
+// pingpong, gathered-rows, checked, as 0 or 1). Without it, sm 90, 4 warps and the defaults. Values outside the
 // supported sets must be rejected cleanly too.
 //
 // Built by tools/scripts/fuzz.sh (QUIRE_BUILD_FUZZER=ON with clang).
@@ -57,10 +57,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     readOption(first, "num-warps=", options.numWarps);
     readOption(first, "async-stages=", options.asyncStages);
     readOption(first, "max-registers=", options.maxRegisters);
+    readOption(first, "producer-registers=", options.producerRegisters);
     readFlag(first, "async-wgmma=", options.asyncWgmma);
     readFlag(first, "tma-release=", options.tmaRelease);
     readFlag(first, "warp-specialize=", options.warpSpecialize);
     readFlag(first, "producer-warpgroup=", options.producerWarpgroup);
+    readFlag(first, "overlap-softmax=", options.overlapSoftmax);
     readFlag(first, "early-dots=", options.earlyDots);
     readFlag(first, "pingpong=", options.pingpong);
     readFlag(first, "gathered-rows=", options.gatheredRows);

@@ -63,6 +63,8 @@ OPTIONS = [b"// quire-fuzz: sm=90 num-warps=8 async-stages=3 warp-specialize=1\n
            b"// quire-fuzz: sm=90 num-warps=8 async-stages=4 async-wgmma=1 "
            b"producer-warpgroup=1\n",
            b"// quire-fuzz: sm=90 num-warps=8 async-stages=3 early-dots=1\n",
+           b"// quire-fuzz: sm=90 num-warps=8 producer-warpgroup=1 "
+           b"overlap-softmax=1 producer-registers=40\n",
            b"// quire-fuzz: sm=90 num-warps=8 async-stages=3 pingpong=1\n",
            b"// quire-fuzz: sm=90 num-warps=8 gathered-rows=1\n"]
 n = 0

@@ -129,8 +129,11 @@ std::optional<Candidate> match(scf::ForOp loop) {
       !rescale.contains(c.output.getC().getDefiningOp()))
     return std::nullopt;
   c.rescale = inBodyOrder(loop, rescale);
-  // The loop-invariant operands the peeled iteration clones.
-  if (!loop.isDefinedOutsideOfLoop(c.scores.getA()))
+  // The query is loop-invariant; P and V's phase are computed by the
+  // iteration (not block arguments, which the rewrite replaces).
+  if (!loop.isDefinedOutsideOfLoop(c.scores.getA()) ||
+      !c.output.getA().getDefiningOp() ||
+      isa<BlockArgument>(c.fullV.getPhase()))
     return std::nullopt;
   return c;
 }
@@ -206,8 +209,10 @@ void rewrite(scf::ForOp loop, Candidate &c) {
         Value stage = args[0].getOwner()->getArgument(c.stage.getArgNumber());
         return SmallVector<Value>{pVal, stage, phaseV};
       });
-  if (failed(grown))
+  if (failed(grown)) {
+    peel->erase();
     return;
+  }
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
   unsigned n = loop.getNumResults();
   // (`loop` is erased: its results are the new loop's first n.)
