@@ -38,17 +38,14 @@ using namespace mlir::quire::tile;
 namespace {
 
 /// A consumer loop of the form
-///   tma_wait K[%stage]; %s = dot(%q, K[%stage], 0) [; tma_release K]
+///   tma_wait K[%stage]; %s = dot(%q, K[%stage], 0)
 ///   ...softmax(%s): %p, alpha; %c = rescale(%acc, alpha)...
-///   tma_wait V[%stage]; %o = dot(%p, V[%stage], %c); tma_release V
+///   tma_wait V[%stage]; %o = dot(%p, V[%stage], %c); tma_release %stage
 ///   yield ..., %o, ...
-/// (each buffer released after its reader, or the stage's one release
-/// after the last).
 struct Candidate {
   WarpgroupDotOp scores, output;
   TmaWaitOp fullK, fullV;
-  /// The release after the output dot; K's after the scores, if any.
-  TmaReleaseOp release, releaseK;
+  TmaReleaseOp release;
   BlockArgument stage, acc;
   /// The ops between the dots that read %acc (the rescale), in body order.
   SmallVector<Operation *> rescale;
@@ -79,24 +76,15 @@ std::optional<Candidate> match(scf::ForOp loop) {
       return std::nullopt;
     }
   }
-  if (dots.size() != 2 || fulls.size() != 2 || releases.empty() ||
-      releases.size() > 2 || loop.getUnsignedCmp())
+  if (dots.size() != 2 || fulls.size() != 2 || releases.size() != 1 ||
+      loop.getUnsignedCmp())
     return std::nullopt;
   Candidate c;
   c.scores = dots[0];
   c.output = dots[1];
   c.fullK = fulls[0];
   c.fullV = fulls[1];
-  c.release = releases.back();
-  if (releases.size() == 2) {
-    c.releaseK = releases.front();
-    if (c.releaseK.getStage() != c.scores.getBStage() ||
-        c.releaseK.getBuffer() != c.scores.getBBuffer() ||
-        c.release.getBuffer() != c.output.getBBuffer() ||
-        !c.scores->isBeforeInBlock(c.releaseK) ||
-        !c.releaseK->isBeforeInBlock(c.fullV))
-      return std::nullopt;
-  }
+  c.release = releases[0];
   c.stage = stageOfInvariantDot(loop, c.scores);
   if (!c.stage || c.output.getBStage() != c.stage ||
       c.release.getStage() != c.stage || !c.output.getA() ||
@@ -255,9 +243,6 @@ void rewrite(scf::ForOp loop, Candidate &c) {
   auto sWait = WarpgroupWaitOp::create(b, loc, ValueRange{c.scores.getResult()},
                                        b.getI32IntegerAttr(1), b.getUnitAttr());
   c.scores.getResult().replaceAllUsesExcept(sWait.getResult(0), sWait);
-  // K's stage is read until the scores retire.
-  if (c.releaseK)
-    c.releaseK->moveAfter(sWait);
 
   // Where P V was: its wait, the release of its stage, then the rescale of
   // the completed accumulator.

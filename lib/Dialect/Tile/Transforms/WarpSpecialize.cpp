@@ -276,38 +276,18 @@ bool producerMayRun(Operation *op) {
 }
 
 /// The mbarrier inits of `l`'s buffers: full mbarriers of `arrivals`
-/// arrivals and release mbarriers, each buffer its own: a stage's buffer is
-/// released once its last reader is done (attention's K after the scores,
-/// V at the end of the iteration), and its refill waits for that alone.
+/// arrivals, the first buffer's release mbarriers too.
 void initBarriers(OpBuilder &b, Location loc, const CopyLoop &l,
                   int32_t arrivals, bool split) {
   for (int32_t buffer : l.buffers)
-    TmaInitOp::create(b, loc, buffer, l.stages, /*release=*/true, arrivals,
-                      split);
+    TmaInitOp::create(b, loc, buffer, l.stages, buffer == l.buffers.front(),
+                      arrivals, split);
 }
 
 void invalBarriers(OpBuilder &b, Location loc, const CopyLoop &l, bool split) {
   for (int32_t buffer : l.buffers)
-    TmaInvalOp::create(b, loc, buffer, l.stages, /*release=*/true, split);
-}
-
-/// The op of `loop`'s body after which `buffer`'s stage is read no more: its
-/// last reader when that is a synchronous dot in the body's top level
-/// (done when it returns), else the terminator (before which it is
-/// released).
-Operation *releasePoint(scf::ForOp loop, int32_t buffer) {
-  Block *body = loop.getBody();
-  Operation *last = nullptr;
-  for (Operation &op : body->without_terminator()) {
-    bool reads = false;
-    op.walk([&](Operation *nested) { reads |= bool(stageRead(nested, buffer)); });
-    if (reads)
-      last = &op;
-  }
-  auto dot = dyn_cast_or_null<WarpgroupDotOp>(last);
-  if (!dot || dot.getAsync())
-    return body->getTerminator();
-  return dot;
+    TmaInvalOp::create(b, loc, buffer, l.stages, buffer == l.buffers.front(),
+                       split);
 }
 
 /// The fill count of the loop's iteration `iv`: (iv - lb) / step, its
@@ -518,14 +498,11 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     auto guard = scf::IfOp::create(ob, loc, TypeRange(), runs,
                                    /*withElseRegion=*/false);
     OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
-    // Each buffer's copies wait for that buffer's release (the fill's
-    // first copy into it).
-    llvm::SmallDenseSet<int32_t> acquired;
+    if (acquireParity)
+      TmaAcquireOp::create(gb, loc, lookup(copies.front().getStage()),
+                           acquireParity, l.buffers.front(), l.stages,
+                           /*producer=*/true, /*every_thread=*/true);
     for (AsyncCopyOp copy : copies) {
-      if (acquireParity && acquired.insert(copy.getBuffer()).second)
-        TmaAcquireOp::create(gb, loc, lookup(copy.getStage()), acquireParity,
-                             copy.getBuffer(), l.stages,
-                             /*producer=*/true, /*every_thread=*/true);
       cloneForSets(gb, *copy);
       AsyncArriveOp::create(gb, copy.getLoc(), lookup(copy.getStage()),
                             copy.getBuffer(), copy.getStages());
@@ -629,20 +606,13 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       TmaWaitOp::create(cb, loc, reader.second, parity, buffer, l.stages,
                         /*async_proxy=*/true);
     }
-    // Each buffer's stage is released after its last reader. It was read
-    // through the async proxy (wgmma) and is refilled through the generic
-    // one (cp.async): the release fences first.
-    for (auto [buffer, reader] : llvm::zip(l.buffers, l.readers)) {
-      Operation *point = releasePoint(l.loop, buffer);
-      if (isa<scf::YieldOp>(point))
-        cb.setInsertionPoint(point);
-      else
-        cb.setInsertionPointAfter(point);
-      TmaReleaseOp::create(
-          cb, loc, reader.second,
-          arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true)), buffer,
-          l.stages, /*async_proxy=*/true);
-    }
+    cb.setInsertionPoint(lbody->getTerminator());
+    // The stage was read through the async proxy (wgmma) and is refilled
+    // through the generic one (cp.async): the release fences first.
+    TmaReleaseOp::create(
+        cb, loc, l.readers.front().second,
+        arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true)),
+        l.buffers.front(), l.stages, /*async_proxy=*/true);
     cb.setInsertionPoint(l.after);
     if (n + 1 < loops.size()) {
       invalBarriers(cb, loc, l, /*split=*/true);

@@ -4,9 +4,9 @@
 // iteration i - 1 is issued in iteration i right after the scores S = Q K^T,
 // both async, after the wait for its own V stage (the carried stage and
 // phase of iteration i - 1); the scores are retired first (`older`, pending
-// 1: P V stays in flight over the softmax) and K's stage released; P V's
-// wait (pending 0), the release of its V stage and the rescale by this
-// iteration's alpha follow the softmax. Iteration 0's wait, scores, softmax and rescale are peeled before
+// 1: P V stays in flight over the softmax); P V's wait (pending 0), the
+// release of its stage and the rescale by this iteration's alpha follow the
+// softmax. Iteration 0's wait, scores, softmax and rescale are peeled before
 // the loop (where it runs: scf.if), which then starts at its second
 // iteration carrying P, its stage and its V phase; the last P V follows the
 // loop (scf.if on the same test). The query moves to shared memory (the
@@ -39,17 +39,16 @@
 // CHECK-NEXT:      tile.tma_wait stage %[[SP]] phase %[[VP]] {async_proxy, buffer = 1 : i32
 // CHECK-NEXT:      %[[PV:.*]] = tile.warpgroup_dot a(%[[P]] : {{.*}}) b_stage %[[SP]] acc %[[O]] {async, b_buffer = 1 : i32
 // CHECK-NEXT:      tile.warpgroup_wait %[[S]] {older, pending = 1 : i32}
-// CHECK-NEXT:      tile.tma_release stage %[[STAGE]] if %true {async_proxy, buffer = 0 : i32
 // CHECK:           math.exp2
 // CHECK:           %[[DONE:.*]] = tile.warpgroup_wait %[[PV]] {pending = 0 : i32}
-// CHECK-NEXT:      tile.tma_release stage %[[SP]] if %true {async_proxy, buffer = 1 : i32
+// CHECK-NEXT:      tile.tma_release stage %[[SP]] if %true {async_proxy, buffer = 0 : i32
 // CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[DONE]], %{{.*}} : tensor<{{.*}}x128xf32
 // CHECK-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[SCALED]], %{{.*}}, %{{.*}}, %[[STAGE]], %{{.*}} :
 // The last P V.
 // CHECK:         scf.if %[[RUNS]] -> (
 // CHECK-NEXT:      tile.tma_wait stage %[[LOOP]]#5 phase %[[LOOP]]#6 {async_proxy, buffer = 1 : i32
 // CHECK-NEXT:      tile.warpgroup_dot a(%[[LOOP]]#4 : {{.*}}) b_stage %[[LOOP]]#5 acc %[[LOOP]]#2 {b_buffer = 1 : i32
-// CHECK-NEXT:      tile.tma_release stage %[[LOOP]]#5 if %true {async_proxy, buffer = 1 : i32
+// CHECK-NEXT:      tile.tma_release stage %[[LOOP]]#5
 // CHECK:         } else {
 // CHECK-NEXT:      scf.yield %[[LOOP]]#2
 // The chunk's loop: the same.
