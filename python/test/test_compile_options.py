@@ -69,3 +69,19 @@ def test_flags_are_launch_options(option):
                                         "False, got int"):
         _copy.warmup(*args, grid=(1,), sm=90, BLOCK=64,
                      **{option.name: int(option.default)})
+
+
+def test_producer_registers_is_a_launch_option():
+    # Like maxnreg, an int launch option: part of the key, checked.
+    from conftest import FakeCudaArray
+    args = (FakeCudaArray((64,)), FakeCudaArray((64,)))
+    plain = _copy.warmup(*args, grid=(1,), sm=90, BLOCK=64)
+    other = _copy.warmup(*args, grid=(1,), sm=90, BLOCK=64,
+                         producer_registers=40)
+    assert other is not plain
+    assert other.kernel.options["producer_registers"] == 40
+    for bad in (44, 16, 264, True, "40"):
+        with pytest.raises(ValueError, match="producer_registers must be 0 "
+                                             "or a multiple of 8"):
+            _copy.warmup(*args, grid=(1,), sm=90, BLOCK=64,
+                         producer_registers=bad)
