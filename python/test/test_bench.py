@@ -72,3 +72,42 @@ def test_frontend_decode_rows_fit_its_decode_workload(monkeypatch):
         rows = frontend.decode_rows(quick)
         assert rows and all(len(r) == 6 for r in rows)
     assert "Llama-3-8B 64x4096" in [r[0] for r in frontend.decode_rows()]
+
+
+def test_sass_summary_splits_regions_and_counts_retries(tmp_path):
+    # A two-region kernel in ncu's CSV form (lines before the header, a
+    # thousands separator): samples and executions per region, stall
+    # reasons without the "Not Issued" copies, opcodes without their
+    # predicates, the mbarrier waits with their retry loop's executions.
+    header = ('"Address","Source","Warp Stall Sampling (All Samples)",'
+              '"Instructions Executed","stall_barrier",'
+              '"stall_barrier (Not Issued)","stall_long_sb"')
+    rows = [
+        ('"0x0","LDG.E R2, desc[UR4][R2.64]","5","100","0","0","5"'),
+        ('"0x10","@!P0  BRA 0x20","7","1,000","0","0","0"'),
+        ('"0x20","USETMAXREG.TRY_ALLOC.CTAPOOL 0xc8","1","4","1","9","0"'),
+        ('"0x30","SYNCS.PHASECHK.TRANS64.TRYWAIT P2, [UR15+0x8800], R0",'
+         '"2","64","2","2","0"'),
+        ('"0x40","WARPGROUP.DEPBAR.LE gsb0, 0x0","30","64","30","30","0"'),
+        ('"0x50","SYNCS.PHASECHK.TRANS64.TRYWAIT P2, [UR15+0x8800], R0",'
+         '"0","1,664","0","0","0"'),
+    ]
+    path = tmp_path / "k.csv"
+    path.write_text("==PROF== Connected\n\"Kernel Name\",\"k\",\n" + header +
+                    "\n" + "\n".join(rows) + "\n")
+    res = _run("sass_summary", str(path), "--top", "2")
+    assert res.returncode == 0, res.stderr
+    out = res.stdout
+    assert "prologue and producer: 12 stall samples, 1100 warp" in out
+    assert "consumers: 33 stall samples, 1796 warp" in out
+    assert "by reason: long_sb 5" in out
+    assert "by reason: barrier 33" in out and "Not Issued" not in out
+    assert "by opcode: BRA 7, LDG 5" in out
+    assert "by opcode: WARPGROUP 30, SYNCS 2, USETMAXREG 1" in out
+    assert "      5       1664       0  SYNCS.PHASECHK" in out
+    # Not a CSV of ncu's source page: a clear error.
+    bad = tmp_path / "bad.csv"
+    bad.write_text("no header here\n")
+    res = _run("sass_summary", str(bad))
+    assert res.returncode == 1
+    assert "no CSV header" in res.stderr
