@@ -7,9 +7,10 @@ a padded head dim in bf16, the tensor-core matmul at its benchmark tile
 shape (and with async wgmma at 3 and 4 stages), the tensor-descriptor
 matmul under each staging (cp.async, TMA, TMA with release mbarriers, a
 producer warp, a producer warpgroup with setmaxnreg), the prefill op in
-every tile configuration, with its two warpgroups in ping-pong and with
-early dots (the query in shared memory), with the chunk's K/V separate
-and in the cache, and unified_attention on a
+every tile configuration, with its two warpgroups in ping-pong, with
+early dots (the query in shared memory), with the softmax beside the
+previous P V, with producer warps and their registers set, with the
+chunk's K/V separate and in the cache, and unified_attention on a
 mixed ragged batch with every feature on (window, softcap, ALiBi, sinks,
 lse, descales), with one and several splits, over fp16 and fp8 (e4m3fn,
 e5m2) caches.
@@ -96,12 +97,15 @@ def main(argv=None):
     runs = [(cfg, {}) for cfg in [prefill.DEFAULT] + prefill.configs(torch)]
     # The two warpgroups half an iteration apart (quire-pingpong), the
     # next scores in flight with the query in shared memory (early dots),
-    # at 128 and 64 keys a step, gathered rows, and the producer warps
-    # (on by default) in each form.
+    # at 128 and 64 keys a step, gathered rows, the producer warps (on by
+    # default) in each form, the softmax beside the previous P V
+    # (overlap_softmax), the producer's registers set, and each chunk's
+    # query blocks in order.
     runs += [(cfg, o) for name, cfg, o in prefill.ABLATION
              if o.get("pingpong") or o.get("early_dots") or
              o.get("gathered_rows") or "warp_specialize" in o or
-             "producer_warpgroup" in o]
+             "producer_warpgroup" in o or o.get("overlap_softmax") or
+             "producer_registers" in o or "last_first" in o]
     for cfg, options in runs:
         for separate in (True, False):
             prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg,
