@@ -138,14 +138,6 @@ std::optional<Candidate> match(scf::ForOp loop) {
   return c;
 }
 
-/// A zero tile of `type` (the P operand carried into a loop that does not
-/// run).
-Value zeros(OpBuilder &b, Location loc, Type type) {
-  auto t = cast<RankedTensorType>(type);
-  return arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(t, b.getZeroAttr(t.getElementType())));
-}
-
 void rewrite(scf::ForOp loop, Candidate &c) {
   Location loc = c.output.getLoc();
   Block *body = loop.getBody();
@@ -187,7 +179,9 @@ void rewrite(scf::ForOp loop, Candidate &c) {
     scf::YieldOp::create(tb, loc, results);
     OpBuilder eb = peel.getElseBodyBuilder();
     SmallVector<Value> inits(loop.getInitArgs());
-    inits.append({zeros(eb, loc, pVal.getType()),
+    // (P of a loop that does not run: zeros.)
+    inits.append({arith::ConstantOp::create(
+                      eb, loc, cast<TypedAttr>(eb.getZeroAttr(pVal.getType()))),
                   loop.getInitArgs()[c.stage.getArgNumber() - 1],
                   arith::ConstantOp::create(eb, loc, eb.getI32IntegerAttr(0))});
     scf::YieldOp::create(eb, loc, inits);

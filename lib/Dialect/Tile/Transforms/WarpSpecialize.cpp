@@ -138,6 +138,20 @@ int32_t consumerRegisters(int64_t consumerWarps, int64_t producerWarps,
   return std::min<int64_t>(256, left / (consumerWarps * kWarpSize) / 8 * 8);
 }
 
+/// What the consumers take with setmaxnreg.inc when `producerWarps` warps
+/// keep `keep` registers a thread (setmaxnreg.dec), or none: setmaxnreg
+/// only lowers the producers' registers and raises the consumers' from
+/// the count each thread starts with.
+std::optional<int32_t> sharedRegisters(int64_t consumerWarps,
+                                       int64_t producerWarps, int32_t keep) {
+  int64_t entry =
+      registersPerThread((consumerWarps + producerWarps) * kWarpSize);
+  int32_t give = consumerRegisters(consumerWarps, producerWarps, keep);
+  if (keep < entry && give > entry)
+    return give;
+  return std::nullopt;
+}
+
 /// A loop quire-async-copies staged with cp.async, at the top level of a
 /// kernel:
 ///   <prologue: tile.async_copy of iterations 0 .. ahead-1 into stages 0..>
@@ -460,14 +474,13 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   // in the consumers' order, and between two loops the consumers' meeting
   // point where the mbarriers start over.
   OpBuilder pb = OpBuilder::atBlockBegin(split.thenBlock());
-  // setmaxnreg only lowers the producer's registers and raises the
-  // consumers' from the count each thread starts with.
   int32_t keep =
       producerRegisters ? producerRegisters : copyProducerRegisters(sets);
-  int32_t give = consumerRegisters(consumerWarps, producers, keep);
-  bool shareRegisters =
-      consumerWarps >= 2 * kWarpsPerWarpgroup && keep < entry && give > entry;
-  if (shareRegisters)
+  std::optional<int32_t> give =
+      consumerWarps >= 2 * kWarpsPerWarpgroup
+          ? sharedRegisters(consumerWarps, producers, keep)
+          : std::nullopt;
+  if (give)
     SetMaxRegistersOp::create(pb, loc, RegisterAction::Dec, keep);
   // One mapping per set; what holds no tensor is the same in every thread
   // and cloned once (set 0's). Set k's clones compute the elements of the
@@ -645,9 +658,9 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     tb.setInsertionPointAfter(loops.back().loop);
     WarpgroupTurnOp::create(tb, loc, TurnAction::End);
   }
-  if (shareRegisters) {
+  if (give) {
     OpBuilder rb = OpBuilder::atBlockBegin(consumers);
-    SetMaxRegistersOp::create(rb, loc, RegisterAction::Inc, give);
+    SetMaxRegistersOp::create(rb, loc, RegisterAction::Inc, *give);
   }
   func->setAttr(TileDialect::getProducerWarpsAttrName(),
                 b.getI32IntegerAttr(producers));
@@ -764,13 +777,11 @@ struct WarpSpecializePass
     };
     int32_t stages = acquire.getStages();
     // A producer warpgroup keeps `keep` registers a thread and gives the
-    // rest to the consumers, where that gives them more than they start
-    // with.
-    int64_t entry = registersPerThread((consumerWarps + producers) * kWarpSize);
+    // rest to the consumers.
     int32_t keep = producerRegisters ? producerRegisters : kProducerRegisters;
-    int32_t give = consumerRegisters(consumerWarps, producers, keep);
-    bool shareRegisters =
-        producers == warpgroup && keep < entry && give > entry;
+    std::optional<int32_t> give =
+        producers == warpgroup ? sharedRegisters(consumerWarps, producers, keep)
+                               : std::nullopt;
     Value isProducer = IsProducerOp::create(b, loc);
     auto split = scf::IfOp::create(b, loc, TypeRange(), isProducer,
                                    /*withElseRegion=*/true);
@@ -778,7 +789,7 @@ struct WarpSpecializePass
     // The producer: every iteration's copies, each after its stage's
     // release.
     b.setInsertionPointToStart(split.thenBlock());
-    if (shareRegisters)
+    if (give)
       SetMaxRegistersOp::create(b, loc, RegisterAction::Dec, keep);
     Value zero = cst(0);
     auto producerLoop =
@@ -836,13 +847,13 @@ struct WarpSpecializePass
       op->erase();
     acquire->erase();
     loop->removeAttr(TileDialect::getTmaAheadAttrName());
-    if (shareRegisters) {
+    if (give) {
       // Each thread starts with its share of the 64K registers (the
       // lowering makes it one CTA per SM, .minnctapersm 1, so ptxas starts
       // the kernel there; at least 384 threads, so below 255); the
       // consumers take what the producer gives back on top of theirs.
       OpBuilder cb = OpBuilder::atBlockBegin(consumers);
-      SetMaxRegistersOp::create(cb, loc, RegisterAction::Inc, give);
+      SetMaxRegistersOp::create(cb, loc, RegisterAction::Inc, *give);
     }
     func->setAttr(TileDialect::getProducerWarpsAttrName(),
                   b.getI32IntegerAttr(producers));
