@@ -239,6 +239,9 @@ struct AsyncCopiesPass
     // The loops again: staging replaced the ones it staged.
     for (scf::ForOp loop : kernelLoops())
       storeConvertedOperands(loop);
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (isKernel(func) && !func.isExternal())
+        shareInvariantOperandsOfWaitingLoops(func);
   }
 
   /// The loops of the module's kernels.

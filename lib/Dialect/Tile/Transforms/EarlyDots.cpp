@@ -152,7 +152,8 @@ struct EarlyDotsPass
     // memory: the scores issued early need a second tile of registers.
     llvm::SetVector<Value> operands;
     for (auto [loop, c] : work)
-      operands.insert(c.dot.getA());
+      if (Value a = c.dot.getA())
+        operands.insert(a);
     for (Value a : operands)
       shareOperandA(a);
   }

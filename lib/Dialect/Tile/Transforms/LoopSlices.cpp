@@ -280,15 +280,39 @@ void tile::shareOperandA(Value a) {
   cv.erase();
 }
 
+/// True if `dot`'s A is the same in every iteration of `loop`: registers
+/// defined before it, or a one-stage buffer (shareOperandA's).
+bool tile::isInvariantA(scf::ForOp loop, WarpgroupDotOp dot) {
+  if (Value a = dot.getA())
+    return loop.isDefinedOutsideOfLoop(a);
+  return dot.getAStages() == 1 && loop.isDefinedOutsideOfLoop(dot.getAStage());
+}
+
+/// Shares (shareOperandA) the loop-invariant register A operands of the
+/// wgmma dots of every loop of `func` whose body waits on an mbarrier
+/// (tile.tma_wait): docs/passes.md, "Loop-invariant A operands of
+/// mbarrier-waiting loops".
+void tile::shareInvariantOperandsOfWaitingLoops(func::FuncOp func) {
+  llvm::SetVector<Value> operands;
+  func.walk([&](scf::ForOp loop) {
+    Block *body = loop.getBody();
+    if (llvm::none_of(*body, [](Operation &op) { return isa<TmaWaitOp>(op); }))
+      return;
+    for (auto dot : body->getOps<WarpgroupDotOp>())
+      if (Value a = dot.getA(); a && loop.isDefinedOutsideOfLoop(a))
+        operands.insert(a);
+  });
+  for (Value a : operands)
+    shareOperandA(a);
+}
+
 /// The dot's A from registers defined before the loop, its accumulator
 /// too, and its stage the loop's stage argument, which starts at 0 and
 /// steps by one modulo S (the loop yields nextStage of it, as
 /// quire-async-copies builds it), so iteration i reads stage i mod S.
 BlockArgument tile::stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot) {
   Block *body = loop.getBody();
-  if (!dot.getA() || dot.getAStage() ||
-      !loop.isDefinedOutsideOfLoop(dot.getA()) ||
-      !loop.isDefinedOutsideOfLoop(dot.getC()))
+  if (!isInvariantA(loop, dot) || !loop.isDefinedOutsideOfLoop(dot.getC()))
     return {};
   auto stage = dyn_cast<BlockArgument>(dot.getBStage());
   if (!stage || stage.getOwner() != body || stage.getArgNumber() == 0)

@@ -82,8 +82,20 @@ Value iterationRuns(OpBuilder &b, Location loc, Value iv, Value step, int64_t k,
 /// take the swizzled wgmma layout.
 bool fitsNvmma(ArrayRef<int64_t> shape, unsigned contig);
 
-/// The stage argument of `dot` in `loop`, or null: the dot's A from
-/// registers defined before the loop, its accumulator too, and its B stage
+/// True if `dot`'s A is the same in every iteration of `loop`: registers
+/// defined before it, or a one-stage buffer (shareOperandA's).
+bool isInvariantA(scf::ForOp loop, WarpgroupDotOp dot);
+
+/// Moves the loop-invariant register A operands of the wgmma dots of every
+/// loop of `func` that waits on an mbarrier (tile.tma_wait in its body) to
+/// shared memory (shareOperandA), as FlashAttention-3 and Triton keep the
+/// query: ptxas has been seen to give such registers to other values
+/// inside the loop when the loop spins on an mbarrier (docs/passes.md,
+/// "Loop-invariant A operands of mbarrier-waiting loops").
+void shareInvariantOperandsOfWaitingLoops(func::FuncOp func);
+
+/// The stage argument of `dot` in `loop`, or null: the dot's A invariant
+/// (isInvariantA), its accumulator defined before the loop, and its B stage
 /// the loop's stage argument, which starts at 0 and steps by one modulo S
 /// (the loop yields nextStage of it, as quire-async-copies builds it), so
 /// iteration i reads stage i mod S.

@@ -131,8 +131,7 @@ std::optional<Candidate> match(scf::ForOp loop) {
   c.rescale = inBodyOrder(loop, rescale);
   // The query is loop-invariant; P and V's phase are computed by the
   // iteration (not block arguments, which the rewrite replaces).
-  if (!loop.isDefinedOutsideOfLoop(c.scores.getA()) ||
-      !c.output.getA().getDefiningOp() ||
+  if (!c.output.getA().getDefiningOp() ||
       isa<BlockArgument>(c.fullV.getPhase()))
     return std::nullopt;
   return c;
@@ -301,7 +300,8 @@ struct OverlapSoftmaxPass
     });
     llvm::SetVector<Value> queries;
     for (auto &[loop, c] : work) {
-      queries.insert(c.scores.getA());
+      if (Value q = c.scores.getA())
+        queries.insert(q);
       rewrite(loop, c);
     }
     // The carried P takes the registers the query held: the query moves to

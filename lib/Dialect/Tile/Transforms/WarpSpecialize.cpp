@@ -680,9 +680,13 @@ struct WarpSpecializePass
           << static_cast<int64_t>(producerRegisters);
       return signalPassFailure();
     }
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (isKernel(func) && !func.isExternal() && !specialize(func))
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (!isKernel(func) || func.isExternal())
+        continue;
+      if (!specialize(func))
         specializeCopies(func, pingpong, producerWarpgroup, producerRegisters);
+      shareInvariantOperandsOfWaitingLoops(func);
+    }
   }
 
   /// Gives a TMA-staged loop a producer warp; false if the kernel has none

@@ -62,7 +62,6 @@
 
 // OFF-LABEL: func.func @paged_prefill_attention
 // OFF-NOT:   older
-// OFF-NOT:   tile.local_store
 
 // MATMUL-LABEL: func.func @two_loops
 // MATMUL-NOT:   older

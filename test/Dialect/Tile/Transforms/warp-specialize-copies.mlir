@@ -95,7 +95,7 @@
 // PP:           scf.for
 // PP:             tile.tma_wait
 // PP-NEXT:        tile.warpgroup_turn wait
-// PP-NEXT:        %[[D:.*]] = tile.warpgroup_dot {{.*}} {async,
+// PP-NEXT:        %[[D:.*]] = tile.warpgroup_dot a_stage {{.*}} async,
 // PP-NEXT:        tile.warpgroup_turn pass
 // PP-NEXT:        tile.warpgroup_wait %[[D]] {pending = 0 : i32}
 // PP:           scf.for
