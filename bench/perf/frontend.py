@@ -21,8 +21,9 @@ same ones and the best correct one of each is reported.
   attention  06-fused-attention forward: Z=4, H=32, N_CTX=4096, head dim
              64 and 128, causal and not, fp16; best of 3 BLOCK_M/BLOCK_N/
              warps/stages configs per side (and Quire's 3-stage ones
-             with early_dots); TFLOP/s = 4 Z H N^2 D (/2 if causal);
-             torch SDPA beside
+             with early_dots, and each at 2 and 3 stages with a producer
+             warpgroup, with and without the softmax overlap); TFLOP/s =
+             4 Z H N^2 D (/2 if causal); torch SDPA beside
   decode     paged-attention: perf/paged_decode's rows (head dim 128, fp16,
              vLLM cache layout); best of BLOCK_N 32/64/128 x 4/8 warps per
              side; KV bandwidth in TB/s
@@ -102,6 +103,17 @@ ATTN_CONFIGS = {  # BLOCK_M, BLOCK_N (<= HEAD_DIM), num_warps, num_stages
     64: [(128, 64, 8, 3), (128, 64, 4, 3), (64, 64, 4, 3)],
     128: [(128, 64, 8, 3), (128, 128, 8, 2), (64, 64, 4, 3)],
 }
+# Quire's launch options tried on the attention configurations beside
+# them (Triton runs the tutorial as it is): the next scores issued early,
+# and producer warps (docs/passes.md, quire-warp-specialize) as a warpgroup
+# with setmaxnreg, alone and with the softmax overlap.
+ATTN_OPTIONS = [
+    ("early_dots", {"early_dots": True}),
+    ("producer warpgroup", {"warp_specialize": True,
+                            "producer_warpgroup": True}),
+    ("producer warpgroup overlap", {"warp_specialize": True,
+                                    "producer_warpgroup": True,
+                                    "overlap_softmax": True})]
 DECODE_CONFIGS = [(bn, nw) for bn in (32, 64, 128) for nw in (4, 8)]
 LAUNCHES, ROUNDS, WARMUP_LAUNCHES = 1000, 5, 200
 UNITS = {"GB/s": 1e3, "TB/s": 1e6, "TFLOP/s": 1e6}  # amount / us / this
@@ -524,16 +536,19 @@ class Bench:
         def candidates(mod, extra):
             # early_dots needs 3 stages or more, and its loop-top wait takes
             # one iteration's copies out of flight: it also tries one stage
-            # more than each configuration.
-            stages = (lambda ns: (ns, ns + 1)) if extra else (lambda ns: (ns,))
-            return [(f"{bm}x{bn} w{nw} s{s}" + (" early" if extra else ""),
+            # more than each configuration. Producer warps try each
+            # configuration at 2 and 3 stages.
+            early = extra.get("early_dots", False)
+            stages = ((lambda ns: (ns, ns + 1)) if early else
+                      (lambda ns: (2, 3)) if extra else (lambda ns: (ns,)))
+            return [(f"{bm}x{bn} w{nw} s{s}" + (" early" if early else ""),
                      lambda m=mod, bm=bm, bn=bn, nw=nw, s=s, x=extra:
                      m.attention(q, k, v, causal, scale, o=o, M=lse,
                                  BLOCK_M=bm, BLOCK_N=bn, num_warps=nw,
                                  num_stages=s, **x))
                     for bm, bn, nw, ns in configs for s in stages(ns)
-                    if not extra or s >= 3]
-        self.option_rows("attention", what, "early_dots", candidates,
+                    if not early or s >= 3]
+        self.option_rows("attention", what, ATTN_OPTIONS, candidates,
                          [o, lse], chk,
                          "attention fwd" + (" causal" if causal else ""),
                          shape, flops, t_torch)
