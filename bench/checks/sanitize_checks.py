@@ -10,7 +10,8 @@ producer warp, a producer warpgroup with setmaxnreg), the prefill op in
 every tile configuration, with its two warpgroups in ping-pong, with
 early dots (the query in shared memory), with the softmax beside the
 previous P V, with producer warps and their registers set, with the
-chunk's K/V separate and in the cache, and unified_attention on a
+chunk's K/V separate and in the cache, the fused-attention tutorial with
+a producer warpgroup (causal and not), and unified_attention on a
 mixed ragged batch with every feature on (window, softcap, ALiBi, sinks,
 lse, descales), with one and several splits, over fp16 and fp8 (e4m3fn,
 e5m2) caches.
@@ -24,7 +25,9 @@ import math
 import os
 import sys
 
-from lib.env import EXAMPLES, parser, require_torch
+from lib.env import EXAMPLES, ROOT, parser, require_torch
+
+TUTORIALS = os.path.join(ROOT, "python", "tutorials")
 
 
 def main(argv=None):
@@ -35,6 +38,7 @@ def main(argv=None):
     from lib import prefill
     from lib.kernels import matmul_mlir
     from lib.reference import make_paged_kv
+    from perf.frontend import load_module
 
     ex = lambda name: os.path.join(EXAMPLES, name)
     gen = torch.Generator(device="cuda").manual_seed(5)
@@ -110,6 +114,18 @@ def main(argv=None):
         for separate in (True, False):
             prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg,
                               separate, **options)
+    # The fused-attention tutorial with a producer warpgroup, 128 x 128
+    # tiles, causal and not: the consumers read the query from shared memory
+    # (docs/passes.md, "Loop-invariant A operands of mbarrier-waiting
+    # loops").
+    tut = load_module("fused_attention_tutorial",
+                      os.path.join(TUTORIALS, "06-fused-attention.py"))
+    qa, ka, va = (torch.randn(1, 2, 384, 128, device="cuda").half()
+                  for _ in range(3))
+    for causal in (False, True):
+        tut.attention(qa, ka, va, causal, 0.09, BLOCK_M=128, BLOCK_N=128,
+                      num_stages=2, warp_specialize=True,
+                      producer_warpgroup=True)
     # unified_attention, every feature on, a mixed ragged batch (decode
     # tokens, empty and one-token chunks, a chunk crossing pages).
     ctx, ql = [300, 0, 17, 5, 1000], [1, 70, 1, 0, 33]
