@@ -225,23 +225,32 @@ bool tile::isStageAhead(Value v, Value stage, int64_t k, int64_t stages) {
          back.getLhs() == stage && is(back.getRhs(), stages - k);
 }
 
-/// Stores `a`, a loop-invariant wgmma A operand converted from a 16-bit
-/// blocked tile, once into a one-stage buffer of its own (the swizzled
-/// layout wgmma reads; tile.local_store synchronizes) and makes every
-/// dot that read it from registers read that buffer instead.
+/// Stores `a`, a loop-invariant 16-bit wgmma A operand, once into a
+/// one-stage buffer of its own (the swizzled layout wgmma reads;
+/// tile.local_store synchronizes) and makes every dot that read it from
+/// registers read that buffer instead. An operand converted from a blocked
+/// tile is stored from that tile (the conversion goes); any other is stored
+/// from its own registers, K contiguous.
 void tile::shareOperandA(Value a) {
-  auto cv = a.getDefiningOp<ConvertLayoutOp>();
-  if (!cv)
-    return;
-  Value x = cv.getSrc();
-  auto type = cast<RankedTensorType>(x.getType());
-  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
-  if (!blocked || type.getRank() != 2 ||
+  auto type = cast<RankedTensorType>(a.getType());
+  if (type.getRank() != 2 ||
       type.getElementType().getIntOrFloatBitWidth() != 16)
     return;
   // A (M x K) is staged with the dimension its registers run along
-  // contiguous.
-  unsigned contig = blocked.getOrder()[0];
+  // contiguous: a blocked source's fastest, else K.
+  Value x = a;
+  unsigned contig = 1;
+  auto cv = a.getDefiningOp<ConvertLayoutOp>();
+  if (cv) {
+    auto src = cast<RankedTensorType>(cv.getSrc().getType());
+    if (auto blocked =
+            dyn_cast_or_null<BlockedEncodingAttr>(src.getEncoding())) {
+      x = cv.getSrc();
+      contig = blocked.getOrder()[0];
+    } else {
+      cv = ConvertLayoutOp();
+    }
+  }
   if (!fitsNvmma(type.getShape(), contig))
     return;
   SmallVector<WarpgroupDotOp> dots;
@@ -251,17 +260,25 @@ void tile::shareOperandA(Value a) {
       return;
     dots.push_back(dot);
   }
+  if (dots.empty())
+    return;
   // A buffer id no staged loop of the function uses: the query stays
   // there while every loop runs.
-  auto func = cv->getParentOfType<func::FuncOp>();
+  auto func = dots.front()->getParentOfType<func::FuncOp>();
   int32_t id = 0;
   func.walk([&](Operation *op) {
     for (StringRef name : {"buffer", "a_buffer", "b_buffer"})
       if (auto attr = op->getAttrOfType<IntegerAttr>(name))
         id = std::max<int32_t>(id, attr.getInt() + 1);
   });
-  OpBuilder b(cv);
-  Location loc = cv.getLoc();
+  OpBuilder b(a.getContext());
+  if (cv)
+    b.setInsertionPoint(cv);
+  else if (Operation *def = a.getDefiningOp())
+    b.setInsertionPointAfter(def);
+  else
+    b.setInsertionPointToStart(cast<BlockArgument>(a).getOwner());
+  Location loc = a.getLoc();
   Value stage = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
   LocalStoreOp::create(b, loc, x, stage, b.getI32IntegerAttr(id),
                        b.getI32IntegerAttr(contig), b.getI32IntegerAttr(1),
@@ -277,7 +294,8 @@ void tile::shareOperandA(Value a) {
     dot.replaceAllUsesWith(staged.getResult());
     dot.erase();
   }
-  cv.erase();
+  if (cv)
+    cv.erase();
 }
 
 /// True if `dot`'s A is the same in every iteration of `loop`: registers

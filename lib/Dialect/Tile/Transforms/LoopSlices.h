@@ -101,11 +101,12 @@ void shareInvariantOperandsOfWaitingLoops(func::FuncOp func);
 /// iteration i reads stage i mod S.
 BlockArgument stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot);
 
-/// Stores `a`, a loop-invariant wgmma A operand converted from a 16-bit
-/// blocked tile, once into a one-stage buffer of its own (the swizzled
-/// layout wgmma reads; tile.local_store synchronizes) and makes every dot
-/// that read it from registers read that buffer instead (no change where
-/// `a` is not such an operand or has other users).
+/// Stores `a`, a loop-invariant 16-bit wgmma A operand, once into a
+/// one-stage buffer of its own (the swizzled layout wgmma reads;
+/// tile.local_store synchronizes; from the blocked tile it was converted
+/// from, if it was) and makes every dot that read it from registers read
+/// that buffer instead (no change where `a` has other users or its tile
+/// cannot take the swizzled layout).
 void shareOperandA(Value a);
 
 /// True if `v` is nextStage(stage, stages).
