@@ -411,7 +411,10 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     that retires the previous iteration's dots) every warp arrives on the
     stage's (`tile.tma_release`), and the issuing thread waits for the
     stage's release phase before refilling it (`tile.tma_acquire`): the
-    warps synchronize only through mbarriers.
+    warps synchronize only through mbarriers. A TMA-staged loop reads a
+    loop-invariant register A of its wgmma dots from a one-stage shared
+    buffer, stored once before it (docs/passes.md, "Loop-invariant A
+    operands of mbarrier-waiting loops").
   }];
   let options = [
     Option<"stages", "stages", "unsigned", "2",
@@ -495,6 +498,11 @@ def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
     producer keeps instead (24..256, a multiple of 8): fewer registers for
     the producer's copies (their addresses then spill) and more for the
     consumers (a second scores tile with `quire-early-dots`).
+
+    In both forms the consumers' loops wait on mbarriers; a loop-invariant
+    register A of their wgmma dots (the query) is stored once into a
+    one-stage shared buffer and read from there (docs/passes.md,
+    "Loop-invariant A operands of mbarrier-waiting loops").
   }];
   let options = [
     Option<"producerWarpgroup", "producer-warpgroup", "bool", "false",
