@@ -4,8 +4,9 @@ One kernel source, non-causal attention over contiguous K/V (head dim 128,
 fp16, 128 x 128 tiles, 8 warps: the paged prefill kernel's loop, the block
 table taken away), read two ways: K/V tiles through pointer arithmetic
 (Quire stages them with cp.async) and through host tensor descriptors
-(TMA under both). Quire runs each form as it is, with a producer warpgroup
-(quire-warp-specialize) at 2 and 3 stages, and with the softmax overlap;
+(TMA under both). Quire runs each form as it is and with a producer
+warpgroup (quire-warp-specialize) at 2 and 3 stages, the pointer form also
+with the softmax overlap (quire-overlap-softmax takes cp.async loops);
 Triton runs the same source with its two imports replaced (and its own
 TensorDescriptor) at 2 and 3 stages, best reported; torch SDPA (flash)
 beside. Each output is checked against float64 (NaN-poisoned, three
@@ -28,59 +29,68 @@ import quire.language as tl
 
 
 @triton.jit
-def attn_pointers(q, out, k, v, N, sl2, D: tl.constexpr, BM: tl.constexpr,
-                  BN: tl.constexpr):
-    mb = tl.program_id(0)
-    bh = tl.program_id(1)
+def _query(q, N, D: tl.constexpr, BM: tl.constexpr):
+    # This program's query rows (BM of head program_id(1)) and their offset.
     r = tl.arange(0, BM)
-    c = tl.arange(0, BN)
     d = tl.arange(0, D)
-    base = (bh * N + mb * BM).to(tl.int64) * D
-    qv = tl.load(q + base + r[:, None] * D + d[None, :])
-    m = tl.full((BM,), float("-inf"), tl.float32)
-    l = tl.zeros((BM,), tl.float32)
-    acc = tl.zeros((BM, D), tl.float32)
-    kb = k + (bh * N).to(tl.int64) * D
-    vb = v + (bh * N).to(tl.int64) * D
-    for start in range(0, N, BN):
-        kt = tl.load(kb + (start + c[:, None]) * D + d[None, :])
-        s = tl.dot(qv, tl.trans(kt))
-        m_new = tl.maximum(m, tl.max(s, axis=1) * sl2)
-        p = tl.exp2(s * sl2 - m_new[:, None])
-        alpha = tl.exp2(m - m_new)
-        l = l * alpha + tl.sum(p, axis=1)
-        vt = tl.load(vb + (start + c[:, None]) * D + d[None, :])
-        acc = tl.dot(p.to(tl.float16), vt, acc * alpha[:, None])
-        m = m_new
+    base = (tl.program_id(1) * N + tl.program_id(0) * BM).to(tl.int64) * D
+    return base, tl.load(q + base + r[:, None] * D + d[None, :])
+
+
+@triton.jit
+def _softmax(s, m, l, sl2):
+    # One online-softmax step in base 2 over the scores s.
+    m_new = tl.maximum(m, tl.max(s, axis=1) * sl2)
+    p = tl.exp2(s * sl2 - m_new[:, None])
+    alpha = tl.exp2(m - m_new)
+    return m_new, p, alpha, l * alpha + tl.sum(p, axis=1)
+
+
+@triton.jit
+def _store(out, base, acc, l, D: tl.constexpr, BM: tl.constexpr):
+    r = tl.arange(0, BM)
+    d = tl.arange(0, D)
     o = acc / l[:, None]
     tl.store(out + base + r[:, None] * D + d[None, :], o.to(tl.float16))
 
 
 @triton.jit
-def attn_descriptors(q, out, k_desc, v_desc, N, sl2, D: tl.constexpr,
-                     BM: tl.constexpr, BN: tl.constexpr):
-    mb = tl.program_id(0)
-    bh = tl.program_id(1)
-    r = tl.arange(0, BM)
-    d = tl.arange(0, D)
-    base = (bh * N + mb * BM).to(tl.int64) * D
-    qv = tl.load(q + base + r[:, None] * D + d[None, :])
+def attn_pointers(q, out, k, v, N, sl2, D: tl.constexpr, BM: tl.constexpr,
+                  BN: tl.constexpr):
+    base, qv = _query(q, N, D, BM)
     m = tl.full((BM,), float("-inf"), tl.float32)
     l = tl.zeros((BM,), tl.float32)
     acc = tl.zeros((BM, D), tl.float32)
-    row0 = bh * N
+    c = tl.arange(0, BN)
+    d = tl.arange(0, D)
+    kb = k + (tl.program_id(1) * N).to(tl.int64) * D
+    vb = v + (tl.program_id(1) * N).to(tl.int64) * D
+    for start in range(0, N, BN):
+        kt = tl.load(kb + (start + c[:, None]) * D + d[None, :])
+        s = tl.dot(qv, tl.trans(kt))
+        m_new, p, alpha, l = _softmax(s, m, l, sl2)
+        vt = tl.load(vb + (start + c[:, None]) * D + d[None, :])
+        acc = tl.dot(p.to(tl.float16), vt, acc * alpha[:, None])
+        m = m_new
+    _store(out, base, acc, l, D, BM)
+
+
+@triton.jit
+def attn_descriptors(q, out, k_desc, v_desc, N, sl2, D: tl.constexpr,
+                     BM: tl.constexpr, BN: tl.constexpr):
+    base, qv = _query(q, N, D, BM)
+    m = tl.full((BM,), float("-inf"), tl.float32)
+    l = tl.zeros((BM,), tl.float32)
+    acc = tl.zeros((BM, D), tl.float32)
+    row0 = tl.program_id(1) * N
     for start in range(0, N, BN):
         kt = k_desc.load([row0 + start, 0])
         s = tl.dot(qv, tl.trans(kt))
-        m_new = tl.maximum(m, tl.max(s, axis=1) * sl2)
-        p = tl.exp2(s * sl2 - m_new[:, None])
-        alpha = tl.exp2(m - m_new)
-        l = l * alpha + tl.sum(p, axis=1)
+        m_new, p, alpha, l = _softmax(s, m, l, sl2)
         vt = v_desc.load([row0 + start, 0])
         acc = tl.dot(p.to(tl.float16), vt, acc * alpha[:, None])
         m = m_new
-    o = acc / l[:, None]
-    tl.store(out + base + r[:, None] * D + d[None, :], o.to(tl.float16))
+    _store(out, base, acc, l, D, BM)
 '''
 D, BM, BN, WARPS = 128, 128, 128, 8
 PRODUCERS = {"warp_specialize": True, "producer_warpgroup": True}
@@ -157,6 +167,8 @@ def main(argv=None):
                     ("descriptors", mod.attn_descriptors, kd, vd)):
                 for name, configs in (QUIRE_FORMS if side == "Quire"
                                       else TRITON_FORMS):
+                    if form == "descriptors" and "overlap" in name:
+                        continue  # cp.async consumer loops only
                     best = None
                     for opts in configs:
                         def run(kernel=kernel, kk=kk, vv=vv, opts=opts):
