@@ -111,3 +111,15 @@ def test_sass_summary_splits_regions_and_counts_retries(tmp_path):
     res = _run("sass_summary", str(bad))
     assert res.returncode == 1
     assert "no CSV header" in res.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--columns", "default,nope", "--a", "."], "'nope' is not one of default"),
+    (["--order", "abc", "--a", "."], "--order: a sequence of a and b"),
+    (["--rows", "0", "--a", "."], "row 0 is not in 1.."),
+    (["--a", "."], "--a: no quire package in"),
+    ([], "--a: the first build's folder is needed"),
+])
+def test_prefill_ab_checks_its_arguments_before_torch(args, message):
+    res = _run("prefill_ab", *args)
+    assert res.returncode == 2 and message in res.stderr, res.stderr

@@ -1,0 +1,187 @@
+"""The prefill op timed from two builds of Quire in one call: what a compiler change is worth on the paged_prefill rows.
+
+Each build is a folder holding an installed `quire` package (`python3 -m pip
+install --no-deps --target DIR quire-*.whl`; the GPU machine's
+tools/scripts/device-unpack.sh installs the carried wheel into
+.device/site). The builds run in turn, each in a process of its own
+(QUIRE_PYTHONPATH=DIR, this target with --worker), in the order --order
+gives (default aba: the first build again last, so a drift of the
+machine's clock shows as a difference between its two runs). Every
+process first checks each column against float64 (ragged batches, page 16
+and 128, the chunk's K/V separate and in the cache, NaN-poisoned
+outputs), then times each row and column as the minimum of two do_bench
+medians. Columns: the op's default and any of lib/prefill.ABLATION's.
+Prints each run's table and, per row and column, B against the mean of
+A's runs. Exits 1 if a check failed.
+
+    bench/run.py prefill_ab --a DIR [--b DIR] [--rows 1,4,9]
+        [--columns "default,s3,ws overlap"] [--order aba]
+"""
+
+import json
+import math
+import os
+import subprocess
+import sys
+
+from lib.env import BENCH, parser, print_header, require_torch
+
+
+def _rows(spec, p):
+    from perf.paged_prefill import ROWS
+    if not spec:
+        return list(range(1, len(ROWS) + 1))
+    try:
+        picked = [int(x) for x in spec.split(",")]
+    except ValueError:
+        p.error(f"--rows: expected numbers like 1,3, got {spec!r}")
+    bad = [i for i in picked if not 1 <= i <= len(ROWS)]
+    if bad:
+        p.error(f"--rows: row {bad[0]} is not in 1..{len(ROWS)}")
+    return picked
+
+
+def _columns(spec, p):
+    # lib/prefill imports torch: the names are read from its source here so
+    # that argument errors need no GPU.
+    import ast
+    path = os.path.join(BENCH, "lib", "prefill.py")
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    known = ["default"]
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                getattr(t, "id", None) == "ABLATION" for t in node.targets):
+            known += [e.elts[0].value for e in node.value.elts]
+    names = [n.strip() for n in spec.split(",")] if spec else ["default"]
+    bad = [n for n in names if n not in known]
+    if bad:
+        p.error(f"--columns: {bad[0]!r} is not one of {', '.join(known)}")
+    return names
+
+
+def worker(rows, columns):
+    """One build's checks and times, one JSON object a line on stdout."""
+    torch = require_torch()
+    from lib import prefill
+    from lib.reference import rel_err
+    from lib.timing import us
+    from perf.paged_prefill import ROWS
+    forms = {"default": (prefill.DEFAULT, {})}
+    forms.update({n: (c, o) for n, c, o in prefill.ABLATION})
+    gen = torch.Generator(device="cuda").manual_seed(7)
+    failed = []
+    for page, ctx, ql in [(16, [0, 1, 17, 300, 1000], [1, 5, 130, 200, 77]),
+                          (128, [0, 129, 500], [64, 1, 257])]:
+        inp = prefill.make_inputs(ctx, ql, page, gen)
+        ref = prefill.reference(inp, 0.088)
+        for name in columns:
+            cfg, options = forms[name]
+            for separate in (True, False):
+                out = torch.full_like(inp["q"], float("nan"))
+                prefill.run_quire(inp, 0.088, out, cfg, separate, **options)
+                torch.cuda.synchronize()
+                e = rel_err(out, ref)
+                if not e < 2e-3:
+                    failed.append(f"{name} page {page} separate={separate}: "
+                                  f"rel err {e:.2e}")
+    print(json.dumps({"failed": failed}), flush=True)
+    scale = 1 / math.sqrt(prefill.D)
+    for i in rows:
+        label, page, ctx, ql = ROWS[i - 1]
+        if ctx is None:  # as perf/paged_prefill draws the ragged row
+            g = torch.Generator().manual_seed(5)
+            ctx = torch.randint(0, 8193, (8,), generator=g).tolist()
+            ql = torch.randint(1, 1025, (8,), generator=g).tolist()
+        inp = prefill.make_inputs(ctx, ql, page, gen)
+        out = torch.empty_like(inp["q"])
+        fl = prefill.flops(ctx, ql)
+        tflops = {}
+        for name in columns:
+            cfg, options = forms[name]
+            t = min(us(lambda: prefill.run_quire(inp, scale, out, cfg,
+                                                 **options), rep=150)
+                    for _ in range(2))
+            tflops[name] = fl / t / 1e6
+        print(json.dumps({"row": label, "tflops": tflops}), flush=True)
+    return 1 if failed else 0
+
+
+def main(argv=None):
+    p = parser("prefill_ab", __doc__)
+    p.add_argument("--a", help="folder with the first build's installed quire")
+    p.add_argument("--b", help="folder with the second build's installed quire "
+                   "(default: $QUIRE_PYTHONPATH, else the source tree's)")
+    p.add_argument("--rows", help="paged_prefill's row numbers (1-based; "
+                   "default all)")
+    p.add_argument("--columns", help="comma-separated: default and "
+                   "lib/prefill.ABLATION's names (default: default)")
+    p.add_argument("--order", default="aba", help="runs in turn, a and b "
+                   "(default aba)")
+    p.add_argument("--worker", action="store_true", help=argparse_hidden())
+    args = p.parse_args(argv)
+    rows = _rows(args.rows, p)
+    columns = _columns(args.columns, p)
+    if args.worker:
+        return worker(rows, columns)
+    if not args.a:
+        p.error("--a: the first build's folder is needed")
+    if not args.order or set(args.order) - {"a", "b"}:
+        p.error(f"--order: a sequence of a and b, got {args.order!r}")
+    b_path = args.b or os.environ.get("QUIRE_PYTHONPATH") or \
+        os.path.join(os.path.dirname(BENCH), "python")
+    builds = {"a": os.path.abspath(args.a), "b": os.path.abspath(b_path)}
+    for side, path in builds.items():
+        if not os.path.isdir(os.path.join(path, "quire")):
+            p.error(f"--{side}: no quire package in {path}")
+    require_torch()
+    print_header("prefill_ab")
+    for side, path in builds.items():
+        print(f"{side}: {path}")
+    runs, failed = [], False
+    for k, side in enumerate(args.order):
+        env = dict(os.environ, QUIRE_PYTHONPATH=builds[side],
+                   PYTHONPATH=builds[side])
+        cmd = [sys.executable, os.path.join(BENCH, "run.py"), "prefill_ab",
+               "--worker", "--rows", ",".join(map(str, rows)),
+               "--columns", ",".join(columns)]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        results = {}
+        for line in proc.stdout.splitlines():
+            if line.startswith("{"):
+                item = json.loads(line)
+                if "failed" in item:
+                    for f in item["failed"]:
+                        print(f"[{side}{k}] FAIL {f}")
+                    failed |= bool(item["failed"])
+                else:
+                    results[item["row"]] = item["tflops"]
+        if proc.returncode not in (0, 1) or not results:
+            print(f"[{side}{k}] the run failed (exit {proc.returncode}):\n"
+                  + proc.stderr[-2000:])
+            return 1
+        runs.append((side, results))
+        print(f"\n[{side}{k}] TFLOP/s | row | " + " | ".join(columns) + " |")
+        for row, t in results.items():
+            print(f"[{side}{k}] | {row} | "
+                  + " | ".join(f"{t[c]:.1f}" for c in columns) + " |")
+    if {"a", "b"} <= set(args.order):
+        print("\nb / mean(a) | row | " + " | ".join(columns) + " |")
+        print("|---|---|" + "---|" * len(columns))
+        for row in runs[0][1]:
+            cells = []
+            for c in columns:
+                mean = lambda s: sum(r[row][c] for x, r in runs if x == s) / \
+                    sum(1 for x, _ in runs if x == s)
+                cells.append(f"{mean('b') / mean('a'):.3f}")
+            print(f"| {row} | " + " | ".join(cells) + " |")
+    return 1 if failed else 0
+
+
+def argparse_hidden():
+    import argparse
+    return argparse.SUPPRESS
+
+
+if __name__ == "__main__":
+    sys.exit(main())
