@@ -7,17 +7,17 @@ tools/scripts/device-unpack.sh installs the carried wheel into
 (QUIRE_PYTHONPATH=DIR, this target with --worker), in the order --order
 gives (default aba: the first build again last, so a drift of the
 machine's clock shows as a difference between its two runs). Every
-process first checks each column against float64 (ragged batches, page 16
-and 128, the chunk's K/V separate and in the cache, NaN-poisoned
-outputs), then times each row and column as the minimum of two do_bench
-medians. Columns: the op's default and any of lib/prefill.ABLATION's.
-Prints each run's table and, per row and column, B against the mean of
-A's runs. Exits 1 if a check failed.
+process first checks each column against float64 (checks/prefill_check's
+cases with those columns at head dim 128), then times each row and column
+as the minimum of two do_bench medians. Columns: the op's default and any of lib/prefill.ABLATION's.
+Prints each run's table and, per row and column, the mean of B's runs
+against the mean of A's. Exits 1 if a check failed.
 
     bench/run.py prefill_ab --a DIR [--b DIR] [--rows 1,4,9]
         [--columns "default,s3,ws overlap"] [--order aba]
 """
 
+import argparse
 import json
 import math
 import os
@@ -61,31 +61,18 @@ def _columns(spec, p):
 
 
 def worker(rows, columns):
-    """One build's checks and times, one JSON object a line on stdout."""
+    """One build's checks (prefill_check's lines) and times (one JSON object
+    a row) on stdout."""
     torch = require_torch()
+    from checks.prefill_check import check
     from lib import prefill
-    from lib.reference import rel_err
     from lib.timing import us
     from perf.paged_prefill import ROWS
     forms = {"default": (prefill.DEFAULT, {})}
     forms.update({n: (c, o) for n, c, o in prefill.ABLATION})
     gen = torch.Generator(device="cuda").manual_seed(7)
-    failed = []
-    for page, ctx, ql in [(16, [0, 1, 17, 300, 1000], [1, 5, 130, 200, 77]),
-                          (128, [0, 129, 500], [64, 1, 257])]:
-        inp = prefill.make_inputs(ctx, ql, page, gen)
-        ref = prefill.reference(inp, 0.088)
-        for name in columns:
-            cfg, options = forms[name]
-            for separate in (True, False):
-                out = torch.full_like(inp["q"], float("nan"))
-                prefill.run_quire(inp, 0.088, out, cfg, separate, **options)
-                torch.cuda.synchronize()
-                e = rel_err(out, ref)
-                if not e < 2e-3:
-                    failed.append(f"{name} page {page} separate={separate}: "
-                                  f"rel err {e:.2e}")
-    print(json.dumps({"failed": failed}), flush=True)
+    ok = check(torch, gen, [forms[n] for n in columns])
+    print(json.dumps({"failed": not ok}), flush=True)
     scale = 1 / math.sqrt(prefill.D)
     for i in rows:
         label, page, ctx, ql = ROWS[i - 1]
@@ -104,7 +91,7 @@ def worker(rows, columns):
                     for _ in range(2))
             tflops[name] = fl / t / 1e6
         print(json.dumps({"row": label, "tflops": tflops}), flush=True)
-    return 1 if failed else 0
+    return 0 if ok else 1
 
 
 def main(argv=None):
@@ -118,7 +105,7 @@ def main(argv=None):
                    "lib/prefill.ABLATION's names (default: default)")
     p.add_argument("--order", default="aba", help="runs in turn, a and b "
                    "(default aba)")
-    p.add_argument("--worker", action="store_true", help=argparse_hidden())
+    p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     rows = _rows(args.rows, p)
     columns = _columns(args.columns, p)
@@ -148,12 +135,12 @@ def main(argv=None):
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         results = {}
         for line in proc.stdout.splitlines():
-            if line.startswith("{"):
+            if line.startswith("FAIL"):
+                print(f"[{side}{k}] {line}")
+            elif line.startswith("{"):
                 item = json.loads(line)
                 if "failed" in item:
-                    for f in item["failed"]:
-                        print(f"[{side}{k}] FAIL {f}")
-                    failed |= bool(item["failed"])
+                    failed |= item["failed"]
                 else:
                     results[item["row"]] = item["tflops"]
         if proc.returncode not in (0, 1) or not results:
@@ -166,21 +153,16 @@ def main(argv=None):
             print(f"[{side}{k}] | {row} | "
                   + " | ".join(f"{t[c]:.1f}" for c in columns) + " |")
     if {"a", "b"} <= set(args.order):
-        print("\nb / mean(a) | row | " + " | ".join(columns) + " |")
+        def mean(side, row, c):
+            got = [r[row][c] for x, r in runs if x == side]
+            return sum(got) / len(got)
+        print("\nmean(b) / mean(a) | row | " + " | ".join(columns) + " |")
         print("|---|---|" + "---|" * len(columns))
         for row in runs[0][1]:
-            cells = []
-            for c in columns:
-                mean = lambda s: sum(r[row][c] for x, r in runs if x == s) / \
-                    sum(1 for x, _ in runs if x == s)
-                cells.append(f"{mean('b') / mean('a'):.3f}")
-            print(f"| {row} | " + " | ".join(cells) + " |")
+            print(f"| {row} | " + " | ".join(
+                f"{mean('b', row, c) / mean('a', row, c):.3f}"
+                for c in columns) + " |")
     return 1 if failed else 0
-
-
-def argparse_hidden():
-    import argparse
-    return argparse.SUPPRESS
 
 
 if __name__ == "__main__":
