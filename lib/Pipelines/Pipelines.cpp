@@ -296,9 +296,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
            << options.maxRegisters << "\n";
     return failure();
   }
-  if (options.producerRegisters &&
-      (options.producerRegisters < 24 || options.producerRegisters > 256 ||
-       options.producerRegisters % 8)) {
+  if (!tile::isProducerRegisters(options.producerRegisters)) {
     diagOS << "error: --producer-registers must be 0 (the estimate) or a "
               "multiple of 8 in [24, 256], got "
            << options.producerRegisters << "\n";

@@ -671,9 +671,7 @@ struct WarpSpecializePass
   using WarpSpecializeBase::WarpSpecializeBase;
 
   void runOnOperation() override {
-    if (producerRegisters &&
-        (producerRegisters < 24 || producerRegisters > 256 ||
-         producerRegisters % 8)) {
+    if (!isProducerRegisters(producerRegisters)) {
       mlir::emitError(getOperation().getLoc())
           << "quire-warp-specialize: producer-registers must be 0 (the "
              "estimate) or a multiple of 8 in [24, 256], got "

@@ -16,6 +16,14 @@ namespace mlir::quire::tile {
 #define GEN_PASS_REGISTRATION
 #include "quire/Dialect/Tile/Transforms/Passes.h.inc"
 
+/// True if quire-warp-specialize's producer-registers takes `registers`: 0
+/// (the pass's estimate) or what setmaxnreg takes, a multiple of 8 in
+/// [24, 256].
+inline bool isProducerRegisters(int64_t registers) {
+  return registers == 0 ||
+         (registers >= 24 && registers <= 256 && registers % 8 == 0);
+}
+
 } // namespace mlir::quire::tile
 
 #endif // QUIRE_DIALECT_TILE_TRANSFORMS_PASSES_H
