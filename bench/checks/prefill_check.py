@@ -3,8 +3,9 @@
 Ragged batches (empty contexts, one-token chunks, tiles crossing pages),
 pages 16, 32 and 128, f16 and bf16, head dims 64, 80 (padded), 128 and 256,
 GQA groups 1..4 and MHA, the chunk's K/V from separate tensors and from the
-cache, NaN-poisoned outputs; at head dim 128 every tile configuration the
-benchmark times (wgmma and mma.sync), and the Triton peer on the f16 cases.
+cache, NaN-poisoned outputs and cache slots past each sequence's tokens;
+at head dim 128 every tile configuration the benchmark times (wgmma and
+mma.sync), and the Triton peer on the f16 cases.
 Exits non-zero on any failure.
 
     bench/run.py prefill_check
@@ -37,7 +38,8 @@ def check(torch, gen, forms=None):
     ok = True
     for page, ctx, ql, hq, hkv, dtype, d in CASES:
         dtype = getattr(torch, dtype)
-        inp = prefill.make_inputs(ctx, ql, page, gen, hq, hkv, dtype, d)
+        inp = prefill.make_inputs(ctx, ql, page, gen, hq, hkv, dtype, d,
+                                  poison=True)
         scale = 1.0 / math.sqrt(d)
         ref = prefill.reference(inp, scale)
         worst = 0.0
@@ -50,7 +52,9 @@ def check(torch, gen, forms=None):
                 [(c, {}) for c in prefill.configs(torch)] + \
                 [(c, o) for _, c, o in prefill.ABLATION]
         for cfg, options in cfgs:
-            for separate in (True, False):
+            options = dict(options)
+            kv = options.pop("separate", None)
+            for separate in (True, False) if kv is None else (kv,):
                 out = torch.full_like(inp["q"], float("nan"))
                 prefill.run_quire(inp, scale, out, cfg, separate, **options)
                 torch.cuda.synchronize()

@@ -36,7 +36,11 @@ def configs(torch):
 # stages and 40 (ws early r40: the consumers' 232 hold the second scores
 # tile); with each iteration's P V issued in the next after its scores
 # (quire-overlap-softmax: the softmax overlaps it) at 2 and 3 stages (ws
-# overlap, ws overlap s3);
+# overlap, ws overlap s3); with the caches passed as tensor descriptors, so
+# that the producer copies the context's pages with TMA (tma pages); the
+# chunk's K/V read from the cache rather than k_new/v_new, in the context's
+# loop (cache kv), and so with TMA (cache kv tma: every copy TMA's, the
+# producer keeps 24 registers);
 # at 64 keys a step with the producer warpgroup, without and with early
 # dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
 # the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the
@@ -64,6 +68,9 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("ws overlap", DEFAULT, dict(overlap_softmax=True)),
             ("ws overlap s3", DEFAULT, dict(overlap_softmax=True,
                                             num_stages=3)),
+            ("tma pages", DEFAULT, dict(tma_pages=True)),
+            ("cache kv", DEFAULT, dict(separate=False)),
+            ("cache kv tma", DEFAULT, dict(separate=False, tma_pages=True)),
             ("ws bn64", BN64, dict(warp_specialize=True)),
             ("ws bn64 early", BN64, WS_EARLY),
             ("bn64", BN64, {}),
@@ -78,9 +85,11 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
 
 
 def make_inputs(ctx_lens, q_lens, page, gen, hq=HQ, hkv=HKV, dtype=torch.half,
-                d=D):
+                d=D, poison=False):
     """Caches holding each sequence's context and then its chunk's K/V (so
-    the op can read the chunk from the cache or from k_new/v_new)."""
+    the op can read the chunk from the cache or from k_new/v_new); with
+    `poison`, NaN in each sequence's cache slots past its tokens (which a
+    kernel must not let into its result)."""
     S = len(ctx_lens)
     max_pages = max(1, max((c + n + page - 1) // page for c, n in zip(ctx_lens, q_lens)))
     num_blocks = S * max_pages + 3
@@ -100,6 +109,11 @@ def make_inputs(ctx_lens, q_lens, page, gen, hq=HQ, hkv=HKV, dtype=torch.half,
         blocks = block_tables[s, t // page].long()
         k_cache[blocks, t % page] = k_new[starts[s]:starts[s] + n]
         v_cache[blocks, t % page] = v_new[starts[s]:starts[s] + n]
+        if poison:
+            t = torch.arange(c + n, max_pages * page, device="cuda")
+            blocks = block_tables[s, t // page].long()
+            k_cache[blocks, t % page] = float("nan")
+            v_cache[blocks, t % page] = float("nan")
     i32 = dict(dtype=torch.int32, device="cuda")
     return dict(q=q, k_new=k_new, v_new=v_new, k_cache=k_cache, v_cache=v_cache,
                 block_tables=block_tables, query_start=torch.tensor(starts, **i32),

@@ -359,6 +359,7 @@ void AxisInfoAnalysis::visit(Operation *op) {
           })
           .Case([&](tile::ConvertLayoutOp) { return operand(0); })
           .Case([&](tile::TensorMapBlockOp) { return operand(0); })
+          .Case([&](tile::TensorMapPagesOp) { return operand(0); })
           .Case([&](arith::CmpIOp) {
             AxisInfo a = operand(0), b = operand(1);
             AxisInfo r = AxisInfo::unknown(rank);

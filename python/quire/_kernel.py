@@ -295,10 +295,9 @@ class Kernel:
                     codes.append("Q")
                     convert.append(None)
                 elif spec["kind"] == "tensormap":
-                    raise TypeError(
-                        f"kernel '{self.name}': quire.ops launches take no "
-                        f"!tile.tensormap arguments (argument "
-                        f"{spec.get('name', '?')})")
+                    # (The 128 bytes of a CUtensorMap.)
+                    codes.append("128s")
+                    convert.append(None)
                 elif spec["kind"] == "int":
                     bits = max(8, spec["bits"])
                     codes.append({8: "B", 16: "H", 32: "I", 64: "Q"}[bits])

@@ -434,7 +434,8 @@ def test_tensormap_encoding_arguments():
     assert tma_box(16, [64, 8], "zero") is None      # 16-byte rows
     assert tma_box(32, [64, 64], "zero") is None     # not 16-bit
     assert tma_box(16, [64, 64], "nan") is None      # NaN padding
-    assert tma_box(16, [8, 8, 64], "zero") is None   # not 2-D
+    assert tma_box(16, [8, 8, 64], "zero") is None   # rows along two dims
+    assert tma_box(16, [1, 16, 1, 128], "zero") == (64, 16, 128)  # a page
     args = _cuda.tensormap_args("bf16", [4000, 1000], [8192], [64, 128], 128)
     dtype, rank, dims, strides, box, elem, inter, swz, l2, oob = args
     assert (dtype, rank, list(dims), list(strides)) == (9, 2, [4000, 1000],

@@ -209,6 +209,153 @@ struct TmaCopyOpLowering : public StatefulPattern<tile::TmaCopyOp> {
   }
 };
 
+/// tile.tma_copy_pages %tm[%bt, %first, %head] bound %len into stage %s
+///     if %p {block = B0 x B1, page_size = P, ...}, R = min(P, B0):
+///   => @(%p && issuer) mbarrier.arrive.expect_tx [bar(b, s)], B0*B1*bytes
+///      per box k (t = %first + k * R):
+///        e = -1; @(%p && issuer && t < %len) ld.global.b32 e, [%bt + t / P]
+///        per column c: @(...) cp.async.bulk.tensor.4d
+///          [smem(b, s) + c * B0 * S + k * R * S],
+///          [%tm, {c * S / bytes, %head, t % P, e}], [bar(b, s)]
+struct TmaCopyPagesOpLowering : public StatefulPattern<tile::TmaCopyPagesOp> {
+  using StatefulPattern::StatefulPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::TmaCopyPagesOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (state.sm < 90)
+      return op.emitOpError() << "not supported on the GPU: TMA needs sm_90, "
+                                 "compiling for sm_"
+                              << state.sm;
+    Location loc = op.getLoc();
+    RankedTensorType block = op.getBlockType();
+    int64_t bytes = block.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t rows = block.getDimSize(0), cols = block.getDimSize(1);
+    int64_t page = op.getPageSize(), box = op.getBoxRows();
+    Staging st =
+        reserveStaging(state, op.getStagedShape(), op.getContig(), bytes,
+                       op.getBuffer(), op.getStages(), /*nvmma=*/true);
+    int64_t swizzle = st.nvmma->swizzle;
+    Value stage = adaptor.getStage().front();
+    Value stageOff = stageOffset(rewriter, loc, stage, st.stageBytes);
+    Value dst = LLVM::PtrToIntOp::create(
+        rewriter, loc, rewriter.getI32Type(),
+        asyncSharedPtr(rewriter, loc, op, stageOff, op.getBuffer()));
+    Value bar = barrierAddress(rewriter, loc, op, state, stage, op.getBuffer(),
+                               op.getStages());
+    Value pred = LLVM::AndOp::create(
+        rewriter, loc, adaptor.getPred().front(),
+        isFirstThread(rewriter, loc, issuer(state, op.getProducer())));
+    Value tensormap = adaptor.getTensormap().front();
+    Value table = adaptor.getBlockTable().front();
+    Value first = adaptor.getFirstToken().front();
+    Value head = adaptor.getHead().front();
+    Value bound = adaptor.getSeqLen().front();
+    inlinePtx(rewriter, loc, {}, {pred, bar},
+              "@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], " +
+                  std::to_string(rows * cols * bytes) + ";",
+              "b,r", /*sideEffects=*/true);
+    auto c32 = [&](int64_t v) { return i32Const(rewriter, loc, v); };
+    int64_t lineElems = swizzle / bytes;
+    for (int64_t k = 0; k < rows / box; ++k) {
+      Value t = k ? LLVM::AddOp::create(rewriter, loc, first, c32(k * box))
+                        .getResult()
+                  : first;
+      // The entry of the box's page, or -1 (out of the tensor: zeros) at
+      // or past the bound, where the table is not read.
+      Value inBound = LLVM::AndOp::create(
+          rewriter, loc, pred,
+          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, t,
+                               bound));
+      Value pageIdx = LLVM::UDivOp::create(rewriter, loc, t, c32(page));
+      Value at = LLVM::GEPOp::create(rewriter, loc, table.getType(),
+                                     rewriter.getI32Type(), table,
+                                     ValueRange{pageIdx});
+      Type i32 = rewriter.getI32Type();
+      Value entry =
+          inlinePtx(rewriter, loc, {i32}, {inBound, at},
+                    "mov.b32 $0, -1;\n@$1 ld.global.b32 $0, [$2];", "=r,b,l",
+                    /*sideEffects=*/true)
+              .front();
+      Value inPage = LLVM::URemOp::create(rewriter, loc, t, c32(page));
+      for (int64_t c = 0; c < cols / lineElems; ++c) {
+        Value to = LLVM::AddOp::create(
+            rewriter, loc, dst, c32(c * rows * swizzle + k * box * swizzle));
+        inlinePtx(rewriter, loc, {},
+                  {pred, to, tensormap, c32(c * lineElems), head, inPage,
+                   entry, bar},
+                  "@$0 cp.async.bulk.tensor.4d.shared::cluster.global."
+                  "mbarrier::complete_tx::bytes [$1], [$2, {$3, $4, $5, $6}], "
+                  "[$7];",
+                  "b,r,l,r,r,r,r,r", /*sideEffects=*/true);
+      }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// tile.tma_zero_rows stage %s from %n {block = B0 x B1, ...}
+///   => per 16-byte chunk of the stage, the compute threads' in turn:
+///        @(its row >= %n) st.shared.v4.b32 [chunk], 0
+///      fence.proxy.async.shared::cta; the compute warps' barrier
+struct TmaZeroRowsOpLowering : public StatefulPattern<tile::TmaZeroRowsOp> {
+  using StatefulPattern::StatefulPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::TmaZeroRowsOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    RankedTensorType block = op.getBlockType();
+    int64_t bytes = block.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t rows = block.getDimSize(0), cols = block.getDimSize(1);
+    Staging st =
+        reserveStaging(state, op.getStagedShape(), op.getContig(), bytes,
+                       op.getBuffer(), op.getStages(), /*nvmma=*/true);
+    int64_t swizzle = st.nvmma->swizzle;
+    Value stage = adaptor.getStage().front();
+    Value stageOff = stageOffset(rewriter, loc, stage, st.stageBytes);
+    Value base = LLVM::PtrToIntOp::create(
+        rewriter, loc, rewriter.getI32Type(),
+        asyncSharedPtr(rewriter, loc, op, stageOff, op.getBuffer()));
+    Value from = adaptor.getFrom().front();
+    auto c32 = [&](int64_t v) { return i32Const(rewriter, loc, v); };
+    // Chunk i of the stage lies in column i / (rows * S / 16), row
+    // (i / (S / 16)) % rows: the swizzle moves chunks within their row.
+    int64_t threads = int64_t(state.numWarps) * tile::kWarpSize;
+    int64_t lineChunks = swizzle / 16;
+    int64_t chunks = rows * cols * bytes / 16;
+    Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
+    Value zero = c32(0);
+    for (int64_t k = 0; k * threads < chunks; ++k) {
+      Value i = LLVM::AddOp::create(rewriter, loc, tid, c32(k * threads));
+      Value row = LLVM::URemOp::create(
+          rewriter, loc, LLVM::UDivOp::create(rewriter, loc, i, c32(lineChunks)),
+          c32(rows));
+      Value clear = LLVM::ICmpOp::create(rewriter, loc,
+                                         LLVM::ICmpPredicate::sge, row, from);
+      if ((k + 1) * threads > chunks)
+        clear = LLVM::AndOp::create(
+            rewriter, loc, clear,
+            LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, i,
+                                 c32(chunks)));
+      Value at = LLVM::AddOp::create(
+          rewriter, loc, base,
+          LLVM::MulOp::create(rewriter, loc, i, c32(16)));
+      inlinePtx(rewriter, loc, {}, {clear, at, zero},
+                "@$0 st.shared.v4.b32 [$1], {$2, $2, $2, $2};", "b,r,r",
+                /*sideEffects=*/true);
+    }
+    // The zeros are read through the async proxy (wgmma), after every
+    // compute thread wrote its own.
+    fenceAsyncProxy(rewriter, loc);
+    // (A CTA barrier; with producer warps, the compute warps' own: Barriers.h.)
+    NVVM::Barrier0Op::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Spins until the mbarrier at `bar` completes the phase of parity `phase`:
 /// `loop: mbarrier.try_wait.parity P, [bar], phase; @!P bra loop`. Every
 /// thread waits when `onlyIf` is null; else only threads where `onlyIf`
@@ -433,6 +580,19 @@ struct WarpgroupIdOpLowering
   }
 };
 
+/// tile.tensormap_pages %p, %tm[...] bound %n => %p (the pointers).
+struct TensorMapPagesOpLowering
+    : public ConvertOpToLLVMPattern<tile::TensorMapPagesOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::TensorMapPagesOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithMultiple(op, {adaptor.getPtrs()});
+    return success();
+  }
+};
+
 /// tile.tensormap_block %p, %tm[...] => %p (the pointers themselves).
 struct TensorMapBlockOpLowering
     : public ConvertOpToLLVMPattern<tile::TensorMapBlockOp> {
@@ -454,7 +614,9 @@ void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
   patterns.add<TmaInitOpLowering, TmaInvalOpLowering, TmaCopyOpLowering,
                TmaWaitOpLowering, TmaReleaseOpLowering, TmaAcquireOpLowering,
                IsProducerOpLowering, SetMaxRegistersOpLowering,
-               AsyncArriveOpLowering, WarpgroupTurnOpLowering>(converter,
-                                                               state);
-  patterns.add<TensorMapBlockOpLowering, WarpgroupIdOpLowering>(converter);
+               AsyncArriveOpLowering, WarpgroupTurnOpLowering,
+               TmaCopyPagesOpLowering, TmaZeroRowsOpLowering>(converter,
+                                                              state);
+  patterns.add<TensorMapBlockOpLowering, TensorMapPagesOpLowering,
+               WarpgroupIdOpLowering>(converter);
 }

@@ -1244,6 +1244,20 @@ class DescriptorArg:
             padding
         self.shape_div16, self.stride_div16 = shape_div16, stride_div16
 
+    def _key(self):
+        return (self.dtype, tuple(self.block_shape), self.padding,
+                tuple(self.shape_div16), tuple(self.stride_div16))
+
+    # (Specializations are cached by their arguments' specs.)
+    def __eq__(self, other):
+        return isinstance(other, DescriptorArg) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __lt__(self, other):
+        return repr(self._key()) < repr(other._key())
+
     def emit(self, b, tma=False):
         ptr = core.pointer_type(self.dtype)
         div16 = {"tile.divisibility": "16 : i32"}

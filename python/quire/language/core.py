@@ -463,8 +463,12 @@ class tensor_descriptor:
     returns the block whose first element is at `offsets` (padding outside
     the tensor); `desc.store(offsets, value)` writes one (nothing outside)."""
 
-    def __init__(self, handle, base, shape, strides, block_type):
+    def __init__(self, handle, base, shape, strides, block_type,
+                 tensormap=None):
         self.handle = handle
+        # The host-encoded tensor map (a !tile.tensormap argument) when the
+        # kernel takes one (tl.paged_load reads a cache through it).
+        self.tensormap = tensormap
         self.base = base
         self.shape = list(shape)
         self.strides = list(strides)
@@ -563,6 +567,12 @@ def paged_load(cache, block_table, first_token, head, block_shape, page_size,
     or past `cols` (a head dimension narrower than the tile). `cache` is a
     scalar pointer, `block_table` a pointer to the sequence's int32 block
     table row, `page_size` a constexpr, strides in elements (64-bit).
+    `cache` may instead be a tensor descriptor of the 4-D cache
+    [num_blocks, page_size, heads, D] with block_shape [1, min(page_size,
+    BLOCK_N), 1, BLOCK_D] (strides=None: they are the descriptor's): a
+    kernel compiled with warp_specialize on sm_90 then copies the tile's
+    pages with TMA (docs/language.md, "Paged loads through a tensor
+    descriptor").
     `num_blocks` (optional) is the number of pages the cache holds, for
     checked mode (quire.compile(checked=True))."""
     return semantic.paged_load(cache, block_table, first_token, head,

@@ -972,7 +972,7 @@ def _descriptor(base, sizes, steps, bshape, padding, b, tensormap=None):
     h = b.op(f"tile.make_descriptor {{0}}, shape [{shape_ops}], strides "
              f"[{stride_ops}]{tm}{attrs} : {base.type.mlir} -> {ty}",
              operands, ty)
-    return tl.tensor_descriptor(h, base, sizes, steps, block)
+    return tl.tensor_descriptor(h, base, sizes, steps, block, tensormap)
 
 
 def _descriptor_offsets(desc, offsets, what, b):
@@ -1154,6 +1154,10 @@ def atomic_cas(ptr, cmp, val, sem, scope, b):
 
 def paged_load(cache, block_table, first_token, head, shape, page_size,
                strides, bound, cols, num_blocks, b):
+    tensormap = None
+    if isinstance(cache, tl.tensor_descriptor):
+        cache, strides, tensormap = _paged_descriptor(cache, shape, page_size,
+                                                      strides)
     cache = _check_ptr(cache, "tl.paged_load cache")
     bt = _check_ptr(block_table, "tl.paged_load block_table")
     if cache.type.is_block() or bt.type.is_block():
@@ -1195,11 +1199,35 @@ def paged_load(cache, block_table, first_token, head, shape, page_size,
            f"bound {bd.handle}"
     if nb is not None:
         tail += f" num_blocks {nb.handle}"
+    if tensormap is not None:
+        tail += f" tensormap {tensormap}"
     h = b.op_parts([f"tile.paged_load {cache.handle}[{bt.handle}, "
                     f"{ft.handle}, {hd.handle}]", tail + f" : {ty.mlir}"],
                    ty.mlir, attr_pos=1)
     h.owner.attrs.update(attrs)
     return tl.tensor(h, ty)
+
+
+def _paged_descriptor(desc, shape, page_size, strides):
+    """(base, strides, tensor map or None) of a paged load through a
+    descriptor of the cache: 4-D [num_blocks, page_size, heads, D] read in
+    blocks of [1, R, 1, BLOCK_D], R = min(page_size, BLOCK_N) tokens (the
+    box a TMA copy of one page's rows takes)."""
+    what = "tl.paged_load"
+    if strides is not None:
+        raise _err(f"{what}: the strides of a cache passed as a tensor "
+                   "descriptor are the descriptor's; pass strides=None")
+    if len(desc.block_shape) != 4:
+        raise _err(f"{what}: a cache descriptor must be 4-D [num_blocks, "
+                   f"page_size, heads, D], got {len(desc.block_shape)}-D")
+    if len(shape) == 2 and isinstance(page_size, int) and \
+            not isinstance(page_size, bool) and page_size >= 1:
+        want = [1, min(page_size, shape[0]), 1, shape[1]]
+        if list(desc.block_shape) != want:
+            raise _err(f"{what}: a cache descriptor for ({shape[0]}, "
+                       f"{shape[1]}) tiles of pages of {page_size} tokens "
+                       f"needs block_shape {want}, got {desc.block_shape}")
+    return desc.base, desc.strides[:3], desc.tensormap
 
 
 # ---------------------------------------------------------------------------

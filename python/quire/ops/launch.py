@@ -18,6 +18,7 @@ from .. import _kernel
 from ..compiler import code_generator
 from ..language import core
 from ..runtime.launcher import VIEW_DTYPES
+from ..tools.tensor_descriptor import TensorDescriptor
 
 I32, I64, F32 = core.int32, core.int64, core.float32
 
@@ -63,8 +64,13 @@ class Specialization:
         self.num_stages = num_stages
         self.options = tuple(options)
         self.order = [n for n, _, _ in specs]
+        # Tensor descriptor parameters (code_generator.DescriptorArg) take
+        # their tensor maps: the launch passes TensorDescriptors for them.
+        tma = any(isinstance(dt, code_generator.DescriptorArg)
+                  for _, dt, _ in specs)
         self.source = code_generator.generate(fn, consts, specs,
-                                              {"debug": False}, name=name)
+                                              {"debug": False, "tma": tma},
+                                              name=name)
 
 
 def constant_strides(strides, names, on):
@@ -133,6 +139,13 @@ def launch(kernel, spec, grid, values, address, device):
         a = values[n]
         if isinstance(a, (int, float)):
             args.append(a)
+            continue
+        if isinstance(a, TensorDescriptor):
+            # Its base, shape, strides but the last, and tensor map (the
+            # parameters code_generator.DescriptorArg makes).
+            args.append(address.get(id(a.base)) or a.base.data_ptr())
+            args += list(a.shape) + list(a.strides[:-1])
+            args.append(a._tensormap())
             continue
         ptr = address.get(id(a))
         if ptr is None:

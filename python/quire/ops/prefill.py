@@ -5,6 +5,8 @@ launch of prefill_kernel.py."""
 from .. import _args, _kernel
 from . import configs, features, launch, plan as plans, validation as val
 from .decode import device_sm, outputs, run
+from ..compiler import code_generator
+from ..tools.tensor_descriptor import TensorDescriptor
 from .prefill_kernel import paged_prefill
 
 WHAT = "paged_prefill_attention"
@@ -19,7 +21,11 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           skip_decode, feats, kv_dtype=None, num_stages=2, flat=False,
           fold_scale=True, pingpong=False, gathered_rows=False,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
-          producer_registers=0, last_first=True, overlap_softmax=False):
+          producer_registers=0, last_first=True, overlap_softmax=False,
+          kv_desc=None):
+    """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
+    stride_div16) of the caches passed as tensor descriptors (KV_DESC;
+    DescriptorArg's facts), or None."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -30,7 +36,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
                   PAGE_SIZE=page_size, BLOCK_M=block_m, BLOCK_N=block_n,
                   SEPARATE=separate, CAUSAL=causal, FLAT=flat,
                   SKIP_DECODE=skip_decode, FOLD_SCALE=fold_scale,
-                  LAST_FIRST=last_first)
+                  LAST_FIRST=last_first, KV_DESC=kv_desc is not None)
     args = dict(
         out=(P, pd), q=(P, pd), k_cache=(KP, pd), v_cache=(KP, pd),
         block_tables=(I32P, pd), query_start=(I32P, 1), seq_lens=(I32P, 1),
@@ -48,6 +54,15 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     else:
         consts.update(dict.fromkeys(new))
     launch.as_constants(consts, args, token_strides)
+    if kv_desc is not None:
+        box = [1, min(page_size, block_n), 1, configs.tile_width(head_dim)]
+        for name in ("k", "v"):
+            args[f"{name}_cache"] = (code_generator.DescriptorArg(
+                launch.DTYPES[dtype], box, "zero", *kv_desc), 1)
+            for part in ("page", "token", "head"):
+                stride = f"{name}_{part}_stride"
+                args.pop(stride, None)
+                consts[stride] = None
     if checked:
         args["num_blocks"] = (I32, 1)
     else:
@@ -175,7 +190,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    early_dots=False, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
-                   last_first=True, overlap_softmax=False):
+                   last_first=True, overlap_softmax=False, tma_pages=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
@@ -183,7 +198,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     gathered rows' layout (gathered_rows, quire.compile's), the folded
     scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
     chunk's blocks (last_first, prefill_kernel.LAST_FIRST) open for
-    benchmarks."""
+    benchmarks. `tma_pages`: on the GPU, pass the caches as tensor
+    descriptors where TMA can copy their pages (prefill_launch)."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -232,6 +248,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     val.check_bool(fold_scale, "fold_scale")
     val.check_bool(last_first, "last_first")
     val.check_bool(overlap_softmax, "overlap_softmax")
+    val.check_bool(tma_pages, "tma_pages")
     _kernel._check_producer_registers("producer_registers", producer_registers)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -240,9 +257,31 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         cfg, "query_start_loc", "seq_lens",
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
-        producer_registers, last_first, overlap_softmax)
+        producer_registers, last_first, overlap_softmax,
+        tma_pages and not host)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
+
+
+def tma_pages_fit(v, sm, block_n, page_size, head_dim, warp_specialize,
+                  checked):
+    """True if the kernel's producer warps can copy the caches' pages of
+    `v` with TMA (prefill_launch's tma_pages): sm_90 with producer warps,
+    unchecked, 16-bit caches at 16-byte aligned addresses with 16-byte
+    strides and contiguous rows, and tiles of whole boxes of min(page_size,
+    block_n) tokens that fill 1024-byte swizzle periods (the compiler's
+    tile.tma_copy_pages rule: Tile.h, tmaPagesFit)."""
+    kc, vc = v["key_cache"], v["value_cache"]
+    if sm != 90 or not warp_specialize or checked or kc.dtype in val.FP8:
+        return False
+    for x in (kc, vc):
+        if x.itemsize != 2 or x.ptr % 16 or val.stride(x, 3) != 1 or \
+                any(val.stride(x, i) * 2 % 16 for i in range(3)):
+            return False
+    box = min(page_size, block_n)
+    line = min(128, configs.tile_width(head_dim) * 2)
+    return (block_n % box == 0 and page_size % box == 0 and box <= 256 and
+            line >= 32 and box * line % 1024 == 0)
 
 
 def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
@@ -251,7 +290,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
-                   overlap_softmax=False):
+                   overlap_softmax=False, tma_pages=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -263,7 +302,10 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     (block_m, block_n, num_warps, num_stages), None for each default, the
     defaults those of configs.prefill_config for compute capability `sm`
     (the interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
-    FOLD_SCALE, `last_first` as its LAST_FIRST."""
+    FOLD_SCALE, `last_first` as its LAST_FIRST. With `tma_pages` (a GPU
+    launch) the caches go as tensor descriptors (KV_DESC) where the
+    kernel's producer warps can copy their pages with TMA
+    (tma_pages_fit)."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
     num_tokens, num_heads, head_dim = q.shape
@@ -339,11 +381,24 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         strides, ("k_token_stride", "v_token_stride") +
         (("kn_token_stride", "vn_token_stride") if separate else ()),
         gathered_rows)
+    kv_desc = None
+    if tma_pages and tma_pages_fit(v, sm, block_n, page_size, head_dim,
+                                   warp_specialize, checked):
+        # Which of the caches' shapes and strides are multiples of 16.
+        kv_desc = tuple(
+            tuple(all(x % 16 == 0 for x in xs) for xs in zip(*parts))
+            for parts in ((kc.shape, vc.shape),
+                          ([val.stride(kc, i) for i in range(3)],
+                           [val.stride(vc, i) for i in range(3)])))
+        token_strides = tuple((n, x) for n, x in token_strides
+                              if n not in ("k_token_stride",
+                                           "v_token_stride"))
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
-           producer_registers, last_first, overlap_softmax, token_strides)
+           producer_registers, last_first, overlap_softmax, kv_desc,
+           token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
@@ -352,7 +407,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
             pingpong, gathered_rows, token_strides, warp_specialize,
             producer_warpgroup, producer_registers, last_first,
-            overlap_softmax))
+            overlap_softmax, kv_desc))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,
@@ -360,6 +415,12 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                   bt_stride=val.stride(bt, 0))
     if separate:
         values.update(k_new=v["key"].obj, v_new=v["value"].obj)
+    if kv_desc is not None:
+        box = [1, min(page_size, block_n), 1, configs.tile_width(head_dim)]
+        for name, x in (("k_cache", kc), ("v_cache", vc)):
+            values[name] = TensorDescriptor(
+                x.obj, list(x.shape), [val.stride(x, i) for i in range(4)],
+                box)
     feats.values(values, lse, num_tokens if lse is not None else 0)
     tensors = list(v.values()) + [o] + feats.views()
     if lse is not None:

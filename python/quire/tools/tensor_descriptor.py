@@ -23,18 +23,29 @@ def tma_box(bits, block_shape, padding):
     compiled with TMA reads a descriptor of `bits`-bit elements and
     `block_shape` through, or None when TMA does not stage such blocks
     (the kernel then takes no tensor map). The rule is the compiler's
-    (tile.make_descriptor, tile.tma_copy): 2-D blocks of 16-bit elements,
-    at most 256 rows, at least 32 bytes along the last dimension, zero
-    padding; one box per column of S = min(128, row bytes) bytes, swizzled
-    S bytes, as wgmma reads the staged tile."""
-    if bits != 16 or len(block_shape) != 2 or padding != "zero":
+    (tile.make_descriptor, tile.tma_copy, tile.tma_copy_pages): blocks of
+    16-bit elements whose rows run along at most one dimension before the
+    last (2-D blocks, and a paged cache's [1, R, 1, D]), at most 256 rows,
+    at least 32 bytes along the last dimension, zero padding; one box per
+    column of S = min(128, row bytes) bytes, swizzled S bytes, as wgmma
+    reads the staged tile."""
+    if bits != 16 or len(block_shape) < 2 or padding != "zero":
         return None
-    rows, cols = block_shape
+    lead, cols = block_shape[:-1], block_shape[-1]
+    rows = 1
+    for d in lead:
+        rows *= d
     row_bytes = cols * 2
-    if rows > 256 or row_bytes < 32:
+    if sum(d > 1 for d in lead) > 1 or rows > 256 or row_bytes < 32:
         return None
     swizzle = min(128, row_bytes)
     return swizzle // 2, rows, swizzle
+
+
+def tma_box_dims(block_shape, box):
+    """The box of every dimension, innermost first, for tma_box's `box`:
+    the column's elements, then the block's other dimensions."""
+    return [box[0]] + list(reversed(block_shape[:-1]))
 
 
 @dataclass
@@ -128,7 +139,7 @@ class TensorDescriptor:
         tmap = _cuda.encode_tensormap(
             at, v.dtype, dims,
             [s * v.itemsize for s in reversed(self.strides[:-1])],
-            list(box[:2]), box[2])
+            tma_box_dims(self.block_shape, box), box[2])
         object.__setattr__(self, "_tmap", (key, tmap))
         return tmap
 

@@ -458,7 +458,7 @@ func.func @paged_cache_type(%c: !tile.ptr<f32>, %bt: !tile.ptr<i32>, %t: i32, %h
 
 func.func @paged_cache_generic(%c: !tile.ptr<f32>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i64, %n: i32) {
   // expected-error @+1 {{failed to verify that cache is a pointer to the result element type}}
-  %k = "tile.paged_load"(%c, %bt, %t, %h, %s, %s, %s, %n) <{page_size = 16 : i32}> : (!tile.ptr<f32>, !tile.ptr<i32>, i32, i32, i64, i64, i64, i32) -> tensor<64x128xf16>
+  %k = "tile.paged_load"(%c, %bt, %t, %h, %s, %s, %s, %n) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 0, 0>, page_size = 16 : i32}> : (!tile.ptr<f32>, !tile.ptr<i32>, i32, i32, i64, i64, i64, i32) -> tensor<64x128xf16>
   return
 }
 
@@ -475,7 +475,7 @@ func.func @paged_stride_type(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %
 
 func.func @paged_stride_generic(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %h: i32, %s: i32, %n: i32) {
   // expected-error @+1 {{operand #4 must be 64-bit signless integer, but got 'i32'}}
-  %k = "tile.paged_load"(%c, %bt, %t, %h, %s, %s, %s, %n) <{page_size = 16 : i32}> : (!tile.ptr<f16>, !tile.ptr<i32>, i32, i32, i32, i32, i32, i32) -> tensor<64x128xf16>
+  %k = "tile.paged_load"(%c, %bt, %t, %h, %s, %s, %s, %n) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 0, 0>, page_size = 16 : i32}> : (!tile.ptr<f16>, !tile.ptr<i32>, i32, i32, i32, i32, i32, i32) -> tensor<64x128xf16>
   return
 }
 
@@ -483,7 +483,7 @@ func.func @paged_stride_generic(%c: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32
 
 func.func @paged_block_table(%c: !tile.ptr<f16>, %bt: !tile.ptr<i64>, %t: i32, %h: i32, %s: i64, %n: i32) {
   // expected-error @+1 {{operand #1 must be pointer to i32, but got '!tile.ptr<i64>'}}
-  %k = "tile.paged_load"(%c, %bt, %t, %h, %s, %s, %s, %n) <{page_size = 16 : i32}> : (!tile.ptr<f16>, !tile.ptr<i64>, i32, i32, i64, i64, i64, i32) -> tensor<64x128xf16>
+  %k = "tile.paged_load"(%c, %bt, %t, %h, %s, %s, %s, %n) <{operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 1, 1, 1, 0, 0>, page_size = 16 : i32}> : (!tile.ptr<f16>, !tile.ptr<i64>, i32, i32, i64, i64, i64, i32) -> tensor<64x128xf16>
   return
 }
 
@@ -1041,7 +1041,7 @@ func.func @local_store_nvmma_shape(%v: tensor<64x4xf16>, %s: i32) {
 // -----
 
 func.func @descriptor_tensormap_block(%p: !tile.ptr<f16>, %m: i32, %s: i64, %tm: !tile.tensormap) {
-  // expected-error @+1 {{a tensor map needs a 2-D block of 16-bit elements, at most 256 rows and at least 16 columns, got 'tensor<64x8xf16>'}}
+  // expected-error @+1 {{a tensor map needs a block of 16-bit elements, its rows along one dimension before the last (at most 256) and at least 16 columns, got 'tensor<64x8xf16>'}}
   %d = tile.make_descriptor %p, shape [%m, %m], strides [%s, %s], tensormap %tm : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x8xf16>>
   return
 }
@@ -1049,7 +1049,7 @@ func.func @descriptor_tensormap_block(%p: !tile.ptr<f16>, %m: i32, %s: i64, %tm:
 // -----
 
 func.func @descriptor_tensormap_f32(%p: !tile.ptr<f32>, %m: i32, %s: i64, %tm: !tile.tensormap) {
-  // expected-error @+1 {{a tensor map needs a 2-D block of 16-bit elements, at most 256 rows and at least 16 columns, got 'tensor<64x32xf32>'}}
+  // expected-error @+1 {{a tensor map needs a block of 16-bit elements, its rows along one dimension before the last (at most 256) and at least 16 columns, got 'tensor<64x32xf32>'}}
   %d = tile.make_descriptor %p, shape [%m, %m], strides [%s, %s], tensormap %tm : !tile.ptr<f32> -> !tile.tensordesc<tensor<64x32xf32>>
   return
 }
@@ -1195,4 +1195,52 @@ func.func @thread_offset_not_a_warpgroup(%a: i32) -> i32 {
   // expected-error @+1 {{'tile.thread_offset' must be a positive i32 multiple of 128}}
   %b = arith.addi %a, %a {tile.thread_offset = 64 : i32} : i32
   return %b : i32
+}
+
+// -----
+
+func.func @descriptor_tensormap_two_row_dims(%p: !tile.ptr<f16>, %m: i32, %s: i64, %tm: !tile.tensormap) {
+  // expected-error @+1 {{a tensor map needs a block of 16-bit elements, its rows along one dimension before the last (at most 256) and at least 16 columns, got 'tensor<2x16x64xf16>'}}
+  %d = tile.make_descriptor %p, shape [%m, %m, %m], strides [%s, %s, %s], tensormap %tm : !tile.ptr<f16> -> !tile.tensordesc<tensor<2x16x64xf16>>
+  return
+}
+
+// -----
+
+func.func @tensormap_pages_rank(%p: tensor<128x!tile.ptr<f16>>, %tm: !tile.tensormap, %bt: !tile.ptr<i32>, %t: i32) {
+  // expected-error @+1 {{needs a 2-D tile (tokens x head_dim), got 'tensor<128x!tile.ptr<f16>>'}}
+  %q = tile.tensormap_pages %p, %tm[%bt, %t, %t] bound %t {page_size = 16 : i32} : tensor<128x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @tensormap_pages_box(%p: tensor<128x64x!tile.ptr<f16>>, %tm: !tile.tensormap, %bt: !tile.ptr<i32>, %t: i32) {
+  // expected-error @+1 {{the tile's 128 rows and page_size 24 must be multiples of the box, min of the two}}
+  %q = tile.tensormap_pages %p, %tm[%bt, %t, %t] bound %t {page_size = 24 : i32} : tensor<128x64x!tile.ptr<f16>>
+  return
+}
+
+// -----
+
+func.func @tma_copy_pages_swizzle(%tm: !tile.tensormap, %bt: !tile.ptr<i32>, %t: i32, %p: i1) {
+  // expected-error @+1 {{a box of 4 rows must fill whole 1024-byte swizzle periods of the staged tile}}
+  tile.tma_copy_pages %tm[%bt, %t, %t] bound %t into stage %t if %p {block = tensor<128x64xf16>, buffer = 0 : i32, contig = 1 : i32, page_size = 4 : i32, stages = 2 : i32}
+  return
+}
+
+// -----
+
+func.func @tma_copy_pages_contig(%tm: !tile.tensormap, %bt: !tile.ptr<i32>, %t: i32, %p: i1) {
+  // expected-error @+1 {{contig must be 1 (the block's last dimension), got 0}}
+  tile.tma_copy_pages %tm[%bt, %t, %t] bound %t into stage %t if %p {block = tensor<128x64xf16>, buffer = 0 : i32, contig = 0 : i32, page_size = 16 : i32, stages = 2 : i32}
+  return
+}
+
+// -----
+
+func.func @tma_zero_rows_block(%t: i32) {
+  // expected-error @+1 {{block must be a 2-D tensor type, got 'tensor<128xf16>'}}
+  tile.tma_zero_rows stage %t from %t {block = tensor<128xf16>, buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32}
+  return
 }

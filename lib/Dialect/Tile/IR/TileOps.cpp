@@ -354,14 +354,23 @@ LogicalResult MakeDescriptorOp::verify() {
     return emitOpError() << "base points to " << pointee << ", the block holds "
                          << block.getElementType();
   if (getTensormap()) {
-    // What tile.tma_copy stages: the swizzled wgmma layout of 16-bit rows,
-    // one TMA box (at most 256 rows) per column of up to 128 bytes.
+    // What tile.tma_copy (2-D) and tile.tma_copy_pages (a 4-D cache's
+    // [1, R, 1, D] boxes) stage: the swizzled wgmma layout of 16-bit rows,
+    // one TMA box (at most 256 rows) per column of up to 128 bytes. The
+    // rows run along at most one dimension before the last.
     Type elt = block.getElementType();
-    if (rank != 2 || elt.getIntOrFloatBitWidth() != 16 ||
-        block.getDimSize(0) > 256 || block.getDimSize(1) * 2 < 32)
+    ArrayRef<int64_t> lead = block.getShape().drop_back();
+    int64_t rows = 1, long_ = 0;
+    for (int64_t d : lead) {
+      rows *= d;
+      long_ += d > 1;
+    }
+    if (long_ > 1 || elt.getIntOrFloatBitWidth() != 16 || rows > 256 ||
+        block.getShape().back() * 2 < 32)
       return emitOpError()
-             << "a tensor map needs a 2-D block of 16-bit elements, at most "
-                "256 rows and at least 16 columns, got "
+             << "a tensor map needs a block of 16-bit elements, its rows "
+                "along one dimension before the last (at most 256) and at "
+                "least 16 columns, got "
              << block;
     if (getNanPadding())
       return emitOpError() << "a tensor map reads zero padding, not NaN";
@@ -672,36 +681,117 @@ LogicalResult SetMaxRegistersOp::verify() {
   return success();
 }
 
-SmallVector<int64_t> TmaCopyOp::getStagedShape() {
-  auto block = dyn_cast<RankedTensorType>(getBlock());
+/// The block's shape, reversed when `transposed` (empty if not a tensor).
+static SmallVector<int64_t> stagedShapeOf(Type blockType, bool transposed) {
+  auto block = dyn_cast<RankedTensorType>(blockType);
   SmallVector<int64_t> shape(block ? block.getShape() : ArrayRef<int64_t>());
-  if (getTransposed())
+  if (transposed)
     std::reverse(shape.begin(), shape.end());
   return shape;
 }
 
-LogicalResult TmaCopyOp::verify() {
-  auto block = dyn_cast<RankedTensorType>(getBlock());
+SmallVector<int64_t> TmaCopyOp::getStagedShape() {
+  return stagedShapeOf(getBlock(), getTransposed());
+}
+
+SmallVector<int64_t> TmaCopyPagesOp::getStagedShape() {
+  return stagedShapeOf(getBlock(), getTransposed());
+}
+
+SmallVector<int64_t> TmaZeroRowsOp::getStagedShape() {
+  return stagedShapeOf(getBlock(), getTransposed());
+}
+
+/// What the TMA staging ops share: a static 2-D block of 16-bit elements
+/// staged swizzled, its last dimension the contiguous one, at most `maxRows`
+/// rows to a box.
+static LogicalResult verifyTmaBlock(Operation *op, Type blockType,
+                                    ArrayRef<int64_t> staged, bool transposed,
+                                    int32_t buffer, int32_t contig,
+                                    int32_t stages, int64_t boxRows) {
+  auto block = dyn_cast<RankedTensorType>(blockType);
   if (!block || block.getRank() != 2 || !block.hasStaticShape())
-    return emitOpError() << "block must be a 2-D tensor type, got "
-                         << getBlock();
-  if (getOffsets().size() != 2)
-    return emitOpError() << "needs 2 offsets, got " << getOffsets().size();
-  if (failed(verifyStaging(*this, getStagedShape(), getBuffer(), getContig(),
-                           getStages())))
+    return op->emitOpError()
+           << "block must be a 2-D tensor type, got " << blockType;
+  if (failed(verifyStaging(op, staged, buffer, contig, stages)))
     return failure();
   // The block's last dimension is the one TMA writes contiguously.
-  int32_t last = getTransposed() ? 0 : 1;
-  if (getContig() != last)
-    return emitOpError() << "contig must be " << last
-                         << " (the block's last dimension"
-                         << (getTransposed() ? ", transposed" : "") << "), got "
-                         << getContig();
-  if (block.getDimSize(0) > 256)
+  int32_t last = transposed ? 0 : 1;
+  if (contig != last)
+    return op->emitOpError()
+           << "contig must be " << last << " (the block's last dimension"
+           << (transposed ? ", transposed" : "") << "), got " << contig;
+  if (boxRows > 256)
+    return op->emitOpError() << "a TMA box has at most 256 rows, got "
+                             << boxRows;
+  return verifyNvmma(op, staged, block.getElementType(), contig);
+}
+
+LogicalResult TmaCopyOp::verify() {
+  auto block = dyn_cast<RankedTensorType>(getBlock());
+  if (block && getOffsets().size() != 2)
+    return emitOpError() << "needs 2 offsets, got " << getOffsets().size();
+  return verifyTmaBlock(*this, getBlock(), getStagedShape(), getTransposed(),
+                        getBuffer(), getContig(), getStages(),
+                        block && block.getRank() == 2 ? block.getDimSize(0)
+                                                      : 0);
+}
+
+bool mlir::quire::tile::tmaPagesFit(int64_t rows, int64_t cols, int64_t bits,
+                                    int64_t pageSize) {
+  if (bits != 16 || pageSize <= 0 || cols * 2 < 32)
+    return false;
+  int64_t box = std::min(pageSize, rows);
+  int64_t line = std::min<int64_t>(128, cols * 2);
+  return rows % box == 0 && pageSize % box == 0 && box <= 256 &&
+         box * line % 1024 == 0;
+}
+
+/// A page size, and a tile of `rows` token rows made of whole boxes of
+/// min(page_size, rows) tokens.
+static LogicalResult verifyPages(Operation *op, int64_t pageSize,
+                                 int64_t rows) {
+  if (pageSize <= 0)
+    return op->emitOpError() << "page_size must be positive, got " << pageSize;
+  int64_t box = std::min(pageSize, rows);
+  if (rows % box != 0 || pageSize % box != 0)
+    return op->emitOpError()
+           << "the tile's " << rows << " rows and page_size " << pageSize
+           << " must be multiples of the box, min of the two";
+  return success();
+}
+
+LogicalResult TmaCopyPagesOp::verify() {
+  auto block = dyn_cast<RankedTensorType>(getBlock());
+  if (failed(verifyTmaBlock(*this, getBlock(), getStagedShape(),
+                            getTransposed(), getBuffer(), getContig(),
+                            getStages(), 0)))
+    return failure();
+  if (failed(verifyPages(*this, getPageSize(), block.getDimSize(0))))
+    return failure();
+  if (getBoxRows() > 256)
     return emitOpError() << "a TMA box has at most 256 rows, got "
-                         << block.getDimSize(0);
-  return verifyNvmma(*this, getStagedShape(), block.getElementType(),
-                     getContig());
+                         << getBoxRows();
+  if (!tmaPagesFit(block.getDimSize(0), block.getDimSize(1),
+                   block.getElementType().getIntOrFloatBitWidth(),
+                   getPageSize()))
+    return emitOpError() << "a box of " << getBoxRows()
+                         << " rows must fill whole 1024-byte swizzle periods "
+                            "of the staged tile";
+  return success();
+}
+
+LogicalResult TmaZeroRowsOp::verify() {
+  return verifyTmaBlock(*this, getBlock(), getStagedShape(), getTransposed(),
+                        getBuffer(), getContig(), getStages(), 0);
+}
+
+LogicalResult TensorMapPagesOp::verify() {
+  RankedTensorType type = getPtrs().getType();
+  if (type.getRank() != 2)
+    return emitOpError() << "needs a 2-D tile (tokens x head_dim), got "
+                         << type;
+  return verifyPages(*this, getPageSize(), type.getDimSize(0));
 }
 
 LogicalResult AsyncLocalLoadOp::verify() {

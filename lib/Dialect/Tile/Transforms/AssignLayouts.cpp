@@ -440,7 +440,8 @@ bool isFree(Operation *op) {
   bool index = isa<IntegerType, PointerType>(elt);
   if (!index ||
       !(isElementwise(op) ||
-        isa<ExpandDimsOp, BroadcastOp, AddPtrOp, TensorMapBlockOp>(op)))
+        isa<ExpandDimsOp, BroadcastOp, AddPtrOp, TensorMapBlockOp,
+            TensorMapPagesOp>(op)))
     return false;
   return llvm::all_of(op->getOperands(), [](Value v) {
     return !isTensor(v) || isFree(v.getDefiningOp());
@@ -470,7 +471,7 @@ Value rematerialize(Value v, Attribute layout) {
   if (!isTensor(v) || tensorType(v).getEncoding() == layout)
     return v;
   Operation *op = v.getDefiningOp();
-  if (!isFree(op) || isa<TensorMapBlockOp>(op))
+  if (!isFree(op) || isa<TensorMapBlockOp, TensorMapPagesOp>(op))
     return nullptr;
   Attribute operandLayout = layout;
   if (auto e = dyn_cast<ExpandDimsOp>(op))
@@ -622,6 +623,8 @@ struct AssignLayoutsPass
       } else if (auto a = dyn_cast<AddPtrOp>(op)) {
         s.unite({a.getPtr(), a.getOffset(), a.getResult()});
       } else if (auto t = dyn_cast<TensorMapBlockOp>(op)) {
+        s.unite({t.getPtrs(), t.getResult()});
+      } else if (auto t = dyn_cast<TensorMapPagesOp>(op)) {
         s.unite({t.getPtrs(), t.getResult()});
       } else if (auto l = dyn_cast<LoadOp>(op)) {
         SmallVector<Value> vs{l.getPtr(), l.getResult()};

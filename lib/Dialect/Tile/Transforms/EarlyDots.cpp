@@ -68,6 +68,12 @@ std::optional<Candidate> matchProducerFed(scf::ForOp loop) {
   WarpgroupDotOp first;
   TmaWaitOp full;
   bool released = false;
+  // (Not where the consumers clear rows of a stage after its wait: the
+  // early dot would read the stage before the clear.)
+  bool clears = false;
+  body->walk([&](TmaZeroRowsOp) { clears = true; });
+  if (clears)
+    return std::nullopt;
   for (Operation &op : *body) {
     if (isa<AsyncCopyOp, AsyncWaitOp, WarpgroupWaitOp>(op))
       return std::nullopt;

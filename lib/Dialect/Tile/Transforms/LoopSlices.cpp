@@ -27,6 +27,8 @@ Value tile::pointerRoot(Value p) {
       p = t.getSrc();
     else if (auto m = p.getDefiningOp<TensorMapBlockOp>())
       p = m.getPtrs();
+    else if (auto m = p.getDefiningOp<TensorMapPagesOp>())
+      p = m.getPtrs();
     else
       break;
   }

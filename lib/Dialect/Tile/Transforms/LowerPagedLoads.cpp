@@ -141,6 +141,14 @@ struct LowerPagedLoadsPass
     : public mlir::quire::tile::impl::LowerPagedLoadsBase<LowerPagedLoadsPass> {
   using LowerPagedLoadsBase::LowerPagedLoadsBase;
 
+  /// The module's AxisInfo while the pass runs.
+  const AxisInfoAnalysis *axisInfo = nullptr;
+
+  /// True if `first` is a multiple of `box` (as far as AxisInfo knows).
+  bool boxAligned(Value first, int64_t box) {
+    return axisInfo && axisInfo->get(first).scalarDivisibility % box == 0;
+  }
+
   /// True if the tile [first, first + N) provably lies in one page.
   bool inOnePage(PagedLoadOp op, const AxisInfoAnalysis &info) {
     int64_t p = op.getPageSizeAttr().getInt(), n = op.getBlockN();
@@ -255,6 +263,17 @@ struct LowerPagedLoadsPass
     Value ptrs = AddPtrOp::create(
         e.b, e.loc, tile2(ptrTy),
         SplatOp::create(e.b, e.loc, tile2(ptrTy), op.getCache()), offs);
+    // A tensor map of the cache: TMA may copy the tile's pages where its
+    // first token starts a box (quire-warp-specialize). Checked mode keeps
+    // the checks of its entries.
+    int64_t page = op.getPageSizeAttr().getInt();
+    if (Value tm = op.getTensormap();
+        tm && !checked && !op.getNumBlocks() &&
+        tmaPagesFit(n, d, op.getType().getElementTypeBitWidth(), page) &&
+        boxAligned(op.getFirstToken(), std::min(page, n)))
+      ptrs = TensorMapPagesOp::create(e.b, e.loc, ptrs, tm, op.getBlockTable(),
+                                      op.getFirstToken(), op.getHead(),
+                                      op.getSeqLen(), op.getPageSizeAttr());
     Value valid = arith::CmpIOp::create(e.b, e.loc, arith::CmpIPredicate::slt,
                                         tok, e.splat(op.getSeqLen(), n));
     if (checked)
@@ -317,6 +336,7 @@ struct LowerPagedLoadsPass
         return signalPassFailure();
     }
     AxisInfoAnalysis info(module);
+    axisInfo = &info;
     // Group before rewriting: prefetching replaces loops (and their
     // induction variables), which would change the keys.
     SmallVector<std::pair<GroupKey, SmallVector<PagedLoadOp>>> groups;
@@ -359,6 +379,7 @@ struct LowerPagedLoadsPass
         member.erase();
       }
     }
+    axisInfo = nullptr;
   }
 
   /// Adds a loop-carried value holding the entries of the current iteration:

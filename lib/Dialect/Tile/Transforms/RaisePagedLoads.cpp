@@ -633,7 +633,7 @@ struct Raiser {
     auto tileType = RankedTensorType::get({T, D}, type.getElementType());
     Value result = PagedLoadOp::create(
         b, loc, tileType, cache, btRow, start, zero32, s0, s1, zero64, bound,
-        /*numBlocks=*/Value(), b.getI32IntegerAttr(page),
+        /*numBlocks=*/Value(), /*tensormap=*/Value(), b.getI32IntegerAttr(page),
         cols && *cols < D ? b.getI32IntegerAttr(*cols) : IntegerAttr());
     if (tokDim == 1)
       result = TransOp::create(b, loc, type, result, DenseI32ArrayAttr());

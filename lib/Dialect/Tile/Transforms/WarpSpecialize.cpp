@@ -84,14 +84,11 @@ bool ordersCopies(Operation *op) {
          effects.hasEffect<MemoryEffects::Free>();
 }
 
-/// The ops of `loop`'s body that the copies' offsets are computed from, in
-/// body order; fails on loop-carried values and on ops with effects.
-FailureOr<SmallVector<Operation *>> bodySlice(scf::ForOp loop,
-                                              ArrayRef<Operation *> copies) {
+/// The ops of `loop`'s body that `values` are computed from, in body
+/// order; fails on loop-carried values and on ops with effects.
+FailureOr<SmallVector<Operation *>> valueSlice(scf::ForOp loop,
+                                               SmallVector<Value> work) {
   llvm::SetVector<Operation *> slice;
-  SmallVector<Value> work;
-  for (Operation *op : copies)
-    llvm::append_range(work, cast<TmaCopyOp>(op).getOffsets());
   while (!work.empty()) {
     Value v = work.pop_back_val();
     if (auto arg = dyn_cast<BlockArgument>(v)) {
@@ -108,6 +105,15 @@ FailureOr<SmallVector<Operation *>> bodySlice(scf::ForOp loop,
     work.append(def->operand_begin(), def->operand_end());
   }
   return inBodyOrder(loop, slice);
+}
+
+/// The ops of `loop`'s body that the copies' offsets are computed from.
+FailureOr<SmallVector<Operation *>> bodySlice(scf::ForOp loop,
+                                              ArrayRef<Operation *> copies) {
+  SmallVector<Value> work;
+  for (Operation *op : copies)
+    llvm::append_range(work, cast<TmaCopyOp>(op).getOffsets());
+  return valueSlice(loop, std::move(work));
 }
 
 /// The registers per thread a producer warpgroup keeps (setmaxnreg's
@@ -171,7 +177,43 @@ struct CopyLoop {
   /// The first op of the body that reads each buffer (or holds a reader),
   /// and the stage it reads.
   SmallVector<std::pair<Operation *, Value>> readers;
+  /// Every copy stages the pages of a tile.tensormap_pages tile for wgmma:
+  /// the producer copies them with TMA (tile.tma_copy_pages), and the
+  /// consumers clear the rows TMA copied past a tile's bound.
+  bool tma = false;
+  /// With `tma`: the body's ops that each copy's first token and bound
+  /// are computed from (for the iteration the copy fills).
+  SmallVector<Operation *> boundSlice;
 };
+
+/// The tile.tensormap_pages tile `copy` stages for wgmma (nvmma, its last
+/// dimension contiguous), or null.
+TensorMapPagesOp pagesOf(AsyncCopyOp copy) {
+  auto pages = copy.getPtrs().getDefiningOp<TensorMapPagesOp>();
+  if (!pages || !copy.getNvmma() ||
+      int32_t(copy.getContig()) != (copy.getTransposed() ? 0 : 1))
+    return nullptr;
+  return pages;
+}
+
+/// Marks `l` TMA-staged when every copy is of a tile.tensormap_pages tile
+/// whose first token and bound the body computes from its induction
+/// variable and values from before the loop.
+void classifyTma(CopyLoop &l) {
+  SmallVector<Value> work;
+  for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies)) {
+    TensorMapPagesOp pages = pagesOf(copy);
+    if (!pages)
+      return;
+    if (llvm::is_contained(l.copies, copy))
+      work.append({pages.getFirstToken(), pages.getSeqLen()});
+  }
+  FailureOr<SmallVector<Operation *>> slice = valueSlice(l.loop, work);
+  if (failed(slice))
+    return;
+  l.boundSlice = std::move(*slice);
+  l.tma = true;
+}
 
 /// The stage `op` reads of staging buffer `buffer`, or null.
 Value stageRead(Operation *op, int32_t buffer) {
@@ -337,6 +379,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   if (failed(found))
     return;
   SmallVector<CopyLoop, 2> &loops = *found;
+  for (CopyLoop &l : loops)
+    classifyTma(l);
   // A producer warp for each consumer warp, or with `warpgroup` a producer
   // warpgroup (the consumers' warps where they are fewer), its warps
   // issuing the copies of consumer warps w, w + 4, ... (`sets`).
@@ -405,8 +449,16 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   for (CopyLoop &l : loops) {
     work.append(
         {l.loop.getLowerBound(), l.loop.getUpperBound(), l.loop.getStep()});
-    for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
-      llvm::append_range(work, copy->getOperands());
+    for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies)) {
+      // A TMA copy needs the tile's tensor map, pages and bound, not its
+      // pointers.
+      if (TensorMapPagesOp pages = l.tma ? pagesOf(copy) : nullptr)
+        work.append({pages.getTensormap(), pages.getBlockTable(),
+                     pages.getFirstToken(), pages.getHead(),
+                     pages.getSeqLen(), copy.getStage()});
+      else
+        llvm::append_range(work, copy->getOperands());
+    }
   }
   auto isCopyLoop = [&](Operation *op) {
     return llvm::any_of(
@@ -464,8 +516,13 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   auto cst = [&](OpBuilder &ob, int64_t v) -> Value {
     return arith::ConstantOp::create(ob, loc, ob.getI32IntegerAttr(v));
   };
-  int32_t arrivals = setThreads;
-  initBarriers(b, loc, loops.front(), arrivals, /*split=*/false);
+  // Each producer thread completes one arrival of a cp.async fill
+  // (tile.async_arrive); the issuing thread's expect_tx that of a TMA one.
+  auto arrivals = [&](const CopyLoop &l) -> int32_t {
+    return l.tma ? 1 : setThreads;
+  };
+  initBarriers(b, loc, loops.front(), arrivals(loops.front()),
+               /*split=*/false);
   auto split =
       scf::IfOp::create(b, loc, TypeRange(), IsProducerOp::create(b, loc),
                         /*withElseRegion=*/true);
@@ -474,8 +531,11 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   // in the consumers' order, and between two loops the consumers' meeting
   // point where the mbarriers start over.
   OpBuilder pb = OpBuilder::atBlockBegin(split.thenBlock());
-  int32_t keep =
-      producerRegisters ? producerRegisters : copyProducerRegisters(sets);
+  // Producers that only issue TMA copies keep the least.
+  bool allTma = llvm::all_of(loops, [](const CopyLoop &l) { return l.tma; });
+  int32_t keep = producerRegisters ? producerRegisters
+                 : allTma          ? kProducerRegisters
+                                   : int32_t(copyProducerRegisters(sets));
   std::optional<int32_t> give =
       consumerWarps >= 2 * kWarpsPerWarpgroup
           ? sharedRegisters(consumerWarps, producers, keep)
@@ -511,11 +571,28 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     auto guard = scf::IfOp::create(ob, loc, TypeRange(), runs,
                                    /*withElseRegion=*/false);
     OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
+    // (Only the issuing thread waits to refill with TMA.)
     if (acquireParity)
       TmaAcquireOp::create(gb, loc, lookup(copies.front().getStage()),
                            acquireParity, l.buffers.front(), l.stages,
-                           /*producer=*/true, /*every_thread=*/true);
+                           /*producer=*/true, /*every_thread=*/!l.tma);
     for (AsyncCopyOp copy : copies) {
+      if (l.tma) {
+        TensorMapPagesOp pages = pagesOf(copy);
+        RankedTensorType ptrs = copy.getPtrs().getType();
+        Type elt = cast<PointerType>(ptrs.getElementType()).getPointeeType();
+        TmaCopyPagesOp::create(
+            gb, copy.getLoc(), lookup(pages.getTensormap()),
+            lookup(pages.getBlockTable()), lookup(pages.getFirstToken()),
+            lookup(pages.getHead()), lookup(pages.getSeqLen()),
+            lookup(copy.getStage()),
+            arith::ConstantOp::create(gb, loc, gb.getBoolAttr(true)),
+            TypeAttr::get(RankedTensorType::get(ptrs.getShape(), elt)),
+            pages.getPageSizeAttr(), copy.getBufferAttr(),
+            copy.getContigAttr(), copy.getStagesAttr(),
+            copy.getTransposedAttr(), gb.getUnitAttr());
+        continue;
+      }
       cloneForSets(gb, *copy);
       AsyncArriveOp::create(gb, copy.getLoc(), lookup(copy.getStage()),
                             copy.getBuffer(), copy.getStages());
@@ -590,7 +667,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     if (op == l.after.getOperation()) {
       if (++next < loops.size()) {
         invalBarriers(pb, loc, l, /*split=*/true);
-        initBarriers(pb, loc, loops[next], arrivals, /*split=*/true);
+        initBarriers(pb, loc, loops[next], arrivals(loops[next]),
+                     /*split=*/true);
       }
       continue;
     }
@@ -604,8 +682,46 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   for (Operation *op : original)
     op->moveBefore(consumers->getTerminator());
   for (auto [n, l] : llvm::enumerate(loops)) {
+    // With TMA: the iteration's tile, its first token and bound, per buffer
+    // (the body's copy fills the stage `ahead` iterations on).
+    SmallVector<std::tuple<AsyncCopyOp, Value, Value>> bounds;
+    if (l.tma) {
+      OpBuilder bb = OpBuilder::atBlockBegin(l.loop.getBody());
+      IRMapping back;
+      Value ahead = arith::MulIOp::create(bb, loc, l.loop.getStep(),
+                                          cst(bb, l.ahead));
+      back.map(l.loop.getInductionVar(),
+               arith::SubIOp::create(bb, loc, l.loop.getInductionVar(), ahead));
+      cloneSlice(bb, l.boundSlice, back);
+      for (AsyncCopyOp copy : l.copies) {
+        TensorMapPagesOp pages = pagesOf(copy);
+        bounds.push_back({copy, back.lookupOrDefault(pages.getFirstToken()),
+                          back.lookupOrDefault(pages.getSeqLen())});
+      }
+    }
+    auto zeroPastBound = [&](OpBuilder &zb, int32_t buffer, Value stage) {
+      for (auto [copy, first, bound] : bounds) {
+        if (int32_t(copy.getBuffer()) != buffer)
+          continue;
+        RankedTensorType ptrs = copy.getPtrs().getType();
+        Type elt = cast<PointerType>(ptrs.getElementType()).getPointeeType();
+        Value from = arith::SubIOp::create(zb, loc, bound, first);
+        Value some = arith::CmpIOp::create(zb, loc, arith::CmpIPredicate::slt,
+                                           from, cst(zb, ptrs.getDimSize(0)));
+        auto clear = scf::IfOp::create(zb, loc, TypeRange(), some,
+                                       /*withElseRegion=*/false);
+        OpBuilder tb = OpBuilder::atBlockBegin(clear.thenBlock());
+        TmaZeroRowsOp::create(
+            tb, loc, stage, from,
+            TypeAttr::get(RankedTensorType::get(ptrs.getShape(), elt)),
+            copy.getBufferAttr(), copy.getContigAttr(), copy.getStagesAttr(),
+            copy.getTransposedAttr());
+      }
+    };
+    // (TMA copies go once the clears have read their attributes.)
     for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
-      copy->erase();
+      if (!l.tma)
+        copy->erase();
     l.top->erase();
     Block *lbody = l.loop.getBody();
     OpBuilder cb = OpBuilder::atBlockBegin(lbody);
@@ -618,7 +734,14 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       cb.setInsertionPoint(reader.first);
       TmaWaitOp::create(cb, loc, reader.second, parity, buffer, l.stages,
                         /*async_proxy=*/true);
+      // Rows past the tile's bound that TMA copied from its last page are
+      // cleared before any warp reads them.
+      if (l.tma)
+        zeroPastBound(cb, buffer, reader.second);
     }
+    for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
+      if (l.tma)
+        copy->erase();
     cb.setInsertionPoint(lbody->getTerminator());
     // The stage was read through the async proxy (wgmma) and is refilled
     // through the generic one (cp.async): the release fences first.
@@ -629,7 +752,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     cb.setInsertionPoint(l.after);
     if (n + 1 < loops.size()) {
       invalBarriers(cb, loc, l, /*split=*/true);
-      initBarriers(cb, loc, loops[n + 1], arrivals, /*split=*/true);
+      initBarriers(cb, loc, loops[n + 1], arrivals(loops[n + 1]),
+                   /*split=*/true);
     } else {
       invalBarriers(cb, loc, l, /*split=*/false);
     }

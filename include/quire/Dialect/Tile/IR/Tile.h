@@ -72,6 +72,13 @@ inline bool isFp8Type(Type t) {
 /// (repeating), m64nNk16 steps with N a multiple of 8 up to 256.
 bool isWarpgroupShape(int64_t m, int64_t n, int64_t k, int64_t warps);
 
+/// True if TMA may copy a `rows` x `cols` tile of `bits`-bit tokens in
+/// boxes of R = min(page_size, rows) tokens (tile.tma_copy_pages): 16-bit
+/// elements, lines of S = min(128, row bytes) >= 32 bytes, whole boxes
+/// (R divides rows and page_size, at most 256), each filling whole
+/// 1024-byte periods of the S-byte swizzle (R * S a multiple of 1024).
+bool tmaPagesFit(int64_t rows, int64_t cols, int64_t bits, int64_t pageSize);
+
 /// Fails with a located error unless every tensor operand and result of
 /// `op` has a static shape without zero-size dimensions: tile tensors live
 /// in registers, a fixed number per thread.

@@ -583,6 +583,36 @@ def Tile_TensorMapBlockOp : Tile_Op<"tensormap_block", [Pure,
   let hasVerifier = 1;
 }
 
+def Tile_TensorMapPagesOp : Tile_Op<"tensormap_pages", [Pure,
+    TypesMatchWith<"result type matches pointers type", "ptrs", "result", "$_self">]> {
+  let summary = "the pointers of a paged tile a tensor map describes (an identity)";
+  let description = [{
+    Inserted by `quire-lower-paged-loads` for a `tile.paged_load` with a
+    tensor map whose first token is a multiple of R = min(page_size,
+    BLOCK_N) (AxisInfo): the result is `ptrs`, the pointers of the tile's
+    rows (tokens `first_token + r` of the sequence whose block-table row is
+    `block_table`, head `head`, rows at or past `bound` masked by the
+    load). `quire-warp-specialize` copies such a tile's pages with
+    `tile.tma_copy_pages` instead of `cp.async`; anywhere else the op is
+    the identity. The tensor map is the 4-D cache `[num_blocks, page_size,
+    heads, D]` read in boxes of R tokens.
+
+    ```mlir
+    %p = tile.tensormap_pages %ptrs, %tm[%bt, %first, %head] bound %len
+        {page_size = 16 : i32} : tensor<128x128x!tile.ptr<f16>>
+    ```
+  }];
+  let arguments = (ins Tile_PtrTensor:$ptrs, Tile_TensorMap:$tensormap,
+                       Tile_I32Ptr:$blockTable, I32:$firstToken, I32:$head,
+                       I32:$seqLen, I32Attr:$page_size);
+  let results = (outs Tile_PtrTensor:$result);
+  let assemblyFormat = [{
+    $ptrs `,` $tensormap `[` $blockTable `,` $firstToken `,` $head `]`
+    `bound` $seqLen attr-dict `:` type($ptrs)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_TmaInitOp : Tile_Op<"tma_init", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "initialize the mbarriers of a TMA-staged buffer";
   let description = [{
@@ -670,6 +700,87 @@ def Tile_TmaCopyOp : Tile_Op<"tma_copy", [MemoryEffects<[MemRead, MemWrite]>]> {
     }
     /// The shape of the staged tile (the transpose of the block's with
     /// `transposed`).
+    ::llvm::SmallVector<int64_t> getStagedShape();
+  }];
+}
+
+def Tile_TmaCopyPagesOp : Tile_Op<"tma_copy_pages", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start the TMA copies of a paged tile's pages into a staging buffer";
+  let description = [{
+    Inserted by `quire-warp-specialize` for a `tile.async_copy` of a
+    `tile.tensormap_pages` tile. Where `pred` holds, the issuing thread (the
+    producer warp's first with `producer`, else thread 0) announces the
+    block's bytes on stage `stage`'s mbarrier of buffer `buffer`
+    (`mbarrier.arrive.expect_tx`) and copies the `block`-shaped tile (rows
+    are tokens `first_token + r`) one box of R = min(page_size, rows)
+    tokens at a time: box b holds tokens t = first_token + b * R .. t + R -
+    1, all in page t / page_size since first_token is a multiple of R. Its
+    entry `block_table[t / page_size]` is read only when t < `bound`; a
+    box at or past the bound is copied from page -1, out of the tensor,
+    which TMA fills with zeros. Each box is one `cp.async.bulk.tensor.4d`
+    per S-byte column (S = the last dimension's bytes, at most 128) of the
+    4-D tensor map `[num_blocks, page_size, heads, D]` at (entry, t %
+    page_size, `head`, column), into rows b * R .. of the stage, which holds
+    the swizzled layout `tile.tma_copy` writes. The rows past `bound` in
+    the box that holds it are the cache's, not zero: the consumers clear
+    them (`tile.tma_zero_rows`) before reading.
+
+    ```mlir
+    tile.tma_copy_pages %tm[%bt, %first, %head] bound %len into stage %s
+        if %in {block = tensor<128x128xf16>, buffer = 0 : i32,
+        contig = 1 : i32, page_size = 16 : i32, stages = 2 : i32, producer}
+    ```
+  }];
+  let arguments = (ins Tile_TensorMap:$tensormap, Tile_I32Ptr:$blockTable,
+                       I32:$firstToken, I32:$head, I32:$seqLen, I32:$stage,
+                       I1:$pred, TypeAttr:$block, I32Attr:$page_size,
+                       I32Attr:$buffer, I32Attr:$contig, I32Attr:$stages,
+                       UnitAttr:$transposed, UnitAttr:$producer);
+  let assemblyFormat = [{
+    $tensormap `[` $blockTable `,` $firstToken `,` $head `]` `bound` $seqLen
+    `into` `stage` $stage `if` $pred attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getBlockType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getBlock());
+    }
+    ::llvm::SmallVector<int64_t> getStagedShape();
+    /// Tokens a box holds: min(page_size, the block's rows).
+    int64_t getBoxRows() {
+      return std::min<int64_t>(getPageSize(), getBlockType().getDimSize(0));
+    }
+  }];
+}
+
+def Tile_TmaZeroRowsOp : Tile_Op<"tma_zero_rows", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "clear the rows of a staged tile from a row on";
+  let description = [{
+    Every thread of the compute warps writes zeros to rows `from` .. of the
+    `block`-shaped tile in stage `stage` of buffer `buffer` (rows as
+    `tile.tma_copy_pages` writes them: every S-byte column's rows from
+    `from` on; all rows where `from` <= 0), makes the writes visible to the
+    async proxy (`fence.proxy.async.shared::cta`) and synchronizes the
+    compute warps (a CTA barrier, of the compute warps only where the
+    kernel has producer warps). Inserted by
+    `quire-warp-specialize` after the wait for a tile whose rows past its
+    bound TMA copied from the cache, in a branch where some are; every
+    compute thread runs it.
+
+    ```mlir
+    tile.tma_zero_rows stage %s from %n {block = tensor<128x128xf16>,
+        buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32}
+    ```
+  }];
+  let arguments = (ins I32:$stage, I32:$from, TypeAttr:$block,
+                       I32Attr:$buffer, I32Attr:$contig, I32Attr:$stages,
+                       UnitAttr:$transposed);
+  let assemblyFormat = "`stage` $stage `from` $from attr-dict";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::mlir::RankedTensorType getBlockType() {
+      return ::llvm::cast<::mlir::RankedTensorType>(getBlock());
+    }
     ::llvm::SmallVector<int64_t> getStagedShape();
   }];
 }
@@ -1055,7 +1166,7 @@ def Tile_PrintOp : Tile_Op<"print", [MemoryEffects<[MemWrite]>]> {
 //===----------------------------------------------------------------------===//
 
 def Tile_PagedLoadOp : Tile_Op<"paged_load", [
-    MemoryEffects<[MemRead]>,
+    MemoryEffects<[MemRead]>, AttrSizedOperandSegments,
     TypesMatchWith<"cache is a pointer to the result element type",
                    "result", "cache",
                    "::mlir::quire::tile::PointerType::get("
@@ -1084,6 +1195,13 @@ def Tile_PagedLoadOp : Tile_Op<"paged_load", [
     and issue no cache access; the block table is read only for pages that
     hold a token below `seq_len`.
 
+    `tensormap`, when given, is a host-encoded tensor map of the cache (a
+    `!tile.tensormap` kernel argument: a host `TensorDescriptor` of the
+    4-D cache `[num_blocks, page_size, heads, D]` whose block is
+    `[1, R, 1, width]`, R = min(page_size, BLOCK_N)): a producer warp may
+    then copy the tile's pages with TMA (`tile.tensormap_pages`,
+    `tile.tma_copy_pages`, quire-warp-specialize). It changes no value.
+
     `num_blocks`, when given, is the number of pages the cache holds: every
     entry a row below `seq_len` uses must lie in `[0, num_blocks)`. The
     interpreter reports the first entry that does not (in row order) as an
@@ -1108,12 +1226,14 @@ def Tile_PagedLoadOp : Tile_Op<"paged_load", [
                        I32:$firstToken, I32:$head,
                        I64:$pageStride, I64:$tokenStride, I64:$headStride,
                        I32:$seqLen, Optional<I32>:$numBlocks,
+                       Optional<Tile_TensorMap>:$tensormap,
                        I32Attr:$page_size, OptionalAttr<I32Attr>:$cols);
   let results = (outs RankedTensorOf<[Tile_Int, Tile_Float]>:$result);
   let assemblyFormat = [{
     $cache `[` $blockTable `,` $firstToken `,` $head `]` attr-dict
     `strides` `(` $pageStride `,` $tokenStride `,` $headStride `)`
-    `bound` $seqLen (`num_blocks` $numBlocks^)? `:` type($result)
+    `bound` $seqLen (`num_blocks` $numBlocks^)?
+    (`tensormap` $tensormap^)? `:` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
