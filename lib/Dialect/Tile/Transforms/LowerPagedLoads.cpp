@@ -141,13 +141,10 @@ struct LowerPagedLoadsPass
     : public mlir::quire::tile::impl::LowerPagedLoadsBase<LowerPagedLoadsPass> {
   using LowerPagedLoadsBase::LowerPagedLoadsBase;
 
-  /// The module's AxisInfo while the pass runs.
-  const AxisInfoAnalysis *axisInfo = nullptr;
-
-  /// True if `first` is a multiple of `box` (as far as AxisInfo knows).
-  bool boxAligned(Value first, int64_t box) {
-    return axisInfo && axisInfo->get(first).scalarDivisibility % box == 0;
-  }
+  /// The paged loads with a tensor map whose first token AxisInfo knows to
+  /// be a multiple of the box, min(page_size, BLOCK_N) tokens (found
+  /// before the rewrites: prefetching replaces loops).
+  llvm::DenseSet<Operation *> boxAligned;
 
   /// True if the tile [first, first + N) provably lies in one page.
   bool inOnePage(PagedLoadOp op, const AxisInfoAnalysis &info) {
@@ -270,7 +267,7 @@ struct LowerPagedLoadsPass
     if (Value tm = op.getTensormap();
         tm && !checked && !op.getNumBlocks() &&
         tmaPagesFit(n, d, op.getType().getElementTypeBitWidth(), page) &&
-        boxAligned(op.getFirstToken(), std::min(page, n)))
+        boxAligned.contains(op))
       ptrs = TensorMapPagesOp::create(e.b, e.loc, ptrs, tm, op.getBlockTable(),
                                       op.getFirstToken(), op.getHead(),
                                       op.getSeqLen(), op.getPageSizeAttr());
@@ -336,7 +333,14 @@ struct LowerPagedLoadsPass
         return signalPassFailure();
     }
     AxisInfoAnalysis info(module);
-    axisInfo = &info;
+    boxAligned.clear();
+    module.walk([&](PagedLoadOp op) {
+      int64_t box = std::min<int64_t>(op.getPageSizeAttr().getInt(),
+                                      op.getBlockN());
+      if (op.getTensormap() &&
+          info.get(op.getFirstToken()).scalarDivisibility % box == 0)
+        boxAligned.insert(op);
+    });
     // Group before rewriting: prefetching replaces loops (and their
     // induction variables), which would change the keys.
     SmallVector<std::pair<GroupKey, SmallVector<PagedLoadOp>>> groups;
@@ -379,7 +383,6 @@ struct LowerPagedLoadsPass
         member.erase();
       }
     }
-    axisInfo = nullptr;
   }
 
   /// Adds a loop-carried value holding the entries of the current iteration:
