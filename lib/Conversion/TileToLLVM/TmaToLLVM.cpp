@@ -257,6 +257,10 @@ struct TmaCopyPagesOpLowering : public StatefulPattern<tile::TmaCopyPagesOp> {
               "b,r", /*sideEffects=*/true);
     auto c32 = [&](int64_t v) { return i32Const(rewriter, loc, v); };
     int64_t lineElems = swizzle / bytes;
+    // Every box's entry first, so that their loads are in flight together
+    // (the block table is not written while the kernel runs: the loads
+    // have no side effects), then the copies.
+    SmallVector<Value> entries, inPages;
     for (int64_t k = 0; k < rows / box; ++k) {
       Value t = k ? LLVM::AddOp::create(rewriter, loc, first, c32(k * box))
                         .getResult()
@@ -271,19 +275,20 @@ struct TmaCopyPagesOpLowering : public StatefulPattern<tile::TmaCopyPagesOp> {
       Value at = LLVM::GEPOp::create(rewriter, loc, table.getType(),
                                      rewriter.getI32Type(), table,
                                      ValueRange{pageIdx});
-      Type i32 = rewriter.getI32Type();
-      Value entry =
-          inlinePtx(rewriter, loc, {i32}, {inBound, at},
+      entries.push_back(
+          inlinePtx(rewriter, loc, {rewriter.getI32Type()}, {inBound, at},
                     "mov.b32 $0, -1;\n@$1 ld.global.b32 $0, [$2];", "=r,b,l",
-                    /*sideEffects=*/true)
-              .front();
-      Value inPage = LLVM::URemOp::create(rewriter, loc, t, c32(page));
+                    /*sideEffects=*/false)
+              .front());
+      inPages.push_back(LLVM::URemOp::create(rewriter, loc, t, c32(page)));
+    }
+    for (int64_t k = 0; k < rows / box; ++k) {
       for (int64_t c = 0; c < cols / lineElems; ++c) {
         Value to = LLVM::AddOp::create(
             rewriter, loc, dst, c32(c * rows * swizzle + k * box * swizzle));
         inlinePtx(rewriter, loc, {},
-                  {pred, to, tensormap, c32(c * lineElems), head, inPage,
-                   entry, bar},
+                  {pred, to, tensormap, c32(c * lineElems), head, inPages[k],
+                   entries[k], bar},
                   "@$0 cp.async.bulk.tensor.4d.shared::cluster.global."
                   "mbarrier::complete_tx::bytes [$1], [$2, {$3, $4, $5, $6}], "
                   "[$7];",

@@ -456,7 +456,11 @@ def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
     warpgroups issue their dots in turn (`tile.warpgroup_turn`); with
     `producer-warpgroup` one producer warpgroup issues every consumer
     warpgroup's copies (its ops cloned per warpgroup with
-    `tile.thread_offset`).
+    `tile.thread_offset`). A loop whose every copy is of a
+    `tile.tensormap_pages` tile is copied by the producer's first thread
+    with `tile.tma_copy_pages` instead (one arrival per fill), and its
+    consumers clear the rows past the tile's bound after the wait
+    (`tile.tma_zero_rows`; docs/passes.md, "Pages through TMA").
 
     TMA-staged kernels: expects the IR `quire-async-copies` makes with `tma`
     and `tma-release`.
