@@ -98,7 +98,11 @@ def main(argv=None):
     print("default (block_m, block_n, warps) "
           f"{ops.prefill_config(prefill.D, 10 * major + minor)}")
     gen = torch.Generator(device="cuda").manual_seed(11)
-    ok = check(torch, gen)
+    # What it times: the default, the ablation's columns, the tunes.
+    forms = [(prefill.DEFAULT, {})] + [(c, o) for _, c, o in ablation_cols]
+    if args.tune:
+        forms += [(c, {}) for c in prefill.configs(torch)]
+    ok = check(torch, gen, forms)
     scale = 1.0 / math.sqrt(prefill.D)
     hdr = (f"{'case':>30} {'quire us':>9} {'TFLOP/s':>8} {'triton us':>9} {'TFLOP/s':>8} "
            f"{'x triton':>8} {'sdpa us':>8} {'TFLOP/s':>8}"
