@@ -10,8 +10,9 @@ head; they attend over
   2. the chunk's own tokens (causally: query token i sees new tokens
      j <= i), read from k_new/v_new (SEPARATE) or from the cache, where
      they are tokens ctx_s + j of the sequence (vLLM writes the chunk's K/V
-     into the cache before attention). From the cache, one loop reads both
-     parts by position, in tiles starting at multiples of BLOCK_N.
+     into the cache before attention). From the cache with ONE_LOOP, one
+     loop reads both parts by position, in tiles starting at multiples of
+     BLOCK_N.
 Online softmax in base 2 over tiles of BLOCK_N keys; P stays in registers
 (the S accumulator becomes the A operand of P V).
 
@@ -77,6 +78,11 @@ Constexprs, each off costing nothing:
                (block [1, min(PAGE_SIZE, BLOCK_N), 1, DP]), whose strides
                they carry (the k/v stride parameters are then None): with
                producer warps on sm_90 TMA copies the tiles' pages
+  ONE_LOOP     without SEPARATE, the chunk's keys are read in the
+               context's loop (above), so every tile starts at a multiple
+               of BLOCK_N; else in a loop of their own from position
+               ctx_len (the kernel with KV_DESC takes ONE_LOOP: only
+               aligned tiles are TMA's)
 `num_blocks` (not None) bounds every paged load for checked mode.
 """
 
@@ -181,7 +187,8 @@ def paged_prefill(
         SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, SINKS: tl.constexpr,
         LSE: tl.constexpr, Q_DESCALE: tl.constexpr, K_DESCALE: tl.constexpr,
         V_DESCALE: tl.constexpr, FOLD_SCALE: tl.constexpr,
-        LAST_FIRST: tl.constexpr, KV_DESC: tl.constexpr):
+        LAST_FIRST: tl.constexpr, KV_DESC: tl.constexpr,
+        ONE_LOOP: tl.constexpr):
     if FLAT:
         seq, mblk = _flat_block(query_start, tl.program_id(0), num_seqs,
                                 search_steps, BLOCK_M)
@@ -260,13 +267,13 @@ def paged_prefill(
         k_strides = (k_page_stride, k_token_stride, k_head_stride)
         v_strides = (v_page_stride, v_token_stride, v_head_stride)
 
-    # 1. The cache's keys at positions [0, kv_end): the context, and without
-    # SEPARATE the chunk too (causally: query position ctx_len + i sees
+    # 1. The cache's keys at positions [0, kv_end): the context, and with
+    # ONE_LOOP the chunk too (causally: query position ctx_len + i sees
     # keys at positions <= ctx_len + i), in tiles starting at multiples of
     # BLOCK_N (so a tile's pages are whole: TMA copies them with KV_DESC).
     # Each query row sees every context token (in its window).
     q_pos = rows + ctx_len
-    if SEPARATE:
+    if SEPARATE or not ONE_LOOP:
         kv_end = ctx_len
         # Tiles ending at or before it need no mask (a window masks all).
         full_end = ctx_len
@@ -300,13 +307,13 @@ def paged_prefill(
         if WINDOW:
             tok_ok = (toks < kv_end)[None, :] & \
                 (toks[None, :] >= lo_pos[:, None])
-            if CAUSAL and not SEPARATE:
+            if CAUSAL and ONE_LOOP:
                 tok_ok = tok_ok & (toks[None, :] <= q_pos[:, None])
             s = tl.where(tok_ok, s, float("-inf"))
         else:
             if start + BLOCK_N > full_end:
                 tok_ok = (toks < kv_end)[None, :]
-                if CAUSAL and not SEPARATE:
+                if CAUSAL and ONE_LOOP:
                     tok_ok = tok_ok & (toks[None, :] <= q_pos[:, None])
                 s = tl.where(tok_ok, s, float("-inf"))
         m_new, p, alpha, l = _softmax_step(s, sl2, m, l, WINDOW, FOLD)
@@ -316,10 +323,10 @@ def paged_prefill(
         acc = tl.dot(p.to(qv.dtype), v, acc * alpha[:, None])
         m = m_new
 
-    # 2. With SEPARATE, the chunk's own tokens from k_new/v_new: j <
-    # min(m0 + BLOCK_M, q_len), causal: j <= i (all j < q_len without
-    # CAUSAL).
-    if SEPARATE:
+    # 2. Unless ONE_LOOP read them, the chunk's own tokens j < min(m0 +
+    # BLOCK_M, q_len), causal: j <= i (all j < q_len without CAUSAL), from
+    # k_new/v_new (SEPARATE) or the cache (tokens ctx_len + j).
+    if SEPARATE or not ONE_LOOP:
         if CAUSAL:
             new_end = tl.where(active, tl.minimum(m0 + BLOCK_M, q_len), 0)
         else:
@@ -329,25 +336,35 @@ def paged_prefill(
             lo_row = rows - window_left
             new_start = tl.maximum(m0 - window_left, 0) // BLOCK_N * BLOCK_N
         rows2 = rows[:, None]
-        # k_new/v_new rows: base q_begin * token_stride + kv_head *
-        # head_stride (64 bits), in-tile offsets (j - start) * token_stride
-        # + d.
-        # (The token strides may be compile-time ints: prefill_launch.)
-        q_begin64 = q_begin.to(tl.int64)
-        kn_base = k_new + (q_begin64 * kn_token_stride +
-                           kv_head64 * kn_head_stride)
-        vn_base = v_new + (q_begin64 * vn_token_stride +
-                           kv_head64 * vn_head_stride)
-        c2 = cols[:, None]
-        kn_offs = c2 * kn_token_stride + d2
-        vn_offs = c2 * vn_token_stride + d2
+        if SEPARATE:
+            # k_new/v_new rows: base q_begin * token_stride + kv_head *
+            # head_stride (64 bits), in-tile offsets (j - start) *
+            # token_stride + d.
+            # (The token strides may be compile-time ints: prefill_launch.)
+            q_begin64 = q_begin.to(tl.int64)
+            kn_base = k_new + (q_begin64 * kn_token_stride +
+                               kv_head64 * kn_head_stride)
+            vn_base = v_new + (q_begin64 * vn_token_stride +
+                               kv_head64 * vn_head_stride)
+            c2 = cols[:, None]
+            kn_offs = c2 * kn_token_stride + d2
+            vn_offs = c2 * vn_token_stride + d2
+        else:
+            # The chunk's keys are the cache's tokens ctx_len + j < seq_len.
+            seq_end = ctx_len + q_len
         # (The names differ from the first loop's: a name local to one
         # run-time loop cannot be assigned in a later one.)
         for start in range(new_start, new_end, BLOCK_N):
             j = start + cols
-            kv_mask = (j < q_len)[:, None] & d_ok
-            k_j = tl.load(kn_base + start * kn_token_stride + kn_offs,
-                          mask=kv_mask, other=0.0)
+            if SEPARATE:
+                kv_mask = (j < q_len)[:, None] & d_ok
+                k_j = tl.load(kn_base + start * kn_token_stride + kn_offs,
+                              mask=kv_mask, other=0.0)
+            else:
+                first = ctx_len + start
+                k_j = tl.paged_load(k_cache, bt_row, first, kv_head,
+                                    (BLOCK_N, DP), PAGE_SIZE, k_strides,
+                                    seq_end, cols=COLS, num_blocks=num_blocks)
             s_j = _scores(qv, k_j, cap_in, cap_out, sl2, SOFTCAP, FOLD)
             if ALIBI:
                 s_j = s_j + slope * (j[None, :] - rows2).to(tl.float32)
@@ -370,8 +387,13 @@ def paged_prefill(
                     s_j = tl.where(seen, s_j, float("-inf"))
             m_j, p_j, alpha_j, l = _softmax_step(s_j, sl2, m, l, WINDOW,
                                                  FOLD)
-            v_j = tl.load(vn_base + start * vn_token_stride + vn_offs,
-                          mask=kv_mask, other=0.0)
+            if SEPARATE:
+                v_j = tl.load(vn_base + start * vn_token_stride + vn_offs,
+                              mask=kv_mask, other=0.0)
+            else:
+                v_j = tl.paged_load(v_cache, bt_row, first, kv_head,
+                                    (BLOCK_N, DP), PAGE_SIZE, v_strides,
+                                    seq_end, cols=COLS, num_blocks=num_blocks)
             acc = tl.dot(p_j.to(qv.dtype), v_j, acc * alpha_j[:, None])
             m = m_j
 
