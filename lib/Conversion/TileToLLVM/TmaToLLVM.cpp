@@ -148,6 +148,51 @@ struct TmaInvalOpLowering : public StatefulPattern<tile::TmaInvalOp> {
   }
 };
 
+/// Where a TMA staging op writes: its block's shape, element bytes and
+/// swizzle (S bytes), and the 32-bit shared address of stage `stage`.
+struct StagedBlock {
+  int64_t rows, cols, bytes, swizzle;
+  Value base;
+};
+
+template <typename Op>
+StagedBlock stagedBlock(OpBuilder &b, Location loc, Op op,
+                        TileToLLVMState &state, Value stage) {
+  RankedTensorType block = op.getBlockType();
+  StagedBlock s;
+  s.bytes = block.getElementType().getIntOrFloatBitWidth() / 8;
+  s.rows = block.getDimSize(0);
+  s.cols = block.getDimSize(1);
+  Staging st = reserveStaging(state, op.getStagedShape(), op.getContig(),
+                              s.bytes, op.getBuffer(), op.getStages(),
+                              /*nvmma=*/true);
+  s.swizzle = st.nvmma->swizzle;
+  Value off = stageOffset(b, loc, stage, st.stageBytes);
+  s.base = LLVM::PtrToIntOp::create(
+      b, loc, b.getI32Type(),
+      asyncSharedPtr(b, loc, op, off, op.getBuffer()));
+  return s;
+}
+
+/// The start of a TMA fill of `op`'s block into stage `stage`: the stage's
+/// full mbarrier, and the issuing thread's predicate (`pred` and the
+/// issuer) with which it announces the block's bytes on the mbarrier
+/// (`mbarrier.arrive.expect_tx`).
+template <typename Op>
+std::pair<Value, Value> announceFill(OpBuilder &b, Location loc, Op op,
+                                     TileToLLVMState &state, Value stage,
+                                     Value pred, const StagedBlock &blk) {
+  Value bar = barrierAddress(b, loc, op, state, stage, op.getBuffer(),
+                             op.getStages());
+  Value issuing = LLVM::AndOp::create(
+      b, loc, pred, isFirstThread(b, loc, issuer(state, op.getProducer())));
+  inlinePtx(b, loc, {}, {issuing, bar},
+            "@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], " +
+                std::to_string(blk.rows * blk.cols * blk.bytes) + ";",
+            "b,r", /*sideEffects=*/true);
+  return {bar, issuing};
+}
+
 /// tile.tma_copy %tm[%o0, %o1] into stage %s if %p {block = B0 x B1, ...}
 ///   => @(%p && thread0) mbarrier.arrive.expect_tx [bar(b, s)], B0*B1*bytes
 ///      @(...) cp.async.bulk.tensor.2d [smem(b, s) + c * B0 * S],
@@ -163,31 +208,16 @@ struct TmaCopyOpLowering : public StatefulPattern<tile::TmaCopyOp> {
                                  "compiling for sm_"
                               << state.sm;
     Location loc = op.getLoc();
-    RankedTensorType block = op.getBlockType();
-    int64_t bytes = block.getElementType().getIntOrFloatBitWidth() / 8;
-    int64_t rows = block.getDimSize(0), cols = block.getDimSize(1);
-    Staging st =
-        reserveStaging(state, op.getStagedShape(), op.getContig(), bytes,
-                       op.getBuffer(), op.getStages(), /*nvmma=*/true);
-    int64_t swizzle = st.nvmma->swizzle;
     Value stage = adaptor.getStage().front();
-    Value stageOff = stageOffset(rewriter, loc, stage, st.stageBytes);
-    Value dst = LLVM::PtrToIntOp::create(
-        rewriter, loc, rewriter.getI32Type(),
-        asyncSharedPtr(rewriter, loc, op, stageOff, op.getBuffer()));
-    Value bar = barrierAddress(rewriter, loc, op, state, stage, op.getBuffer(),
-                               op.getStages());
-    Value pred = LLVM::AndOp::create(
-        rewriter, loc, adaptor.getPred().front(),
-        isFirstThread(rewriter, loc, issuer(state, op.getProducer())));
+    StagedBlock blk = stagedBlock(rewriter, loc, op, state, stage);
+    int64_t rows = blk.rows, cols = blk.cols, bytes = blk.bytes,
+            swizzle = blk.swizzle;
+    Value dst = blk.base;
+    auto [bar, pred] = announceFill(rewriter, loc, op, state, stage,
+                                    adaptor.getPred().front(), blk);
     Value tensormap = adaptor.getTensormap().front();
     Value outer = adaptor.getOffsets()[0].front();
     Value inner = adaptor.getOffsets()[1].front();
-    std::string expect =
-        "@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], " +
-        std::to_string(rows * cols * bytes) + ";";
-    inlinePtx(rewriter, loc, {}, {pred, bar}, expect, "b,r",
-              /*sideEffects=*/true);
     int64_t lineElems = swizzle / bytes;
     for (int64_t c = 0; c < cols / lineElems; ++c) {
       Value to =
@@ -228,33 +258,19 @@ struct TmaCopyPagesOpLowering : public StatefulPattern<tile::TmaCopyPagesOp> {
                                  "compiling for sm_"
                               << state.sm;
     Location loc = op.getLoc();
-    RankedTensorType block = op.getBlockType();
-    int64_t bytes = block.getElementType().getIntOrFloatBitWidth() / 8;
-    int64_t rows = block.getDimSize(0), cols = block.getDimSize(1);
     int64_t page = op.getPageSize(), box = op.getBoxRows();
-    Staging st =
-        reserveStaging(state, op.getStagedShape(), op.getContig(), bytes,
-                       op.getBuffer(), op.getStages(), /*nvmma=*/true);
-    int64_t swizzle = st.nvmma->swizzle;
     Value stage = adaptor.getStage().front();
-    Value stageOff = stageOffset(rewriter, loc, stage, st.stageBytes);
-    Value dst = LLVM::PtrToIntOp::create(
-        rewriter, loc, rewriter.getI32Type(),
-        asyncSharedPtr(rewriter, loc, op, stageOff, op.getBuffer()));
-    Value bar = barrierAddress(rewriter, loc, op, state, stage, op.getBuffer(),
-                               op.getStages());
-    Value pred = LLVM::AndOp::create(
-        rewriter, loc, adaptor.getPred().front(),
-        isFirstThread(rewriter, loc, issuer(state, op.getProducer())));
+    StagedBlock blk = stagedBlock(rewriter, loc, op, state, stage);
+    int64_t rows = blk.rows, cols = blk.cols, bytes = blk.bytes,
+            swizzle = blk.swizzle;
+    Value dst = blk.base;
+    auto [bar, pred] = announceFill(rewriter, loc, op, state, stage,
+                                    adaptor.getPred().front(), blk);
     Value tensormap = adaptor.getTensormap().front();
     Value table = adaptor.getBlockTable().front();
     Value first = adaptor.getFirstToken().front();
     Value head = adaptor.getHead().front();
     Value bound = adaptor.getSeqLen().front();
-    inlinePtx(rewriter, loc, {}, {pred, bar},
-              "@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], " +
-                  std::to_string(rows * cols * bytes) + ";",
-              "b,r", /*sideEffects=*/true);
     auto c32 = [&](int64_t v) { return i32Const(rewriter, loc, v); };
     int64_t lineElems = swizzle / bytes;
     // Every box's entry first, so that their loads are in flight together
@@ -311,18 +327,11 @@ struct TmaZeroRowsOpLowering : public StatefulPattern<tile::TmaZeroRowsOp> {
   matchAndRewrite(tile::TmaZeroRowsOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    RankedTensorType block = op.getBlockType();
-    int64_t bytes = block.getElementType().getIntOrFloatBitWidth() / 8;
-    int64_t rows = block.getDimSize(0), cols = block.getDimSize(1);
-    Staging st =
-        reserveStaging(state, op.getStagedShape(), op.getContig(), bytes,
-                       op.getBuffer(), op.getStages(), /*nvmma=*/true);
-    int64_t swizzle = st.nvmma->swizzle;
-    Value stage = adaptor.getStage().front();
-    Value stageOff = stageOffset(rewriter, loc, stage, st.stageBytes);
-    Value base = LLVM::PtrToIntOp::create(
-        rewriter, loc, rewriter.getI32Type(),
-        asyncSharedPtr(rewriter, loc, op, stageOff, op.getBuffer()));
+    StagedBlock blk =
+        stagedBlock(rewriter, loc, op, state, adaptor.getStage().front());
+    int64_t rows = blk.rows, cols = blk.cols, bytes = blk.bytes,
+            swizzle = blk.swizzle;
+    Value base = blk.base;
     Value from = adaptor.getFrom().front();
     auto c32 = [&](int64_t v) { return i32Const(rewriter, loc, v); };
     // Chunk i of the stage lies in column i / (rows * S / 16), row
