@@ -169,8 +169,7 @@ StagedBlock stagedBlock(OpBuilder &b, Location loc, Op op,
   s.swizzle = st.nvmma->swizzle;
   Value off = stageOffset(b, loc, stage, st.stageBytes);
   s.base = LLVM::PtrToIntOp::create(
-      b, loc, b.getI32Type(),
-      asyncSharedPtr(b, loc, op, off, op.getBuffer()));
+      b, loc, b.getI32Type(), asyncSharedPtr(b, loc, op, off, op.getBuffer()));
   return s;
 }
 
@@ -182,8 +181,8 @@ template <typename Op>
 std::pair<Value, Value> announceFill(OpBuilder &b, Location loc, Op op,
                                      TileToLLVMState &state, Value stage,
                                      Value pred, const StagedBlock &blk) {
-  Value bar = barrierAddress(b, loc, op, state, stage, op.getBuffer(),
-                             op.getStages());
+  Value bar =
+      barrierAddress(b, loc, op, state, stage, op.getBuffer(), op.getStages());
   Value issuing = LLVM::AndOp::create(
       b, loc, pred, isFirstThread(b, loc, issuer(state, op.getProducer())));
   inlinePtx(b, loc, {}, {issuing, bar},
@@ -344,8 +343,8 @@ struct TmaZeroRowsOpLowering : public StatefulPattern<tile::TmaZeroRowsOp> {
     for (int64_t k = 0; k * threads < chunks; ++k) {
       Value i = LLVM::AddOp::create(rewriter, loc, tid, c32(k * threads));
       Value row = LLVM::URemOp::create(
-          rewriter, loc, LLVM::UDivOp::create(rewriter, loc, i, c32(lineChunks)),
-          c32(rows));
+          rewriter, loc,
+          LLVM::UDivOp::create(rewriter, loc, i, c32(lineChunks)), c32(rows));
       Value clear = LLVM::ICmpOp::create(rewriter, loc,
                                          LLVM::ICmpPredicate::sge, row, from);
       if ((k + 1) * threads > chunks)
@@ -354,8 +353,7 @@ struct TmaZeroRowsOpLowering : public StatefulPattern<tile::TmaZeroRowsOp> {
             LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, i,
                                  c32(chunks)));
       Value at = LLVM::AddOp::create(
-          rewriter, loc, base,
-          LLVM::MulOp::create(rewriter, loc, i, c32(16)));
+          rewriter, loc, base, LLVM::MulOp::create(rewriter, loc, i, c32(16)));
       inlinePtx(rewriter, loc, {}, {clear, at, zero},
                 "@$0 st.shared.v4.b32 [$1], {$2, $2, $2, $2};", "b,r,r",
                 /*sideEffects=*/true);
@@ -629,8 +627,7 @@ void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
                TmaWaitOpLowering, TmaReleaseOpLowering, TmaAcquireOpLowering,
                IsProducerOpLowering, SetMaxRegistersOpLowering,
                AsyncArriveOpLowering, WarpgroupTurnOpLowering,
-               TmaCopyPagesOpLowering, TmaZeroRowsOpLowering>(converter,
-                                                              state);
+               TmaCopyPagesOpLowering, TmaZeroRowsOpLowering>(converter, state);
   patterns.add<TensorMapBlockOpLowering, TensorMapPagesOpLowering,
                WarpgroupIdOpLowering>(converter);
 }

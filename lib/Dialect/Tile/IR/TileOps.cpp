@@ -722,8 +722,8 @@ static LogicalResult verifyTmaBlock(Operation *op, Type blockType,
            << "contig must be " << last << " (the block's last dimension"
            << (transposed ? ", transposed" : "") << "), got " << contig;
   if (boxRows > 256)
-    return op->emitOpError() << "a TMA box has at most 256 rows, got "
-                             << boxRows;
+    return op->emitOpError()
+           << "a TMA box has at most 256 rows, got " << boxRows;
   return verifyNvmma(op, staged, block.getElementType(), contig);
 }
 

@@ -439,9 +439,8 @@ bool isFree(Operation *op) {
   Type elt = tensorType(op->getResult(0)).getElementType();
   bool index = isa<IntegerType, PointerType>(elt);
   if (!index ||
-      !(isElementwise(op) ||
-        isa<ExpandDimsOp, BroadcastOp, AddPtrOp, TensorMapBlockOp,
-            TensorMapPagesOp>(op)))
+      !(isElementwise(op) || isa<ExpandDimsOp, BroadcastOp, AddPtrOp,
+                                 TensorMapBlockOp, TensorMapPagesOp>(op)))
     return false;
   return llvm::all_of(op->getOperands(), [](Value v) {
     return !isTensor(v) || isFree(v.getDefiningOp());

@@ -124,8 +124,7 @@ struct LowerDescriptorsPass
         // With a tensor map, the pointers say which block they address, so
         // that quire-async-copies may stage the load with TMA.
         // (2-D blocks: tile.tma_copy's.)
-        if (Value tm = desc.getTensormap();
-            tm && load.getType().getRank() == 2)
+        if (Value tm = desc.getTensormap(); tm && load.getType().getRank() == 2)
           ptrs = TensorMapBlockOp::create(b, loc, ptrs, tm, load.getOffsets());
         RankedTensorType type = load.getType();
         Type elt = type.getElementType();

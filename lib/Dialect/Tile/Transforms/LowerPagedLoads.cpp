@@ -335,8 +335,8 @@ struct LowerPagedLoadsPass
     AxisInfoAnalysis info(module);
     boxAligned.clear();
     module.walk([&](PagedLoadOp op) {
-      int64_t box = std::min<int64_t>(op.getPageSizeAttr().getInt(),
-                                      op.getBlockN());
+      int64_t box =
+          std::min<int64_t>(op.getPageSizeAttr().getInt(), op.getBlockN());
       if (op.getTensormap() &&
           info.get(op.getFirstToken()).scalarDivisibility % box == 0)
         boxAligned.insert(op);

@@ -454,8 +454,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       // pointers.
       if (TensorMapPagesOp pages = l.tma ? pagesOf(copy) : nullptr)
         work.append({pages.getTensormap(), pages.getBlockTable(),
-                     pages.getFirstToken(), pages.getHead(),
-                     pages.getSeqLen(), copy.getStage()});
+                     pages.getFirstToken(), pages.getHead(), pages.getSeqLen(),
+                     copy.getStage()});
       else
         llvm::append_range(work, copy->getOperands());
     }
@@ -588,9 +588,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
             lookup(copy.getStage()),
             arith::ConstantOp::create(gb, loc, gb.getBoolAttr(true)),
             TypeAttr::get(RankedTensorType::get(ptrs.getShape(), elt)),
-            pages.getPageSizeAttr(), copy.getBufferAttr(),
-            copy.getContigAttr(), copy.getStagesAttr(),
-            copy.getTransposedAttr(), gb.getUnitAttr());
+            pages.getPageSizeAttr(), copy.getBufferAttr(), copy.getContigAttr(),
+            copy.getStagesAttr(), copy.getTransposedAttr(), gb.getUnitAttr());
         continue;
       }
       cloneForSets(gb, *copy);
@@ -688,8 +687,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     if (l.tma) {
       OpBuilder bb = OpBuilder::atBlockBegin(l.loop.getBody());
       IRMapping back;
-      Value ahead = arith::MulIOp::create(bb, loc, l.loop.getStep(),
-                                          cst(bb, l.ahead));
+      Value ahead =
+          arith::MulIOp::create(bb, loc, l.loop.getStep(), cst(bb, l.ahead));
       back.map(l.loop.getInductionVar(),
                arith::SubIOp::create(bb, loc, l.loop.getInductionVar(), ahead));
       cloneSlice(bb, l.boundSlice, back);
