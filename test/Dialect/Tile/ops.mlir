@@ -230,6 +230,21 @@ func.func @tma_staging(%b: !tile.ptr<f16>, %n: i32, %st: i64, %tm: !tile.tensorm
   return
 }
 
+// CHECK-LABEL: func.func @tma_pages
+// CHECK: tile.paged_load {{.*}} bound %{{.*}} tensormap %{{.*}} : tensor<128x64xf16>
+// CHECK: tile.tensormap_pages %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] bound %{{.*}} {page_size = 16 : i32} : tensor<128x64x!tile.ptr<f16>>
+// CHECK: tile.tma_copy_pages %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}] bound %{{.*}} into stage %{{.*}} if %{{.*}} {block = tensor<128x64xf16>, buffer = 0 : i32, contig = 1 : i32, page_size = 16 : i32, producer, stages = 2 : i32}
+// CHECK: tile.tma_zero_rows stage %{{.*}} from %{{.*}} {block = tensor<128x64xf16>, buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32}
+func.func @tma_pages(%cache: !tile.ptr<f16>, %bt: !tile.ptr<i32>, %t: i32, %s: i64,
+                     %tm: !tile.tensormap, %p: tensor<128x64x!tile.ptr<f16>>, %in: i1) -> tensor<128x64xf16> {
+  %k = tile.paged_load %cache[%bt, %t, %t] {page_size = 16 : i32}
+         strides(%s, %s, %s) bound %t tensormap %tm : tensor<128x64xf16>
+  %q = tile.tensormap_pages %p, %tm[%bt, %t, %t] bound %t {page_size = 16 : i32} : tensor<128x64x!tile.ptr<f16>>
+  tile.tma_copy_pages %tm[%bt, %t, %t] bound %t into stage %t if %in {block = tensor<128x64xf16>, buffer = 0 : i32, contig = 1 : i32, page_size = 16 : i32, stages = 2 : i32, producer}
+  tile.tma_zero_rows stage %t from %t {block = tensor<128x64xf16>, buffer = 0 : i32, contig = 1 : i32, stages = 2 : i32}
+  return %k : tensor<128x64xf16>
+}
+
 // CHECK-LABEL: func.func @atomics
 func.func @atomics(%p: !tile.ptr<i32>, %ps: tensor<64x!tile.ptr<f32>>, %v: tensor<64xf32>, %m: tensor<64xi1>) -> (i32, tensor<64xf32>, i32) {
   %one = arith.constant 1 : i32
