@@ -1860,12 +1860,7 @@ LogicalResult Interpreter::exec(Operation *op) {
         set(o.getResult(), std::move(r));
         return success();
       })
-      .Case([&](tile::TensorMapBlockOp o) {
-        RtValue r = get(o.getPtrs()); // an identity on the pointers
-        set(o.getResult(), std::move(r));
-        return success();
-      })
-      .Case([&](tile::TensorMapPagesOp o) {
+      .Case<tile::TensorMapBlockOp, tile::TensorMapPagesOp>([&](auto o) {
         RtValue r = get(o.getPtrs()); // an identity on the pointers
         set(o.getResult(), std::move(r));
         return success();

@@ -14,7 +14,7 @@
 // has them (tile.tma_release: one arrival per warp; tile.tma_acquire: the
 // issuing thread's wait). The issuing thread is thread 0, or the producer
 // warp's first (`producer`, tile.is_producer: quire-warp-specialize).
-// tile.tensormap_block is the identity.
+// tile.tensormap_block and tile.tensormap_pages are the identity.
 //
 //===----------------------------------------------------------------------===//
 
@@ -592,26 +592,15 @@ struct WarpgroupIdOpLowering
   }
 };
 
-/// tile.tensormap_pages %p, %tm[...] bound %n => %p (the pointers).
-struct TensorMapPagesOpLowering
-    : public ConvertOpToLLVMPattern<tile::TensorMapPagesOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// tile.tensormap_block %p, %tm[...] and tile.tensormap_pages %p, %tm[...]
+/// bound %n => %p (the pointers themselves).
+template <typename Op>
+struct TensorMapPointersLowering : public ConvertOpToLLVMPattern<Op> {
+  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
+  using OneToNOpAdaptor = typename ConvertOpToLLVMPattern<Op>::OneToNOpAdaptor;
 
   LogicalResult
-  matchAndRewrite(tile::TensorMapPagesOp op, OneToNOpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOpWithMultiple(op, {adaptor.getPtrs()});
-    return success();
-  }
-};
-
-/// tile.tensormap_block %p, %tm[...] => %p (the pointers themselves).
-struct TensorMapBlockOpLowering
-    : public ConvertOpToLLVMPattern<tile::TensorMapBlockOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(tile::TensorMapBlockOp op, OneToNOpAdaptor adaptor,
+  matchAndRewrite(Op op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithMultiple(op, {adaptor.getPtrs()});
     return success();
@@ -628,6 +617,7 @@ void tilellvm::populateTmaPatterns(LLVMTypeConverter &converter,
                IsProducerOpLowering, SetMaxRegistersOpLowering,
                AsyncArriveOpLowering, WarpgroupTurnOpLowering,
                TmaCopyPagesOpLowering, TmaZeroRowsOpLowering>(converter, state);
-  patterns.add<TensorMapBlockOpLowering, TensorMapPagesOpLowering,
+  patterns.add<TensorMapPointersLowering<tile::TensorMapBlockOp>,
+               TensorMapPointersLowering<tile::TensorMapPagesOp>,
                WarpgroupIdOpLowering>(converter);
 }

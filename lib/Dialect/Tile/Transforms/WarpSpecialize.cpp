@@ -196,6 +196,13 @@ TensorMapPagesOp pagesOf(AsyncCopyOp copy) {
   return pages;
 }
 
+/// The block a copy stages: its pointers' shape, of their pointee type.
+TypeAttr stagedBlock(AsyncCopyOp copy) {
+  RankedTensorType ptrs = copy.getPtrs().getType();
+  Type elt = cast<PointerType>(ptrs.getElementType()).getPointeeType();
+  return TypeAttr::get(RankedTensorType::get(ptrs.getShape(), elt));
+}
+
 /// Marks `l` TMA-staged when every copy is of a tile.tensormap_pages tile
 /// whose first token and bound the body computes from its induction
 /// variable and values from before the loop.
@@ -579,17 +586,15 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     for (AsyncCopyOp copy : copies) {
       if (l.tma) {
         TensorMapPagesOp pages = pagesOf(copy);
-        RankedTensorType ptrs = copy.getPtrs().getType();
-        Type elt = cast<PointerType>(ptrs.getElementType()).getPointeeType();
         TmaCopyPagesOp::create(
             gb, copy.getLoc(), lookup(pages.getTensormap()),
             lookup(pages.getBlockTable()), lookup(pages.getFirstToken()),
             lookup(pages.getHead()), lookup(pages.getSeqLen()),
             lookup(copy.getStage()),
             arith::ConstantOp::create(gb, loc, gb.getBoolAttr(true)),
-            TypeAttr::get(RankedTensorType::get(ptrs.getShape(), elt)),
-            pages.getPageSizeAttr(), copy.getBufferAttr(), copy.getContigAttr(),
-            copy.getStagesAttr(), copy.getTransposedAttr(), gb.getUnitAttr());
+            stagedBlock(copy), pages.getPageSizeAttr(), copy.getBufferAttr(),
+            copy.getContigAttr(), copy.getStagesAttr(),
+            copy.getTransposedAttr(), gb.getUnitAttr());
         continue;
       }
       cloneForSets(gb, *copy);
@@ -702,25 +707,18 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       for (auto [copy, first, bound] : bounds) {
         if (int32_t(copy.getBuffer()) != buffer)
           continue;
-        RankedTensorType ptrs = copy.getPtrs().getType();
-        Type elt = cast<PointerType>(ptrs.getElementType()).getPointeeType();
         Value from = arith::SubIOp::create(zb, loc, bound, first);
-        Value some = arith::CmpIOp::create(zb, loc, arith::CmpIPredicate::slt,
-                                           from, cst(zb, ptrs.getDimSize(0)));
+        Value some = arith::CmpIOp::create(
+            zb, loc, arith::CmpIPredicate::slt, from,
+            cst(zb, copy.getPtrs().getType().getDimSize(0)));
         auto clear = scf::IfOp::create(zb, loc, TypeRange(), some,
                                        /*withElseRegion=*/false);
         OpBuilder tb = OpBuilder::atBlockBegin(clear.thenBlock());
-        TmaZeroRowsOp::create(
-            tb, loc, stage, from,
-            TypeAttr::get(RankedTensorType::get(ptrs.getShape(), elt)),
-            copy.getBufferAttr(), copy.getContigAttr(), copy.getStagesAttr(),
-            copy.getTransposedAttr());
+        TmaZeroRowsOp::create(tb, loc, stage, from, stagedBlock(copy),
+                              copy.getBufferAttr(), copy.getContigAttr(),
+                              copy.getStagesAttr(), copy.getTransposedAttr());
       }
     };
-    // (TMA copies go once the clears have read their attributes.)
-    for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
-      if (!l.tma)
-        copy->erase();
     l.top->erase();
     Block *lbody = l.loop.getBody();
     OpBuilder cb = OpBuilder::atBlockBegin(lbody);
@@ -738,9 +736,9 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       if (l.tma)
         zeroPastBound(cb, buffer, reader.second);
     }
+    // (The copies go once the clears have read their attributes.)
     for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
-      if (l.tma)
-        copy->erase();
+      copy->erase();
     cb.setInsertionPoint(lbody->getTerminator());
     // The stage was read through the async proxy (wgmma) and is refilled
     // through the generic one (cp.async): the release fences first.
