@@ -13,6 +13,7 @@ import pytest
 
 import quire
 import quire.language as tl
+from quire import _args
 from conftest import FakeCudaArray
 from quire.tools.tensor_descriptor import TensorDescriptor
 
@@ -85,11 +86,10 @@ def _reference(q, k, v, table, seq_len, page, heads, block_m, scale):
 
 
 def _desc(cache, block_n):
-    blocks, page, heads, d = cache.shape
-    strides = list(cache.stride()) if callable(getattr(cache, "stride", None)) \
-        else [s // cache.itemsize for s in cache.strides]
-    return TensorDescriptor(cache, list(cache.shape), strides,
-                            [1, min(page, block_n), 1, d])
+    """A descriptor of all of `cache` (numpy, torch or a CUDA array) whose
+    block is one page's box of min(page, block_n) tokens."""
+    _, page, _, d = _args.view(cache, "cache").shape
+    return TensorDescriptor.from_tensor(cache, [1, min(page, block_n), 1, d])
 
 
 @pytest.mark.parametrize("seq_len,page,block_n", [
@@ -151,18 +151,11 @@ def _warm(page=16, block_n=128, d=128, **options):
     v = FakeCudaArray((blocks, page, heads, d), "<f2")
     args = (FakeCudaArray((heads * block_m, d), "<f2"),
             FakeCudaArray((heads * block_m, d), "<f2"),
-            _desc_fake(k, block_n), _desc_fake(v, block_n),
+            _desc(k, block_n), _desc(v, block_n),
             FakeCudaArray((blocks,), "<i4"), 1000, 0.1)
     return paged_attention.warmup(*args, grid=(heads,), sm=90, num_warps=8,
                                   BLOCK_M=block_m, BLOCK_N=block_n, D=d,
                                   PAGE=page, **options)
-
-
-def _desc_fake(cache, block_n):
-    blocks, page, heads, d = cache.__cuda_array_interface__["shape"]
-    return TensorDescriptor(cache, [blocks, page, heads, d],
-                            [page * heads * d, heads * d, d, 1],
-                            [1, min(page, block_n), 1, d])
 
 
 def test_producer_copies_pages_with_tma():

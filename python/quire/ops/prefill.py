@@ -55,7 +55,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         consts.update(dict.fromkeys(new))
     launch.as_constants(consts, args, token_strides)
     if kv_desc is not None:
-        box = [1, min(page_size, block_n), 1, configs.tile_width(head_dim)]
+        box = page_box(page_size, block_n, head_dim)
         for name in ("k", "v"):
             args[f"{name}_cache"] = (code_generator.DescriptorArg(
                 launch.DTYPES[dtype], box, "zero", *kv_desc), 1)
@@ -263,6 +263,12 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     return (out, lse) if return_lse else out
 
 
+def page_box(page_size, block_n, head_dim):
+    """The block of the caches' descriptors (KV_DESC): one page's box of
+    min(page_size, block_n) tokens, the kernel's tile width."""
+    return [1, min(page_size, block_n), 1, configs.tile_width(head_dim)]
+
+
 def tma_pages_fit(v, sm, block_n, page_size, head_dim, warp_specialize,
                   checked):
     """True if the kernel's producer warps can copy the caches' pages of
@@ -278,8 +284,8 @@ def tma_pages_fit(v, sm, block_n, page_size, head_dim, warp_specialize,
         if x.itemsize != 2 or x.ptr % 16 or val.stride(x, 3) != 1 or \
                 any(val.stride(x, i) * 2 % 16 for i in range(3)):
             return False
-    box = min(page_size, block_n)
-    line = min(128, configs.tile_width(head_dim) * 2)
+    _, box, _, width = page_box(page_size, block_n, head_dim)
+    line = min(128, width * 2)
     return (block_n % box == 0 and page_size % box == 0 and box <= 256 and
             line >= 32 and box * line % 1024 == 0)
 
@@ -416,11 +422,9 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     if separate:
         values.update(k_new=v["key"].obj, v_new=v["value"].obj)
     if kv_desc is not None:
-        box = [1, min(page_size, block_n), 1, configs.tile_width(head_dim)]
+        box = page_box(page_size, block_n, head_dim)
         for name, x in (("k_cache", kc), ("v_cache", vc)):
-            values[name] = TensorDescriptor(
-                x.obj, list(x.shape), [val.stride(x, i) for i in range(4)],
-                box)
+            values[name] = TensorDescriptor.from_tensor(x.obj, box)
     feats.values(values, lse, num_tokens if lse is not None else 0)
     tensors = list(v.values()) + [o] + feats.views()
     if lse is not None:
