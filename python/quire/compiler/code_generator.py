@@ -1255,9 +1255,6 @@ class DescriptorArg:
     def __hash__(self):
         return hash(self._key())
 
-    def __lt__(self, other):
-        return repr(self._key()) < repr(other._key())
-
     def emit(self, b, tma=False):
         ptr = core.pointer_type(self.dtype)
         div16 = {"tile.divisibility": "16 : i32"}
