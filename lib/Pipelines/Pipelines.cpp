@@ -130,6 +130,8 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     copies.tma = options.tma || options.tmaRelease || specialize;
     copies.tmaRelease = options.tmaRelease || specialize;
     copies.pingpong = options.pingpong;
+    // quire-warp-specialize moves the invariant operands after its split.
+    copies.sharedInvariantOperands = !(warpgroup && specialize);
     pm.addPass(tile::createAsyncCopies(copies));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());

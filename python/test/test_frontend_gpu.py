@@ -102,8 +102,8 @@ def test_fused_attention_warp_specialized(torch, causal, options, D, dtype):
     # The tutorial's kernel with 128-row tiles (BLOCK_N = the head dim) and
     # producer warps: the consumers' loops wait on mbarriers, and the query
     # (a loop-invariant wgmma A) is read from shared memory, not registers
-    # (docs/passes.md, "Loop-invariant A operands of mbarrier-waiting
-    # loops"). Eight or more key tiles a row block.
+    # (docs/passes.md, "Loop-invariant A operands of wgmma loops"). Eight
+    # or more key tiles a row block.
     m = load("06-fused-attention")
     Z, H, N = 1, 3, 1024
     q, k, v = (torch.randn(Z, H, N, D, device="cuda",

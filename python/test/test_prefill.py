@@ -609,3 +609,44 @@ def test_overlap_softmax_with_producer_warps():
                                  overlap_softmax="yes")
 
 
+
+def _poison_tails(a):
+    """NaN in every cache slot of each sequence's pages past its tokens
+    (_case gives a sequence its pages' count of entries, then zeros)."""
+    bt, P = a["block_table"], a["key_cache"].shape[1]
+    for s, n in enumerate(a["seq_lens"]):
+        t = np.arange(n, max(1, -(-n // P)) * P)
+        a["key_cache"][bt[s, t // P], t % P] = np.nan
+        a["value_cache"][bt[s, t // P], t % P] = np.nan
+
+
+@pytest.mark.parametrize("block_m, block_n", [(64, 32), (16, 16)])
+def test_one_loop_matches_float64(block_m, block_n):
+    """The chunk's keys from the cache read in the context's loop
+    (ONE_LOOP, the TMA form's kernel): tiles at multiples of BLOCK_N across
+    the context's end, the causal mask by position; NaN in the cache past
+    each sequence's tokens."""
+    rng = np.random.default_rng(7)
+    a, kn, vn = _case(rng, [0, 37, 100], [70, 33, 129], 16, 4, 2, 64)
+    _poison_tails(a)
+    ref = reference(a, kn, vn, 1 / math.sqrt(64))
+    out = quire.ops._paged_prefill(*a.values(), None, None, None, None, None,
+                                   block_m=block_m, block_n=block_n,
+                                   num_warps=4, one_loop=True)
+    assert _rel(out, ref) < 2e-3
+
+
+@pytest.mark.parametrize("causal, window", [(False, (-1, -1)), (True, (40, 0)),
+                                            (False, (40, -1))])
+def test_one_loop_matches_two_loops(causal, window):
+    """Without causal masking and with a left window, ONE_LOOP computes
+    what the two loops compute."""
+    rng = np.random.default_rng(8)
+    a, _, _ = _case(rng, [0, 37, 100], [70, 33, 129], 16, 4, 2, 64)
+    _poison_tails(a)
+    outs = [quire.ops._paged_prefill(*a.values(), None, None, None, None,
+                                     None, causal=causal, window_size=window,
+                                     one_loop=one)
+            for one in (False, True)]
+    assert np.isfinite(outs[1].astype(np.float32)).all()
+    assert _rel(outs[1], outs[0].astype(np.float64)) < 2e-3

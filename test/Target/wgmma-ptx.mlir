@@ -1,11 +1,12 @@
 // tile.warpgroup_dot on sm_90: the kernels of the async-copies-warpgroup pass
-// test (a matmul with both operands staged, attention scores with Q in
-// registers and K^T staged) and the paged prefill example. The PTX targets
+// test (a matmul with both operands staged, attention scores with Q stored
+// once into shared memory and K^T staged) and the paged prefill example. The PTX targets
 // sm_90a; the dynamic shared memory is 1024-byte aligned for the swizzled
 // staging; the wait before each iteration's reads fences the cp.async data
 // for the async proxy; each dot is fence, wgmma.mma_async m64nNk16 per
 // 64-row block and K step (descriptors for staged operands: A K-major, B
-// N-major in the matmul; registers for Q and P, K-major K^T, N-major V),
+// N-major in the matmul; Q's one-stage buffer and K-major K^T in the
+// scores; registers for P and N-major V in P V),
 // commit, wait. --wgmma=false (and sm_80) keep mma.sync.
 // RUN: quirec %S/../Dialect/Tile/Transforms/async-copies-warpgroup.mlir --sm 90 --num-warps 4 | FileCheck %s
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 | FileCheck %s --check-prefix=PREFILL
@@ -41,19 +42,21 @@
 // CHECK:       wgmma.commit_group.sync.aligned;
 // CHECK:       wgmma.wait_group.sync.aligned 0;
 // CHECK-LABEL: .entry scores(
-// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{].*[}]}}, {%r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}, %r{{[0-9]+}}}, %rd{{[0-9]+}}, p, 1, 1, 0;
+// CHECK:       st.shared.v4.b32
+// CHECK-COUNT-4: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{[{].*[}]}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 
 // PREFILL:     .target sm_90a
 // PREFILL-LABEL: .entry paged_prefill_attention(
-// PREFILL:     wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, p, 1, 1, 0;
+// PREFILL:     wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{.*}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 0;
 // PREFILL:     wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {{.*}}, p, 1, 1, 1;
 // PREFILL-NOT: mma.sync.aligned.m16n8k16
 
 // ZERO-LABEL: define {{.*}} @paged_prefill_attention(
-// ZERO:       asm sideeffect "wgmma.fence.sync.aligned;", "r,r,r,r,{{.*}}"
-// ZERO:       asm sideeffect "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16{{.*}}", "{{(=f,)+}}r,r,r,r,l,r"({{.*}}, i32 0)
+// ZERO:       asm sideeffect "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16{{.*}}", "{{(=f,)+}}l,l,r"({{.*}}, i32 0)
 // ZERO-NEXT:  extractvalue
-// ZERO:       asm sideeffect "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16{{.*}}", "{{(=f,)+}}0,1,{{.*}}r,r,r,r,l,r"({{.*}}, i32 1)
+// ZERO:       asm sideeffect "{{.*}}wgmma.mma_async.sync.aligned.m64n64k16{{.*}}", "{{(=f,)+}}0,1,{{.*}}l,l,r"({{.*}}, i32 1)
+// ZERO:       asm sideeffect "wgmma.fence.sync.aligned;", "r,r,r,r,{{.*}}"
+// ZERO:       asm sideeffect "{{.*}}wgmma.mma_async.sync.aligned.m64n128k16{{.*}}", "{{(=f,)+}}0,1,{{.*}}r,r,r,r,l,r"
 
 // OFF-NOT:     sm_90a
 // OFF-LABEL:   .entry paged_prefill_attention(

@@ -22,10 +22,11 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           fold_scale=True, pingpong=False, gathered_rows=False,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
           producer_registers=0, last_first=True, overlap_softmax=False,
-          kv_desc=None):
+          kv_desc=None, one_loop=False):
     """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
-    DescriptorArg's facts), or None."""
+    DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
+    `separate`: the chunk's keys read in the context's loop (ONE_LOOP)."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -36,7 +37,9 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
                   PAGE_SIZE=page_size, BLOCK_M=block_m, BLOCK_N=block_n,
                   SEPARATE=separate, CAUSAL=causal, FLAT=flat,
                   SKIP_DECODE=skip_decode, FOLD_SCALE=fold_scale,
-                  LAST_FIRST=last_first, KV_DESC=kv_desc is not None)
+                  LAST_FIRST=last_first, KV_DESC=kv_desc is not None,
+                  ONE_LOOP=(one_loop or kv_desc is not None) and
+                  not separate)
     args = dict(
         out=(P, pd), q=(P, pd), k_cache=(KP, pd), v_cache=(KP, pd),
         block_tables=(I32P, pd), query_start=(I32P, 1), seq_lens=(I32P, 1),
@@ -190,7 +193,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    early_dots=False, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
-                   last_first=True, overlap_softmax=False, tma_pages=False):
+                   last_first=True, overlap_softmax=False, tma_pages=False,
+                   one_loop=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
@@ -199,7 +203,9 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
     chunk's blocks (last_first, prefill_kernel.LAST_FIRST) open for
     benchmarks. `tma_pages`: on the GPU, pass the caches as tensor
-    descriptors where TMA can copy their pages (prefill_launch)."""
+    descriptors where TMA can copy their pages (prefill_launch);
+    `one_loop`: the chunk's keys from the cache read in the context's loop
+    (prefill_kernel.ONE_LOOP, which tma_pages implies)."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -249,6 +255,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     val.check_bool(last_first, "last_first")
     val.check_bool(overlap_softmax, "overlap_softmax")
     val.check_bool(tma_pages, "tma_pages")
+    val.check_bool(one_loop, "one_loop")
     _kernel._check_producer_registers("producer_registers", producer_registers)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -258,7 +265,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
         producer_registers, last_first, overlap_softmax,
-        tma_pages and not host)
+        tma_pages and not host, one_loop)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -296,7 +303,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
-                   overlap_softmax=False, tma_pages=False):
+                   overlap_softmax=False, tma_pages=False, one_loop=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -311,7 +318,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     FOLD_SCALE, `last_first` as its LAST_FIRST. With `tma_pages` (a GPU
     launch) the caches go as tensor descriptors (KV_DESC) where the
     kernel's producer warps can copy their pages with TMA
-    (tma_pages_fit)."""
+    (tma_pages_fit); `one_loop` as _spec's."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
     num_tokens, num_heads, head_dim = q.shape
@@ -404,7 +411,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
            producer_registers, last_first, overlap_softmax, kv_desc,
-           token_strides)
+           one_loop, token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
@@ -413,7 +420,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
             pingpong, gathered_rows, token_strides, warp_specialize,
             producer_warpgroup, producer_registers, last_first,
-            overlap_softmax, kv_desc))
+            overlap_softmax, kv_desc, one_loop))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

@@ -10,7 +10,9 @@ head; they attend over
   2. the chunk's own tokens (causally: query token i sees new tokens
      j <= i), read from k_new/v_new (SEPARATE) or from the cache, where
      they are tokens ctx_s + j of the sequence (vLLM writes the chunk's K/V
-     into the cache before attention).
+     into the cache before attention). From the cache with ONE_LOOP, one
+     loop reads both parts by position, in tiles starting at multiples of
+     BLOCK_N.
 Online softmax in base 2 over tiles of BLOCK_N keys; P stays in registers
 (the S accumulator becomes the A operand of P V).
 
@@ -75,9 +77,12 @@ Constexprs, each off costing nothing:
   KV_DESC      k_cache and v_cache are tensor descriptors of the caches
                (block [1, min(PAGE_SIZE, BLOCK_N), 1, DP]), whose strides
                they carry (the k/v stride parameters are then None): with
-               producer warps on sm_90 TMA copies the pages of the
-               context's tiles, which start at multiples of BLOCK_N (the
-               chunk's tiles from the cache start at ctx_len + j: cp.async)
+               producer warps on sm_90 TMA copies the tiles' pages
+  ONE_LOOP     without SEPARATE, the chunk's keys are read in the
+               context's loop (above), so every tile starts at a multiple
+               of BLOCK_N; else in a loop of their own from position
+               ctx_len (the kernel with KV_DESC takes ONE_LOOP: only
+               aligned tiles are TMA's)
 `num_blocks` (not None) bounds every paged load for checked mode.
 """
 
@@ -182,7 +187,8 @@ def paged_prefill(
         SOFTCAP: tl.constexpr, ALIBI: tl.constexpr, SINKS: tl.constexpr,
         LSE: tl.constexpr, Q_DESCALE: tl.constexpr, K_DESCALE: tl.constexpr,
         V_DESCALE: tl.constexpr, FOLD_SCALE: tl.constexpr,
-        LAST_FIRST: tl.constexpr, KV_DESC: tl.constexpr):
+        LAST_FIRST: tl.constexpr, KV_DESC: tl.constexpr,
+        ONE_LOOP: tl.constexpr):
     if FLAT:
         seq, mblk = _flat_block(query_start, tl.program_id(0), num_seqs,
                                 search_steps, BLOCK_M)
@@ -261,111 +267,135 @@ def paged_prefill(
         k_strides = (k_page_stride, k_token_stride, k_head_stride)
         v_strides = (v_page_stride, v_token_stride, v_head_stride)
 
-    # 1. The cached context: every query row sees every context token (in
-    # its window).
-    ctx_end = tl.where(active, ctx_len, 0)
+    # 1. The cache's keys at positions [0, kv_end): the context, and with
+    # ONE_LOOP the chunk too (causally: query position ctx_len + i sees
+    # keys at positions <= ctx_len + i), in tiles starting at multiples of
+    # BLOCK_N (so a tile's pages are whole: TMA copies them with KV_DESC).
+    # Each query row sees every context token (in its window).
+    q_pos = rows + ctx_len
+    if SEPARATE or not ONE_LOOP:
+        kv_end = ctx_len
+        # Tiles ending at or before it need no mask (a window masks all).
+        full_end = ctx_len
+        loop_end = ctx_len
+    else:
+        kv_end = ctx_len + q_len
+        if CAUSAL:
+            full_end = ctx_len + m0 + 1
+            loop_end = tl.minimum(ctx_len + m0 + BLOCK_M, kv_end)
+        else:
+            full_end = kv_end
+            loop_end = kv_end
+    ctx_end = tl.where(active, loop_end, 0)
     ctx_start = 0
     if WINDOW:
         # Row i (position ctx_len + i) sees keys from ctx_len + i -
         # window_left; the program's first row sees the most.
-        lo_pos = rows + (ctx_len - window_left)
+        lo_pos = q_pos - window_left
         ctx_start = tl.maximum(ctx_len + m0 - window_left, 0) // BLOCK_N * \
             BLOCK_N
     for start in range(ctx_start, ctx_end, BLOCK_N):
         k = tl.paged_load(k_cache, bt_row, start, kv_head, (BLOCK_N, DP),
-                          PAGE_SIZE, k_strides, ctx_len, cols=COLS,
+                          PAGE_SIZE, k_strides, kv_end, cols=COLS,
                           num_blocks=num_blocks)
         s = _scores(qv, k, cap_in, cap_out, sl2, SOFTCAP, FOLD)
         toks = start + cols
         if ALIBI:
-            s = s + slope * (toks[None, :] - (rows + ctx_len)[:, None]).to(
-                tl.float32)
-        # Only the last tile reaches past the context (a window masks
-        # every tile): the others skip the mask.
+            s = s + slope * (toks[None, :] - q_pos[:, None]).to(tl.float32)
+        # Only the tiles past full_end need the mask (a window masks every
+        # tile).
         if WINDOW:
-            tok_ok = (toks < ctx_len)[None, :] & \
+            tok_ok = (toks < kv_end)[None, :] & \
                 (toks[None, :] >= lo_pos[:, None])
+            if CAUSAL and ONE_LOOP:
+                tok_ok = tok_ok & (toks[None, :] <= q_pos[:, None])
             s = tl.where(tok_ok, s, float("-inf"))
         else:
-            if start + BLOCK_N > ctx_len:
-                s = tl.where((toks < ctx_len)[None, :], s, float("-inf"))
+            if start + BLOCK_N > full_end:
+                tok_ok = (toks < kv_end)[None, :]
+                if CAUSAL and ONE_LOOP:
+                    tok_ok = tok_ok & (toks[None, :] <= q_pos[:, None])
+                s = tl.where(tok_ok, s, float("-inf"))
         m_new, p, alpha, l = _softmax_step(s, sl2, m, l, WINDOW, FOLD)
         v = tl.paged_load(v_cache, bt_row, start, kv_head, (BLOCK_N, DP),
-                          PAGE_SIZE, v_strides, ctx_len, cols=COLS,
+                          PAGE_SIZE, v_strides, kv_end, cols=COLS,
                           num_blocks=num_blocks)
         acc = tl.dot(p.to(qv.dtype), v, acc * alpha[:, None])
         m = m_new
 
-    # 2. The chunk's own tokens j < min(m0 + BLOCK_M, q_len), causal: j <= i
-    # (all j < q_len without CAUSAL).
-    if CAUSAL:
-        new_end = tl.where(active, tl.minimum(m0 + BLOCK_M, q_len), 0)
-    else:
-        new_end = tl.where(active, q_len, 0)
-    new_start = 0
-    if WINDOW:
-        lo_row = rows - window_left
-        new_start = tl.maximum(m0 - window_left, 0) // BLOCK_N * BLOCK_N
-    rows2 = rows[:, None]
-    if SEPARATE:
-        # k_new/v_new rows: base q_begin * token_stride + kv_head *
-        # head_stride (64 bits), in-tile offsets (j - start) * token_stride
-        # + d.
-        # (The token strides may be compile-time ints: prefill_launch.)
-        q_begin64 = q_begin.to(tl.int64)
-        kn_base = k_new + (q_begin64 * kn_token_stride +
-                           kv_head64 * kn_head_stride)
-        vn_base = v_new + (q_begin64 * vn_token_stride +
-                           kv_head64 * vn_head_stride)
-        c2 = cols[:, None]
-        kn_offs = c2 * kn_token_stride + d2
-        vn_offs = c2 * vn_token_stride + d2
-    else:
-        # The chunk's keys are the cache's tokens ctx_len + j < seq_len.
-        seq_end = ctx_len + q_len
-    # (The names differ from the context loop's: a name local to one
-    # run-time loop cannot be assigned in a later one.)
-    for start in range(new_start, new_end, BLOCK_N):
-        j = start + cols
-        if SEPARATE:
-            kv_mask = (j < q_len)[:, None] & d_ok
-            k_j = tl.load(kn_base + start * kn_token_stride + kn_offs,
-                          mask=kv_mask, other=0.0)
-        else:
-            first = ctx_len + start
-            k_j = tl.paged_load(k_cache, bt_row, first, kv_head,
-                                (BLOCK_N, DP), PAGE_SIZE, k_strides, seq_end,
-                                cols=COLS, num_blocks=num_blocks)
-        s_j = _scores(qv, k_j, cap_in, cap_out, sl2, SOFTCAP, FOLD)
-        if ALIBI:
-            s_j = s_j + slope * (j[None, :] - rows2).to(tl.float32)
+    # 2. Unless ONE_LOOP read them, the chunk's own tokens j < min(m0 +
+    # BLOCK_M, q_len), causal: j <= i (all j < q_len without CAUSAL), from
+    # k_new/v_new (SEPARATE) or the cache (tokens ctx_len + j).
+    if SEPARATE or not ONE_LOOP:
         if CAUSAL:
-            seen = j[None, :] <= rows2
+            new_end = tl.where(active, tl.minimum(m0 + BLOCK_M, q_len), 0)
         else:
-            seen = (j < q_len)[None, :]
-        # Only the tiles at an edge need the mask: past the program's
-        # first row (causal: they cross the diagonal) or past the chunk. A
-        # window masks every tile.
+            new_end = tl.where(active, q_len, 0)
+        new_start = 0
         if WINDOW:
-            seen = seen & (j[None, :] >= lo_row[:, None])
-            s_j = tl.where(seen, s_j, float("-inf"))
-        else:
-            if CAUSAL:
-                partial = start + BLOCK_N > m0 + 1
-            else:
-                partial = start + BLOCK_N > q_len
-            if partial:
-                s_j = tl.where(seen, s_j, float("-inf"))
-        m_j, p_j, alpha_j, l = _softmax_step(s_j, sl2, m, l, WINDOW, FOLD)
+            lo_row = rows - window_left
+            new_start = tl.maximum(m0 - window_left, 0) // BLOCK_N * BLOCK_N
+        rows2 = rows[:, None]
         if SEPARATE:
-            v_j = tl.load(vn_base + start * vn_token_stride + vn_offs,
-                          mask=kv_mask, other=0.0)
+            # k_new/v_new rows: base q_begin * token_stride + kv_head *
+            # head_stride (64 bits), in-tile offsets (j - start) *
+            # token_stride + d.
+            # (The token strides may be compile-time ints: prefill_launch.)
+            q_begin64 = q_begin.to(tl.int64)
+            kn_base = k_new + (q_begin64 * kn_token_stride +
+                               kv_head64 * kn_head_stride)
+            vn_base = v_new + (q_begin64 * vn_token_stride +
+                               kv_head64 * vn_head_stride)
+            c2 = cols[:, None]
+            kn_offs = c2 * kn_token_stride + d2
+            vn_offs = c2 * vn_token_stride + d2
         else:
-            v_j = tl.paged_load(v_cache, bt_row, first, kv_head,
-                                (BLOCK_N, DP), PAGE_SIZE, v_strides, seq_end,
-                                cols=COLS, num_blocks=num_blocks)
-        acc = tl.dot(p_j.to(qv.dtype), v_j, acc * alpha_j[:, None])
-        m = m_j
+            # The chunk's keys are the cache's tokens ctx_len + j < seq_len.
+            seq_end = ctx_len + q_len
+        # (The names differ from the first loop's: a name local to one
+        # run-time loop cannot be assigned in a later one.)
+        for start in range(new_start, new_end, BLOCK_N):
+            j = start + cols
+            if SEPARATE:
+                kv_mask = (j < q_len)[:, None] & d_ok
+                k_j = tl.load(kn_base + start * kn_token_stride + kn_offs,
+                              mask=kv_mask, other=0.0)
+            else:
+                first = ctx_len + start
+                k_j = tl.paged_load(k_cache, bt_row, first, kv_head,
+                                    (BLOCK_N, DP), PAGE_SIZE, k_strides,
+                                    seq_end, cols=COLS, num_blocks=num_blocks)
+            s_j = _scores(qv, k_j, cap_in, cap_out, sl2, SOFTCAP, FOLD)
+            if ALIBI:
+                s_j = s_j + slope * (j[None, :] - rows2).to(tl.float32)
+            if CAUSAL:
+                seen = j[None, :] <= rows2
+            else:
+                seen = (j < q_len)[None, :]
+            # Only the tiles at an edge need the mask: past the program's
+            # first row (causal: they cross the diagonal) or past the
+            # chunk. A window masks every tile.
+            if WINDOW:
+                seen = seen & (j[None, :] >= lo_row[:, None])
+                s_j = tl.where(seen, s_j, float("-inf"))
+            else:
+                if CAUSAL:
+                    partial = start + BLOCK_N > m0 + 1
+                else:
+                    partial = start + BLOCK_N > q_len
+                if partial:
+                    s_j = tl.where(seen, s_j, float("-inf"))
+            m_j, p_j, alpha_j, l = _softmax_step(s_j, sl2, m, l, WINDOW,
+                                                 FOLD)
+            if SEPARATE:
+                v_j = tl.load(vn_base + start * vn_token_stride + vn_offs,
+                              mask=kv_mask, other=0.0)
+            else:
+                v_j = tl.paged_load(v_cache, bt_row, first, kv_head,
+                                    (BLOCK_N, DP), PAGE_SIZE, v_strides,
+                                    seq_end, cols=COLS, num_blocks=num_blocks)
+            acc = tl.dot(p_j.to(qv.dtype), v_j, acc * alpha_j[:, None])
+            m = m_j
 
     # out = acc / l for the valid rows (every valid row saw at least
     # itself, or with a window the keys inside it).

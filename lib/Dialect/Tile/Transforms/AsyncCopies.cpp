@@ -239,9 +239,11 @@ struct AsyncCopiesPass
     // The loops again: staging replaced the ones it staged.
     for (scf::ForOp loop : kernelLoops())
       storeConvertedOperands(loop);
+    if (!sharedInvariantOperands)
+      return;
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (isKernel(func) && !func.isExternal())
-        shareInvariantOperandsOfWaitingLoops(func);
+        shareInvariantOperands(func);
   }
 
   /// The loops of the module's kernels.

@@ -309,20 +309,41 @@ bool tile::isInvariantA(scf::ForOp loop, WarpgroupDotOp dot) {
 }
 
 /// Shares (shareOperandA) the loop-invariant register A operands of the
-/// wgmma dots of every loop of `func` whose body waits on an mbarrier
-/// (tile.tma_wait): docs/passes.md, "Loop-invariant A operands of
-/// mbarrier-waiting loops".
-void tile::shareInvariantOperandsOfWaitingLoops(func::FuncOp func) {
+/// wgmma dots of every loop of `func`: docs/passes.md, "Loop-invariant A
+/// operands of wgmma loops".
+void tile::shareInvariantOperands(func::FuncOp func) {
   llvm::SetVector<Value> operands;
   func.walk([&](scf::ForOp loop) {
-    Block *body = loop.getBody();
-    if (llvm::none_of(*body, [](Operation &op) { return isa<TmaWaitOp>(op); }))
-      return;
-    for (auto dot : body->getOps<WarpgroupDotOp>())
+    for (auto dot : loop.getBody()->getOps<WarpgroupDotOp>())
       if (Value a = dot.getA(); a && loop.isDefinedOutsideOfLoop(a))
         operands.insert(a);
   });
-  for (Value a : operands)
+  // One buffer per tile: of the conversions of one tile in one block (one
+  // per loop, before CSE) the first stays and the others go.
+  llvm::SetVector<Value> shared;
+  for (Value a : operands) {
+    auto cv = a.getDefiningOp<ConvertLayoutOp>();
+    auto same = [&](Value b) {
+      auto other = b.getDefiningOp<ConvertLayoutOp>();
+      return cv && other && other.getSrc() == cv.getSrc() &&
+             other.getType() == cv.getType() &&
+             other->getBlock() == cv->getBlock();
+    };
+    auto it = llvm::find_if(shared, same);
+    if (it == shared.end()) {
+      shared.insert(a);
+      continue;
+    }
+    Value kept = *it;
+    if (a.getDefiningOp()->isBeforeInBlock(kept.getDefiningOp())) {
+      std::swap(kept, a);
+      shared.remove(a);
+      shared.insert(kept);
+    }
+    a.replaceAllUsesWith(kept);
+    a.getDefiningOp()->erase();
+  }
+  for (Value a : shared)
     shareOperandA(a);
 }
 

@@ -87,12 +87,12 @@ bool fitsNvmma(ArrayRef<int64_t> shape, unsigned contig);
 bool isInvariantA(scf::ForOp loop, WarpgroupDotOp dot);
 
 /// Moves the loop-invariant register A operands of the wgmma dots of every
-/// loop of `func` that waits on an mbarrier (tile.tma_wait in its body) to
-/// shared memory (shareOperandA), as FlashAttention-3 and Triton keep the
-/// query: ptxas has been seen to give such registers to other values
-/// inside the loop when the loop spins on an mbarrier (docs/passes.md,
-/// "Loop-invariant A operands of mbarrier-waiting loops").
-void shareInvariantOperandsOfWaitingLoops(func::FuncOp func);
+/// loop of `func` to shared memory (shareOperandA), as FlashAttention-3 and
+/// Triton keep the query: ptxas has been seen to give such registers to
+/// other values inside the loop, both in loops that spin on mbarriers and
+/// in loops that wait on cp.async groups (docs/passes.md, "Loop-invariant A
+/// operands of wgmma loops").
+void shareInvariantOperands(func::FuncOp func);
 
 /// The stage argument of `dot` in `loop`, or null: the dot's A invariant
 /// (isInvariantA), its accumulator defined before the loop, and its B stage

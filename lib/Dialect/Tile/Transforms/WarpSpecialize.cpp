@@ -804,7 +804,7 @@ struct WarpSpecializePass
         continue;
       if (!specialize(func))
         specializeCopies(func, pingpong, producerWarpgroup, producerRegisters);
-      shareInvariantOperandsOfWaitingLoops(func);
+      shareInvariantOperands(func);
     }
   }
 

@@ -6,8 +6,8 @@
 // The pass alone, on laid-out IR (warpgroup layouts for the dots):
 // RUN: quire-opt %s "--quire-assign-layouts=num-warps=4 warpgroup=true" "--quire-async-copies=warpgroup=true" | FileCheck %s
 // RUN: quire-opt %s "--quire-assign-layouts=num-warps=4" --quire-async-copies | FileCheck %s --check-prefix=OFF
-// async-wgmma: the dots of the matmul and of the scores (A in registers)
-// stay in flight, with 2, 3 or 4 stages (late refill below 4); the
+// async-wgmma: the dots of the matmul and of the scores (A from its
+// one-stage buffer) stay in flight, with 2, 3 or 4 stages (late refill below 4); the
 // prefill's (accumulators read in the loop) do not.
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=4 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC4
@@ -18,10 +18,12 @@
 // warps along M), the staged operands are copied in the swizzled `nvmma`
 // layout and read from shared memory by the dot itself (no
 // async_local_load), and the wait fences the copies for the async proxy.
-// A is read from its buffer when it is staged too (@matmul), from registers
-// otherwise (@scores: q loaded before the loop; K^T staged through the
-// transpose, K-major). Off with wgmma=false, below sm_90, or when the warps
-// do not form warpgroups.
+// A is read from its buffer when it is staged too (@matmul). A loaded
+// before the loop (@scores: q; K^T staged through the transpose, K-major)
+// is stored once into a one-stage buffer of its own and read from there
+// (docs/passes.md, "Loop-invariant A operands of wgmma loops"); an A
+// computed in the loop is read from registers (the prefill's P in P V). Off
+// with wgmma=false, below sm_90, or when the warps do not form warpgroups.
 
 // CHECK-LABEL: func.func @matmul
 // CHECK:      tile.async_copy {{.*}} {buffer = 0 : i32, contig = 1 : i32, nvmma, stages = 2 : i32}
@@ -34,23 +36,28 @@
 // CHECK:      tile.async_wait {pending = 0 : i32}
 
 // CHECK-LABEL: func.func @scores
+// CHECK:      tile.local_store %{{.*}} into stage %[[Q:.*]] {buffer = 1 : i32, contig = 1 : i32, nvmma, stages = 1 : i32}
 // CHECK:      tile.async_copy {{.*}} {buffer = 0 : i32, contig = 0 : i32, nvmma, stages = 2 : i32, transposed}
 // CHECK:      scf.for
-// CHECK:        tile.warpgroup_dot a(%{{.*}} : tensor<64x64xf16, #tile.dot_op<{opIdx = 0, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>>) b_stage %{{.*}} acc %{{.*}} {b_buffer = 0 : i32, b_contig = 0 : i32, k = 64 : i64, operand_type = f16, stages = 2 : i32}
+// CHECK:        tile.warpgroup_dot a_stage %[[Q]] b_stage %{{.*}} acc %{{.*}} {a_buffer = 1 : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 0 : i32, b_contig = 0 : i32, k = 64 : i64, operand_type = f16, stages = 2 : i32}
+// CHECK-NOT:  tile.convert_layout {{.*}}opIdx = 0
 
 // Buffer ids are per kernel and reused by sequential loops (each loop's
 // buffers are free after the wait that follows it): the prefill's context
 // loop and its chunk loop both stage K and V in buffers 0 and 1 (the
-// lowering gives an id the room of its largest tile).
+// lowering gives an id the room of its largest tile). Both loops' scores
+// read the query from one buffer (2), stored once before them.
+// PREFILL:     tile.local_store %{{.*}} into stage %[[Q:.*]] {buffer = 2 : i32, contig = 1 : i32, nvmma, stages = 1 : i32}
+// PREFILL-NOT: tile.local_store
 // PREFILL:     tile.async_copy {{.*}} {buffer = 0 : i32, contig = 0 : i32, nvmma, stages = 2 : i32, transposed}
 // PREFILL:     tile.async_copy {{.*}} {buffer = 1 : i32, contig = 1 : i32, nvmma, stages = 2 : i32}
 // PREFILL:     scf.for
-// PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 0 : i32, b_contig = 0 : i32, k = 128 : i64
+// PREFILL:       tile.warpgroup_dot a_stage %[[Q]] b_stage %{{.*}} acc %{{.*}} {a_buffer = 2 : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 0 : i32, b_contig = 0 : i32, k = 128 : i64
 // PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 1 : i32, b_contig = 1 : i32, k = 64 : i64
 // PREFILL:     tile.async_wait {pending = 0 : i32}
 // PREFILL:     tile.async_copy {{.*}} {buffer = 0 : i32, contig = 0 : i32, nvmma, stages = 2 : i32, transposed}
 // PREFILL:     scf.for
-// PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 0 : i32
+// PREFILL:       tile.warpgroup_dot a_stage %[[Q]] b_stage %{{.*}} acc %{{.*}} {a_buffer = 2 : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 0 : i32
 // PREFILL:       tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {b_buffer = 1 : i32
 
 // Stage s of iteration i: the dot is async and a wait with pending 1 after
@@ -82,7 +89,7 @@
 // ASYNC-NEXT: tile.async_wait {pending = 0 : i32}
 // ASYNC:      tile.store %{{.*}}, %[[R]]
 // ASYNC-LABEL: func.func @scores
-// ASYNC:        tile.warpgroup_dot a({{.*}}) b_stage %{{.*}} acc %{{.*}} {{{.*}}async{{.*}}}
+// ASYNC:        tile.warpgroup_dot a_stage %{{.*}} b_stage %{{.*}} acc %{{.*}} {{{.*}}async{{.*}}}
 // ASYNC-NEXT:   tile.warpgroup_wait %{{.*}} {pending = 1 : i32}
 // ASYNC:      tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
 

@@ -29,6 +29,7 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 
 // CHECK-LABEL: func.func @attention
+// CHECK:       tile.local_store %{{.*}} into stage %[[Q:[^ ]*]] {buffer = [[QB:[0-9]+]] : i32, contig = 1 : i32, nvmma, stages = 1 : i32}
 // CHECK:       %[[RUNS:.*]] = arith.cmpi sgt, %arg4, %c0_i32
 // CHECK-COUNT-2: tile.async_copy {{.*}} into stage %c0_i32
 // CHECK:       %[[WG:.*]] = tile.warpgroup_id
@@ -37,7 +38,7 @@
 // CHECK-NEXT:    scf.for {{.*}} iter_args(%{{[^ ]*}} = %{{[^ ]*}}, %{{[^ ]*}} = %{{[^ ]*}}, %{{[^ ]*}} = %{{[^ ]*}}, %[[STAGE0:[^ ]*]] = %c0_i32)
 // CHECK-NEXT:      tile.async_wait {async_proxy, pending = 0 : i32, unaligned}
 // CHECK-COUNT-2:   tile.async_copy
-// CHECK:           tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE0]] acc %{{.*}} {b_buffer = 0 : i32
+// CHECK:           tile.warpgroup_dot a_stage %[[Q]] b_stage %[[STAGE0]] acc %{{.*}} {a_buffer = [[QB]] : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 0 : i32
 // CHECK:           tile.reduce max
 // CHECK:           tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE0]] acc %{{.*}} {b_buffer = 1 : i32
 // CHECK-NEXT:      scf.yield
@@ -45,7 +46,7 @@
 // CHECK:         %[[PRO:.*]] = scf.if %[[RUNS]]
 // CHECK-NEXT:      tile.async_wait {async_proxy, pending = 0 : i32, unaligned}
 // CHECK-COUNT-2:   tile.async_copy {{.*}} into stage %c1_i32
-// CHECK:           %[[S0:.*]] = tile.warpgroup_dot a({{.*}}) b_stage %c0_i32 acc %{{.*}} {b_buffer = 0 : i32
+// CHECK:           %[[S0:.*]] = tile.warpgroup_dot a_stage %[[Q]] b_stage %c0_i32 acc %{{.*}} {a_buffer = [[QB]] : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 0 : i32
 // CHECK-NEXT:      scf.yield %[[S0]] :
 // CHECK-NEXT:    } else {
 // CHECK-NEXT:      scf.yield %cst
@@ -55,7 +56,7 @@
 // CHECK-COUNT-2:   tile.async_copy
 // CHECK:           tile.reduce max %[[SP]] {axis = 1 : i32}
 // CHECK:           %[[PV:.*]] = tile.warpgroup_dot a({{.*}}) b_stage %[[STP]] acc %{{.*}} {async, b_buffer = 1 : i32
-// CHECK-NEXT:      %[[S:.*]] = tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE]] acc %{{.*}} {async, b_buffer = 0 : i32
+// CHECK-NEXT:      %[[S:.*]] = tile.warpgroup_dot a_stage %[[Q]] b_stage %[[STAGE]] acc %{{.*}} {a_buffer = [[QB]] : i32, a_contig = 1 : i32, a_stages = 1 : i32, async, b_buffer = 0 : i32
 // CHECK-NEXT:      %[[W:.*]]:2 = tile.warpgroup_wait %[[PV]], %[[S]] {pending = 0 : i32}
 // CHECK-NEXT:      scf.yield %{{[^ ]*}}, %{{[^ ]*}}, %[[W]]#0, %{{[^ ]*}}, %[[W]]#1, %[[STAGE]] :
 // CHECK:         scf.if %[[RUNS]]
@@ -73,8 +74,9 @@
 // CROSS-NOT:   tile.warpgroup_id
 // CROSS-NOT:   unaligned
 
-// Barriers: before the loops (the query's layout conversion), one in each
-// loop and one in warpgroup 1's first iteration, the one after them.
+// Barriers: before the loops (the query's store into shared memory), one
+// in each loop and one in warpgroup 1's first iteration, the one after
+// them.
 // PTX-LABEL: .entry attention(
 // PTX:       bar.sync 0;
 // PTX:       barrier.sync 0;

@@ -411,10 +411,14 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     that retires the previous iteration's dots) every warp arrives on the
     stage's (`tile.tma_release`), and the issuing thread waits for the
     stage's release phase before refilling it (`tile.tma_acquire`): the
-    warps synchronize only through mbarriers. A TMA-staged loop reads a
-    loop-invariant register A of its wgmma dots from a one-stage shared
-    buffer, stored once before it (docs/passes.md, "Loop-invariant A
-    operands of mbarrier-waiting loops").
+    warps synchronize only through mbarriers.
+
+    With `warpgroup` and `shared-invariant-operands` (the default), every
+    loop reads a loop-invariant register A of its wgmma dots (attention's
+    query) from a one-stage shared buffer, stored once before it
+    (docs/passes.md, "Loop-invariant A operands of wgmma loops"). The
+    pipeline turns it off where quire-warp-specialize follows, which moves
+    them itself once it has split the kernel.
   }];
   let options = [
     Option<"stages", "stages", "unsigned", "2",
@@ -438,7 +442,12 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
     Option<"pingpong", "pingpong", "bool", "false",
            "with warpgroup and 3 or more stages, stage a two-warpgroup loop "
            "of two synchronous wgmma dots S - 2 iterations ahead and mark "
-           "it tile.pingpong, for quire-pingpong">
+           "it tile.pingpong, for quire-pingpong">,
+    Option<"sharedInvariantOperands", "shared-invariant-operands", "bool",
+           "true",
+           "with warpgroup, read the loop-invariant register A operands of "
+           "every loop's wgmma dots from shared memory, stored once before "
+           "the loop">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
@@ -506,7 +515,7 @@ def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
     In both forms the consumers' loops wait on mbarriers; a loop-invariant
     register A of their wgmma dots (the query) is stored once into a
     one-stage shared buffer and read from there (docs/passes.md,
-    "Loop-invariant A operands of mbarrier-waiting loops").
+    "Loop-invariant A operands of wgmma loops").
   }];
   let options = [
     Option<"producerWarpgroup", "producer-warpgroup", "bool", "false",
