@@ -38,6 +38,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::quire::tile {
@@ -333,8 +334,18 @@ FailureOr<SmallVector<CopyLoop, 2>> copyLoops(Block &body) {
 }
 
 /// True for an op the producer may run to compute its copies' addresses:
-/// index arithmetic (runsAnywhere) and plain loads (block-table entries).
+/// index arithmetic (runsAnywhere), plain loads (block-table entries), and
+/// loops of scalar such ops (the flat grid's search for its sequence).
 bool producerMayRun(Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+    return llvm::all_of(loop.getBody()->without_terminator(),
+                        [&](Operation &o) {
+                          return llvm::none_of(o.getResultTypes(), isTensor) &&
+                                 llvm::none_of(o.getOperandTypes(), isTensor) &&
+                                 producerMayRun(&o);
+                        });
+  }
   return op->getNumRegions() == 0 && (runsAnywhere(op) || isa<LoadOp>(op));
 }
 
@@ -505,6 +516,10 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
         return;
     needed.insert(def);
     llvm::append_range(work, def->getOperands());
+    // (A loop's body reads values from above it.)
+    for (Region &region : def->getRegions())
+      mlir::visitUsedValuesDefinedAbove(
+          region, [&](OpOperand *use) { work.push_back(use->get()); });
   }
 
   // The prologue's copies test the loop's bounds: defined before them.
