@@ -609,7 +609,6 @@ def test_overlap_softmax_with_producer_warps():
                                  overlap_softmax="yes")
 
 
-
 def _poison_tails(a):
     """NaN in every cache slot of each sequence's pages past its tokens
     (_case gives a sequence its pages' count of entries, then zeros)."""

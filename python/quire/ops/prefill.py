@@ -22,11 +22,12 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           fold_scale=True, pingpong=False, gathered_rows=False,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
           producer_registers=0, last_first=True, overlap_softmax=False,
-          kv_desc=None, one_loop=False):
+          kv_desc=None, one_loop=True):
     """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
     DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
-    `separate`: the chunk's keys read in the context's loop (ONE_LOOP)."""
+    `separate`: the chunk's keys read in the context's loop (ONE_LOOP);
+    False: in a loop of their own."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -194,7 +195,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
                    last_first=True, overlap_softmax=False, tma_pages=False,
-                   one_loop=False):
+                   one_loop=True):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
@@ -205,7 +206,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     benchmarks. `tma_pages`: on the GPU, pass the caches as tensor
     descriptors where TMA can copy their pages (prefill_launch);
     `one_loop`: the chunk's keys from the cache read in the context's loop
-    (prefill_kernel.ONE_LOOP, which tma_pages implies)."""
+    (prefill_kernel.ONE_LOOP, the default; False: in a loop of their own,
+    unless tma_pages)."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -303,7 +305,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
-                   overlap_softmax=False, tma_pages=False, one_loop=False):
+                   overlap_softmax=False, tma_pages=False, one_loop=True):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
