@@ -376,3 +376,62 @@ func.func @nested_staged_loop(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32
   tile.store %optrs, %s : tensor<128x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// The producer runs a loop of scalar loads and index arithmetic that its
+// copies' addresses need (the prefill kernel's flat grid searches the query
+// starts for its sequence), cloned before its copies (here only the
+// copies need it: the consumers' goes).
+// CHECK-LABEL: func.func @searched_base
+// CHECK:         %[[P:.*]] = tile.is_producer
+// CHECK-NEXT:    scf.if %[[P]] {
+// CHECK:           scf.for
+// CHECK:             tile.load %{{.*}} : !tile.ptr<i32>
+// CHECK:           tile.async_copy
+// CHECK:           scf.for
+// CHECK:             tile.async_copy
+// CHECK:         } else {
+// CHECK-NOT:       tile.async_copy
+// CHECK:           tile.tma_wait
+func.func @searched_base(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                         %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                         %starts: !tile.ptr<i32>, %steps: i32,
+                         %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %base = scf.for %i = %c0 to %steps step %c1 iter_args(%l = %c0) -> (i32) : i32 {
+    %at = tile.addptr %starts, %l : !tile.ptr<i32>, i32
+    %v = tile.load %at : !tile.ptr<i32>
+    %next = arith.addi %l, %v : i32
+    scf.yield %next : i32
+  }
+  %av = arith.constant dense<1.0> : tensor<128x64xf16>
+  %k = tile.range 0, 64 : tensor<64xi32>
+  %j = tile.expand_dims %k {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %w = arith.constant dense<128> : tensor<64x1xi32>
+  %jo = arith.muli %j, %w : tensor<64x1xi32>
+  %job = tile.broadcast %jo : tensor<64x1xi32> -> tensor<64x128xi32>
+  %c = tile.range 0, 128 : tensor<128xi32>
+  %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %cb = tile.broadcast %c2 : tensor<1x128xi32> -> tensor<64x128xi32>
+  %boffs = arith.addi %job, %cb : tensor<64x128xi32>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %acc1 = scf.for %start = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+    %row = arith.addi %start, %base : i32
+    %off = arith.muli %row, %c128 : i32
+    %bat = tile.addptr %b, %off : !tile.ptr<f16>, i32
+    %bp = tile.splat %bat : !tile.ptr<f16> -> tensor<64x128x!tile.ptr<f16>>
+    %bptrs = tile.addptr %bp, %boffs : tensor<64x128x!tile.ptr<f16>>, tensor<64x128xi32>
+    %bv = tile.load %bptrs : tensor<64x128x!tile.ptr<f16>>
+    %d = tile.dot %av, %bv, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+    scf.yield %d : tensor<128x128xf32>
+  }
+  %s = tile.reduce sum %acc1 {axis = 1 : i32} : tensor<128x128xf32> -> tensor<128xf32>
+  %op = tile.splat %out : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+  %optrs = tile.addptr %op, %c : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+  tile.store %optrs, %s : tensor<128x!tile.ptr<f32>>
+  return
+}
