@@ -42,7 +42,8 @@ def configs(torch):
 # loop (cache kv, the op's form where no key and value are given), and so
 # with TMA (cache kv tma: every copy TMA's, the producer keeps 24
 # registers), and in a loop of their own after the context's (cache 2
-# loops);
+# loops), and the one loop with the softmax overlap at 2 and 3 stages
+# (cache ov, cache ov s3);
 # at 64 keys a step with the producer warpgroup, without and with early
 # dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
 # the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the
@@ -74,6 +75,9 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("cache kv", DEFAULT, dict(separate=False)),
             ("cache 2 loops", DEFAULT, dict(separate=False, one_loop=False)),
             ("cache kv tma", DEFAULT, dict(separate=False, tma_pages=True)),
+            ("cache ov", DEFAULT, dict(separate=False, overlap_softmax=True)),
+            ("cache ov s3", DEFAULT, dict(separate=False, overlap_softmax=True,
+                                          num_stages=3)),
             ("ws bn64", BN64, dict(warp_specialize=True)),
             ("ws bn64 early", BN64, WS_EARLY),
             ("bn64", BN64, {}),
