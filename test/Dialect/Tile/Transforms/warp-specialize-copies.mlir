@@ -394,6 +394,8 @@ func.func @nested_staged_loop(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32
 // CHECK:         } else {
 // CHECK-NOT:       tile.async_copy
 // CHECK:           tile.tma_wait
+// PP-LABEL: func.func @searched_base
+// PP:            tile.warpgroup_turn start
 func.func @searched_base(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                          %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
                          %starts: !tile.ptr<i32>, %steps: i32,
