@@ -649,3 +649,33 @@ def test_one_loop_matches_two_loops(causal, window):
             for one in (False, True)]
     assert np.isfinite(outs[1].astype(np.float32)).all()
     assert _rel(outs[1], outs[0].astype(np.float64)) < 2e-3
+
+
+def test_cache_form_takes_the_softmax_overlap():
+    """The chunk's K/V from the cache with pages of 16 tokens, at the
+    default 128 x 128 tiles with the producer warpgroup: the kernel
+    compiles with quire-overlap-softmax at 3 stages (configs.
+    prefill_overlap_softmax); separate K/V, pages of 128 or asked for
+    otherwise keep 2 stages without it. The interpreter's result is the
+    same."""
+    from quire.ops import configs, prefill
+    tiles = (128, 128, 8)
+    assert configs.prefill_overlap_softmax(tiles, 90, True, False, 16)
+    for args in ((tiles, 90, True, True, 16), (tiles, 90, True, False, 128),
+                 (tiles, 90, False, False, 16), (tiles, 80, True, False, 16),
+                 ((128, 64, 8), 90, True, False, 16)):
+        assert not configs.prefill_overlap_softmax(*args)
+    rng = np.random.default_rng(9)
+    for page, kv, overlap in ((16, False, True), (16, True, False),
+                              (128, False, False)):
+        a, kn, vn = _case(rng, [0, 37, 200], [70, 33, 129], page, 4, 2, 128)
+        ref = reference(a, kn, vn, 1 / math.sqrt(128))
+        prefill._plans.clear()
+        k, v = (kn, vn) if kv else (None, None)
+        out = quire.ops._paged_prefill(*a.values(), None, None, k, v, None)
+        assert _rel(out, ref) < 2e-3
+        specs = list(prefill._plans.values())
+        assert len(specs) == 1
+        options = dict(specs[0].options)
+        assert options.get("overlap_softmax", False) == overlap
+        assert specs[0].num_stages == (3 if overlap else 2)

@@ -262,6 +262,19 @@ def prefill_warp_specialize(tiles, sm, fp8, wgmma, checked, feature_flags):
             not fp8 and not checked and not any(feature_flags.values()))
 
 
+def prefill_overlap_softmax(tiles, sm, producer_warpgroup, separate,
+                            page_size):
+    """Whether the prefill kernel compiles with quire-overlap-softmax at 3
+    stages by default: the 128 x 128 tiles on 8 warps of sm_90 with the
+    producer warpgroup (`tiles`: (block_m, block_n, num_warps)), the
+    chunk's K/V read from the cache in the context's loop (not
+    `separate`), pages of at most 16 tokens: 2-8% faster on most rows of
+    the benchmark, 12% slower with pages of 128 tokens (docs/performance.md,
+    "The softmax overlap on the cache form")."""
+    return (tuple(tiles) == (128, 128, 8) and sm == 90 and
+            producer_warpgroup and not separate and page_size <= 16)
+
+
 def prefill_grid(num_tokens, num_seqs, max_q, block_m):
     """(programs per query head, flat) of the prefill kernel: one per
     (sequence, block of block_m chunk tokens up to the longest chunk

@@ -194,12 +194,13 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    early_dots=False, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
-                   last_first=True, overlap_softmax=False, tma_pages=False,
+                   last_first=True, overlap_softmax=None, tma_pages=False,
                    one_loop=True):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
-    producer_registers and overlap_softmax, quire.compile's), the
+    producer_registers and overlap_softmax, quire.compile's; None:
+    configs.prefill_overlap_softmax, with 3 stages), the
     gathered rows' layout (gathered_rows, quire.compile's), the folded
     scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
     chunk's blocks (last_first, prefill_kernel.LAST_FIRST) open for
@@ -255,7 +256,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
             val.check_bool(x, name)
     val.check_bool(fold_scale, "fold_scale")
     val.check_bool(last_first, "last_first")
-    val.check_bool(overlap_softmax, "overlap_softmax")
+    if overlap_softmax is not None:
+        val.check_bool(overlap_softmax, "overlap_softmax")
     val.check_bool(tma_pages, "tma_pages")
     val.check_bool(one_loop, "one_loop")
     _kernel._check_producer_registers("producer_registers", producer_registers)
@@ -305,7 +307,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
-                   overlap_softmax=False, tma_pages=False, one_loop=True):
+                   overlap_softmax=None, tma_pages=False, one_loop=True):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -313,7 +315,9 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
     `early_dots`, which the caller compiles the kernel with), and
-    `producer_registers` and `overlap_softmax` (quire.compile's). `cfg` is
+    `producer_registers` and `overlap_softmax` (quire.compile's; None:
+    configs.prefill_overlap_softmax, which also takes 3 stages unless `cfg`
+    names them). `cfg` is
     (block_m, block_n, num_warps, num_stages), None for each default, the
     defaults those of configs.prefill_config for compute capability `sm`
     (the interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
@@ -340,6 +344,12 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         warp_specialize = specialize
     if producer_warpgroup is None:
         producer_warpgroup = warp_specialize
+    if overlap_softmax is None:
+        overlap_softmax = configs.prefill_overlap_softmax(
+            (block_m, block_n, num_warps), sm, producer_warpgroup,
+            "key" in v, page_size) and not tma_pages
+        if overlap_softmax and not cfg[3]:
+            num_stages = 3
     if not 1 <= head_dim <= 256:
         val.unsupported(what, f"head_dim {head_dim} (needs 1..256)")
     if num_seqs > val.I32_MAX:
