@@ -116,8 +116,7 @@ def main(argv=None):
                               separate, **options)
     # The fused-attention tutorial with a producer warpgroup, 128 x 128
     # tiles, causal and not: the consumers read the query from shared memory
-    # (docs/passes.md, "Loop-invariant A operands of mbarrier-waiting
-    # loops").
+    # (docs/passes.md, "Loop-invariant A operands of wgmma loops").
     tut = load_module("fused_attention_tutorial",
                       os.path.join(TUTORIALS, "06-fused-attention.py"))
     qa, ka, va = (torch.randn(1, 2, 384, 128, device="cuda").half()

@@ -43,8 +43,9 @@ def test_example_compiles_like_the_ops_kernel():
 @pytest.mark.parametrize("sm, num_warps, wgmma, instr", [
     (80, 4, True, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
     (80, 8, True, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
-    # One warpgroup: S = Q K^T is m64n64k16, P V m64n128k16, Q and P from
-    # registers, K and V read from the swizzled staging buffers.
+    # One warpgroup: S = Q K^T is m64n64k16, P V m64n128k16, Q from its
+    # one-stage buffer, P from registers, K and V read from the swizzled
+    # staging buffers.
     (90, 4, True, "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
     (90, 4, False, "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"),
     # 8 warps split 64 rows 8 ways: not a warpgroup shape, mma.sync.
@@ -655,9 +656,9 @@ def test_cache_form_takes_the_softmax_overlap():
     """The chunk's K/V from the cache with pages of 16 tokens, at the
     default 128 x 128 tiles with the producer warpgroup: the kernel
     compiles with quire-overlap-softmax at 3 stages (configs.
-    prefill_overlap_softmax); separate K/V, pages of 128 or asked for
-    otherwise keep 2 stages without it. The interpreter's result is the
-    same."""
+    prefill_overlap_softmax); separate K/V, pages of 128, the chunk in a
+    loop of its own, the overlap turned off or 2 stages asked for keep 2
+    stages without it. The interpreter's result is the same."""
     from quire.ops import configs, prefill
     tiles = (128, 128, 8)
     assert configs.prefill_overlap_softmax(tiles, 90, True, False, 16)
@@ -666,13 +667,17 @@ def test_cache_form_takes_the_softmax_overlap():
                  ((128, 64, 8), 90, True, False, 16)):
         assert not configs.prefill_overlap_softmax(*args)
     rng = np.random.default_rng(9)
-    for page, kv, overlap in ((16, False, True), (16, True, False),
-                              (128, False, False)):
+    for page, kv, options, overlap in (
+            (16, False, {}, True), (16, True, {}, False),
+            (128, False, {}, False), (16, False, dict(one_loop=False), False),
+            (16, False, dict(overlap_softmax=False), False),
+            (16, False, dict(num_stages=2), False)):
         a, kn, vn = _case(rng, [0, 37, 200], [70, 33, 129], page, 4, 2, 128)
         ref = reference(a, kn, vn, 1 / math.sqrt(128))
         prefill._plans.clear()
         k, v = (kn, vn) if kv else (None, None)
-        out = quire.ops._paged_prefill(*a.values(), None, None, k, v, None)
+        out = quire.ops._paged_prefill(*a.values(), None, None, k, v, None,
+                                       **options)
         assert _rel(out, ref) < 2e-3
         specs = list(prefill._plans.values())
         assert len(specs) == 1

@@ -1,12 +1,12 @@
-// tile.warpgroup_dot on sm_90: the kernels of the async-copies-warpgroup pass
-// test (a matmul with both operands staged, attention scores with Q stored
-// once into shared memory and K^T staged) and the paged prefill example. The PTX targets
-// sm_90a; the dynamic shared memory is 1024-byte aligned for the swizzled
-// staging; the wait before each iteration's reads fences the cp.async data
-// for the async proxy; each dot is fence, wgmma.mma_async m64nNk16 per
-// 64-row block and K step (descriptors for staged operands: A K-major, B
-// N-major in the matmul; Q's one-stage buffer and K-major K^T in the
-// scores; registers for P and N-major V in P V),
+// tile.warpgroup_dot on sm_90: the kernels of the async-copies-warpgroup
+// pass test (a matmul with both operands staged, attention scores with Q
+// stored once into shared memory and K^T staged) and the paged prefill
+// example. The PTX targets sm_90a; the dynamic shared memory is 1024-byte
+// aligned for the swizzled staging; the wait before each iteration's reads
+// fences the cp.async data for the async proxy; each dot is fence,
+// wgmma.mma_async m64nNk16 per 64-row block and K step (descriptors for
+// staged operands: A K-major, B N-major in the matmul; Q's one-stage buffer
+// and K-major K^T in the scores; registers for P and N-major V in P V),
 // commit, wait. --wgmma=false (and sm_80) keep mma.sync.
 // RUN: quirec %S/../Dialect/Tile/Transforms/async-copies-warpgroup.mlir --sm 90 --num-warps 4 | FileCheck %s
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 | FileCheck %s --check-prefix=PREFILL

@@ -262,17 +262,20 @@ def prefill_warp_specialize(tiles, sm, fp8, wgmma, checked, feature_flags):
             not fp8 and not checked and not any(feature_flags.values()))
 
 
-def prefill_overlap_softmax(tiles, sm, producer_warpgroup, separate,
+def prefill_overlap_softmax(tiles, sm, producer_warpgroup, two_loops,
                             page_size):
     """Whether the prefill kernel compiles with quire-overlap-softmax at 3
     stages by default: the 128 x 128 tiles on 8 warps of sm_90 with the
     producer warpgroup (`tiles`: (block_m, block_n, num_warps)), the
     chunk's K/V read from the cache in the context's loop (not
-    `separate`), pages of at most 16 tokens: 2-8% faster on most rows of
-    the benchmark, 12% slower with pages of 128 tokens (docs/performance.md,
-    "The softmax overlap on the cache form")."""
+    `two_loops`: not from key/value, nor in a loop of their own), pages of
+    at most 16 tokens: 2-16% faster on most rows of the benchmark, 12%
+    slower with pages of 128 tokens (docs/performance.md, "The softmax
+    overlap on the cache form"). prefill_launch also keeps it off for the
+    caches through TMA, quire-pingpong, early dots and a staging depth
+    other than 3 asked for."""
     return (tuple(tiles) == (128, 128, 8) and sm == 90 and
-            producer_warpgroup and not separate and page_size <= 16)
+            producer_warpgroup and not two_loops and page_size <= 16)
 
 
 def prefill_grid(num_tokens, num_seqs, max_q, block_m):

@@ -94,8 +94,8 @@ def paged_prefill_source(dtype="f16", group=4, head_dim=128, page_size=16,
     (@paged_prefill_attention, causal, without the optional features), as
     the frontend generates it from prefill_kernel.py: with `separate`, the
     chunk's own keys/values come from k_new/v_new tensors; without, from
-    the cache after the context. With `checked`, the kernel takes
-    `num_blocks` after `scale` and bounds every paged load by it."""
+    the cache in the context's loop (ONE_LOOP). With `checked`, the kernel
+    takes `num_blocks` after `scale` and bounds every paged load by it."""
     feats = features.Features(-1, 0.0, None, None, False, {})
     return _spec(dtype, group, head_dim, page_size, block_m, block_n,
                  aligned_pointers, aligned_strides, separate, checked, True,
@@ -344,12 +344,6 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         warp_specialize = specialize
     if producer_warpgroup is None:
         producer_warpgroup = warp_specialize
-    if overlap_softmax is None:
-        overlap_softmax = configs.prefill_overlap_softmax(
-            (block_m, block_n, num_warps), sm, producer_warpgroup,
-            "key" in v, page_size) and not tma_pages
-        if overlap_softmax and not cfg[3]:
-            num_stages = 3
     if not 1 <= head_dim <= 256:
         val.unsupported(what, f"head_dim {head_dim} (needs 1..256)")
     if num_seqs > val.I32_MAX:
@@ -418,12 +412,22 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         token_strides = tuple((n, x) for n, x in token_strides
                               if n not in ("k_token_stride",
                                            "v_token_stride"))
+    if overlap_softmax is None:
+        # One loop through cp.async (not TMA's pages, whose clears the
+        # overlap leaves alone), at 3 stages; not over the dots' turns or
+        # early dots, nor at another staging depth asked for.
+        overlap_softmax = configs.prefill_overlap_softmax(
+            (block_m, block_n, num_warps), sm, producer_warpgroup,
+            separate or not one_loop, page_size) and kv_desc is None and \
+            not pingpong and not early_dots and cfg[3] in (None, 3)
+        if overlap_softmax:
+            num_stages = 3
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
            producer_registers, last_first, overlap_softmax, kv_desc,
-           one_loop, token_strides)
+           one_loop and not separate, token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(

@@ -64,7 +64,7 @@ Constexprs, each off costing nothing:
                (unified_attention's mixed batches: the split-KV decode
                kernel takes those)
   WINDOW       a left window: query position p sees keys p - window_left
-               .. p; both loops start at the tile holding the first key
+               .. p; each loop starts at the tile holding the first key
                any of the program's rows sees, so tiles before the window
                are never visited
   SOFTCAP, ALIBI, SINKS, LSE, Q_DESCALE, K_DESCALE, V_DESCALE

@@ -155,7 +155,9 @@ struct EarlyDotsPass
     for (auto [loop, c] : work)
       rewrite(loop, c);
     // The early dots' loop-invariant register A, the query, moves to shared
-    // memory: the scores issued early need a second tile of registers.
+    // memory where quire-async-copies left it in registers
+    // (shared-invariant-operands off): the scores issued early need a
+    // second tile of registers.
     llvm::SetVector<Value> operands;
     for (auto [loop, c] : work)
       if (Value a = c.dot.getA())

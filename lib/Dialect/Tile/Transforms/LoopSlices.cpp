@@ -227,6 +227,14 @@ bool tile::isStageAhead(Value v, Value stage, int64_t k, int64_t stages) {
          back.getLhs() == stage && is(back.getRhs(), stages - k);
 }
 
+/// True if `a` has users and each is a wgmma dot reading it as its A.
+static bool onlyDotsReadA(Value a) {
+  return !a.use_empty() && llvm::all_of(a.getUsers(), [&](Operation *user) {
+    auto dot = dyn_cast<WarpgroupDotOp>(user);
+    return dot && dot.getA() == a;
+  });
+}
+
 /// Stores `a`, a loop-invariant 16-bit wgmma A operand, once into a
 /// one-stage buffer of its own (the swizzled layout wgmma reads;
 /// tile.local_store synchronizes) and makes every dot that read it from
@@ -255,15 +263,11 @@ void tile::shareOperandA(Value a) {
   }
   if (!fitsNvmma(type.getShape(), contig))
     return;
-  SmallVector<WarpgroupDotOp> dots;
-  for (Operation *user : a.getUsers()) {
-    auto dot = dyn_cast<WarpgroupDotOp>(user);
-    if (!dot || dot.getA() != a)
-      return;
-    dots.push_back(dot);
-  }
-  if (dots.empty())
+  if (!onlyDotsReadA(a))
     return;
+  SmallVector<WarpgroupDotOp> dots;
+  for (Operation *user : a.getUsers())
+    dots.push_back(cast<WarpgroupDotOp>(user));
   // A buffer id no staged loop of the function uses: the query stays
   // there while every loop runs.
   auto func = dots.front()->getParentOfType<func::FuncOp>();
@@ -319,7 +323,8 @@ void tile::shareInvariantOperands(func::FuncOp func) {
         operands.insert(a);
   });
   // One buffer per tile: of the conversions of one tile in one block (one
-  // per loop, before CSE) the first stays and the others go.
+  // per loop, before CSE) that only dots read as A, the first stays and the
+  // others go.
   llvm::SetVector<Value> shared;
   for (Value a : operands) {
     auto cv = a.getDefiningOp<ConvertLayoutOp>();
@@ -327,7 +332,8 @@ void tile::shareInvariantOperands(func::FuncOp func) {
       auto other = b.getDefiningOp<ConvertLayoutOp>();
       return cv && other && other.getSrc() == cv.getSrc() &&
              other.getType() == cv.getType() &&
-             other->getBlock() == cv->getBlock();
+             other->getBlock() == cv->getBlock() && onlyDotsReadA(a) &&
+             onlyDotsReadA(b);
     };
     auto it = llvm::find_if(shared, same);
     if (it == shared.end()) {

@@ -311,7 +311,7 @@ struct OverlapSoftmaxPass
       rewrite(loop, c);
     }
     // The carried P takes the registers the query held: the query moves to
-    // shared memory.
+    // shared memory where it is still in registers.
     for (Value q : queries)
       shareOperandA(q);
   }

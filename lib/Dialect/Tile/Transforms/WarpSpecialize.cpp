@@ -339,6 +339,8 @@ FailureOr<SmallVector<CopyLoop, 2>> copyLoops(Block &body) {
 bool producerMayRun(Operation *op) {
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
     auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+    if (llvm::any_of(loop.getResultTypes(), isTensor))
+      return false;
     return llvm::all_of(loop.getBody()->without_terminator(),
                         [&](Operation &o) {
                           return llvm::none_of(o.getResultTypes(), isTensor) &&

@@ -6,9 +6,12 @@
 // The pass alone, on laid-out IR (warpgroup layouts for the dots):
 // RUN: quire-opt %s "--quire-assign-layouts=num-warps=4 warpgroup=true" "--quire-async-copies=warpgroup=true" | FileCheck %s
 // RUN: quire-opt %s "--quire-assign-layouts=num-warps=4" --quire-async-copies | FileCheck %s --check-prefix=OFF
+// With shared-invariant-operands=false (quire-warp-specialize follows and
+// moves it after its split) the scores read q from registers.
+// RUN: quire-opt %s "--quire-assign-layouts=num-warps=4 warpgroup=true" "--quire-async-copies=warpgroup=true shared-invariant-operands=false" | FileCheck %s --check-prefix=REGS
 // async-wgmma: the dots of the matmul and of the scores (A from its
-// one-stage buffer) stay in flight, with 2, 3 or 4 stages (late refill below 4); the
-// prefill's (accumulators read in the loop) do not.
+// one-stage buffer) stay in flight, with 2, 3 or 4 stages (late refill
+// below 4); the prefill's (accumulators read in the loop) do not.
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=4 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC4
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=4 async-wgmma=true" | FileCheck %s --check-prefix=ASYNC2
@@ -41,6 +44,10 @@
 // CHECK:      scf.for
 // CHECK:        tile.warpgroup_dot a_stage %[[Q]] b_stage %{{.*}} acc %{{.*}} {a_buffer = 1 : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 0 : i32, b_contig = 0 : i32, k = 64 : i64, operand_type = f16, stages = 2 : i32}
 // CHECK-NOT:  tile.convert_layout {{.*}}opIdx = 0
+// REGS-LABEL: func.func @scores
+// REGS-NOT:   tile.local_store
+// REGS:       scf.for
+// REGS:         tile.warpgroup_dot a(%{{.*}} : tensor<64x64xf16, #tile.dot_op<{opIdx = 0, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>>) b_stage %{{.*}} acc %{{.*}} {b_buffer = 0 : i32
 
 // Buffer ids are per kernel and reused by sequential loops (each loop's
 // buffers are free after the wait that follows it): the prefill's context

@@ -9,8 +9,9 @@
 // stage 0; the loop carries the scores, and a wait with pending 0 before
 // the yield retires the early dot. The softmax reads the carried scores.
 // The query, the early dots' A, is stored once into a one-stage buffer of
-// its own (tile.local_store) and read from there by every scores dot
-// instead of registers: the scores in flight need a second tile of them.
+// its own (tile.local_store, quire-async-copies' shared-invariant-operands)
+// and read from there by every scores dot: the scores in flight take a
+// second tile of registers.
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 early-dots=true" | FileCheck %s
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=4 early-dots=true" | FileCheck %s --check-prefix=S4
 // Off by default; with 2 stages the next iteration's K is still being

@@ -18,6 +18,9 @@
 // RUN: quire-opt %s "--quire-tile-pipeline=sm=90 num-warps=8" | FileCheck %s --check-prefix=CPASYNC
 
 // CHECK-LABEL: func.func @dense_attention
+// CHECK-NOT:   tile.local_store
+// CHECK:       tile.is_producer
+// CHECK-NOT:   tile.local_store
 // CHECK:       } else {
 // CHECK:         tile.local_store %{{.*}} into stage %[[C0:.*]] {buffer = 2 : i32, contig = 1 : i32, nvmma, stages = 1 : i32}
 // CHECK:         scf.for

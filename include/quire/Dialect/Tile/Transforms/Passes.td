@@ -543,8 +543,8 @@ def EarlyDots : Pass<"quire-early-dots", "::mlir::ModuleOp"> {
   let description = [{
     Expects the IR `quire-async-copies` makes on sm_90 (`warpgroup`), with
     the default (not eager, not async-wgmma) schedule and 3 or more stages.
-    In a staged loop whose first `tile.warpgroup_dot` reads loop-invariant
-    registers as A, stage `%stage` of its B buffer, and a loop-invariant
+    In a staged loop whose first `tile.warpgroup_dot` reads a
+    loop-invariant A, stage `%stage` of its B buffer, and a loop-invariant
     accumulator (attention's scores `S = Q K^T`, their accumulator zero),
     and whose result only this iteration uses (the softmax):
 
@@ -579,10 +579,10 @@ def EarlyDots : Pass<"quire-early-dots", "::mlir::ModuleOp"> {
     dot reads is not the one the iteration refills ((i - 1) mod S, S >= 3).
     In the last iteration the early dot reads a stage whose copies were
     masked off (zero-filled) and its result is unused. The register cost is
-    a second scores tile; to make room, a loop-invariant 16-bit A converted
-    from a blocked tile into the register operand (the query) is stored
-    once into a one-stage buffer of its own (`tile.local_store`) and every
-    dot that read it from registers reads that buffer (`a_stages = 1`).
+    a second scores tile; the query is read from its one-stage buffer
+    (`a_stages = 1`, `quire-async-copies`' `shared-invariant-operands`),
+    and where it is still in registers this pass stores it once into one
+    (`tile.local_store`) the same way.
 
     The consumers' loops of `quire-warp-specialize` (producer warps issue
     the copies; the loop waits on each stage's mbarrier and releases the
@@ -620,7 +620,7 @@ def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
     Expects the consumer loops of `quire-warp-specialize` (producer warps
     issue the copies; each iteration waits on its stage's mbarriers and
     releases the stage). A loop with two `tile.warpgroup_dot`s, the scores
-    `S = Q K^T` (A loop-invariant registers, a loop-invariant accumulator)
+    `S = Q K^T` (A loop-invariant, a loop-invariant accumulator)
     and the output `P V` whose accumulator is the loop-carried output
     rescaled by ops of the iteration (`alpha * O`), and whose result is
     only carried:
@@ -668,9 +668,8 @@ def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
     the same recurrence. The stage of iteration i - 1 is released one
     iteration later than before, so the producer's fills run one stage
     behind (3 stages keep two fills ahead). The registers: the carried P
-    (16-bit, half a scores tile) beside the scores; to make room the
-    query moves to shared memory as with `quire-early-dots`
-    (`tile.local_store` once, the dots read it with `a_stages = 1`).
+    (16-bit, half a scores tile) beside the scores; the query is in
+    shared memory, stored once (the dots read it with `a_stages = 1`).
   }];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
