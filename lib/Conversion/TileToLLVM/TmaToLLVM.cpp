@@ -37,6 +37,16 @@ namespace {
 /// buffer's id (staging buffer ids are small: one per staged operand).
 constexpr int64_t kTmaBarrierBuffer = 1 << 16;
 
+/// Fails with `op`'s diagnostic where the target is older than sm_90, which
+/// `what` needs.
+LogicalResult requireSm90(Operation *op, const TileToLLVMState &state,
+                          StringRef what) {
+  if (state.sm >= 90)
+    return success();
+  return op->emitOpError() << "not supported on the GPU: " << what
+                           << " needs sm_90, compiling for sm_" << state.sm;
+}
+
 /// The 32-bit shared address of stage `stage`'s mbarrier of `buffer`: the
 /// one its copies complete (`full`), or the one the warps release it on.
 Value barrierAddress(OpBuilder &b, Location loc, Operation *op,
@@ -202,10 +212,8 @@ struct TmaCopyOpLowering : public StatefulPattern<tile::TmaCopyOp> {
   LogicalResult
   matchAndRewrite(tile::TmaCopyOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (state.sm < 90)
-      return op.emitOpError() << "not supported on the GPU: TMA needs sm_90, "
-                                 "compiling for sm_"
-                              << state.sm;
+    if (failed(requireSm90(op, state, "TMA")))
+      return failure();
     Location loc = op.getLoc();
     Value stage = adaptor.getStage().front();
     StagedBlock blk = stagedBlock(rewriter, loc, op, state, stage);
@@ -252,10 +260,8 @@ struct TmaCopyPagesOpLowering : public StatefulPattern<tile::TmaCopyPagesOp> {
   LogicalResult
   matchAndRewrite(tile::TmaCopyPagesOp op, OneToNOpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (state.sm < 90)
-      return op.emitOpError() << "not supported on the GPU: TMA needs sm_90, "
-                                 "compiling for sm_"
-                              << state.sm;
+    if (failed(requireSm90(op, state, "TMA")))
+      return failure();
     Location loc = op.getLoc();
     int64_t page = op.getPageSize(), box = op.getBoxRows();
     Value stage = adaptor.getStage().front();
@@ -500,10 +506,8 @@ struct SetMaxRegistersOpLowering
   LogicalResult
   matchAndRewrite(tile::SetMaxRegistersOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (state.sm < 90)
-      return op.emitOpError() << "not supported on the GPU: setmaxnreg "
-                                 "needs sm_90, compiling for sm_"
-                              << state.sm;
+    if (failed(requireSm90(op, state, "setmaxnreg")))
+      return failure();
     std::string ptx =
         (llvm::Twine("setmaxnreg.") +
          (op.getAction() == tile::RegisterAction::Inc ? "inc" : "dec") +

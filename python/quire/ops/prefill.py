@@ -6,7 +6,7 @@ from .. import _args, _kernel
 from . import configs, features, launch, plan as plans, validation as val
 from .decode import device_sm, outputs, run
 from ..compiler import code_generator
-from ..tools.tensor_descriptor import TensorDescriptor
+from ..tools.tensor_descriptor import TensorDescriptor, tma_box
 from .prefill_kernel import paged_prefill
 
 WHAT = "paged_prefill_attention"
@@ -295,10 +295,12 @@ def tma_pages_fit(v, sm, block_n, page_size, head_dim, warp_specialize,
         if x.itemsize != 2 or x.ptr % 16 or val.stride(x, 3) != 1 or \
                 any(val.stride(x, i) * 2 % 16 for i in range(3)):
             return False
-    _, box, _, width = page_box(page_size, block_n, head_dim)
-    line = min(128, width * 2)
-    return (block_n % box == 0 and page_size % box == 0 and box <= 256 and
-            line >= 32 and box * line % 1024 == 0)
+    block = page_box(page_size, block_n, head_dim)
+    box = block[1]
+    # (Boxes TMA stages at all: tma_box's (column, rows, swizzle) or None.)
+    staged = tma_box(16, block, "zero")
+    return (staged is not None and block_n % box == 0 and
+            page_size % box == 0 and box * staged[2] % 1024 == 0)
 
 
 def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,

@@ -70,9 +70,7 @@ std::optional<Candidate> matchProducerFed(scf::ForOp loop) {
   bool released = false;
   // (Not where the consumers clear rows of a stage after its wait: the
   // early dot would read the stage before the clear.)
-  bool clears = false;
-  body->walk([&](TmaZeroRowsOp) { clears = true; });
-  if (clears)
+  if (clearsRows(body))
     return std::nullopt;
   for (Operation &op : *body) {
     if (isa<AsyncCopyOp, AsyncWaitOp, WarpgroupWaitOp>(op))

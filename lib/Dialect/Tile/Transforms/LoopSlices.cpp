@@ -304,6 +304,11 @@ void tile::shareOperandA(Value a) {
     cv.erase();
 }
 
+bool tile::clearsRows(Block *body) {
+  return body->walk([](TmaZeroRowsOp) { return WalkResult::interrupt(); })
+      .wasInterrupted();
+}
+
 /// True if `dot`'s A is the same in every iteration of `loop`: registers
 /// defined before it, or a one-stage buffer (shareOperandA's).
 bool tile::isInvariantA(scf::ForOp loop, WarpgroupDotOp dot) {

@@ -82,6 +82,10 @@ Value iterationRuns(OpBuilder &b, Location loc, Value iv, Value step, int64_t k,
 /// take the swizzled wgmma layout.
 bool fitsNvmma(ArrayRef<int64_t> shape, unsigned contig);
 
+/// True if `body` clears rows of a stage TMA filled (tile.tma_zero_rows,
+/// quire-warp-specialize's consumers of paged tiles).
+bool clearsRows(Block *body);
+
 /// True if `dot`'s A is the same in every iteration of `loop`: registers
 /// defined before it, or a one-stage buffer (shareOperandA's).
 bool isInvariantA(scf::ForOp loop, WarpgroupDotOp dot);

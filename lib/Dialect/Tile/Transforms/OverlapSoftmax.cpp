@@ -60,9 +60,7 @@ std::optional<Candidate> match(scf::ForOp loop) {
   SmallVector<TmaReleaseOp> releases;
   // (Not where the consumers clear rows of a stage after its wait: the
   // clear would have to move with the wait.)
-  bool clears = false;
-  body->walk([&](TmaZeroRowsOp) { clears = true; });
-  if (clears)
+  if (clearsRows(body))
     return std::nullopt;
   for (Operation &op : *body) {
     if (isa<AsyncCopyOp, AsyncWaitOp, WarpgroupWaitOp>(op))
