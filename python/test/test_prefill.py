@@ -684,3 +684,31 @@ def test_cache_form_takes_the_softmax_overlap():
         options = dict(specs[0].options)
         assert options.get("overlap_softmax", False) == overlap
         assert specs[0].num_stages == (3 if overlap else 2)
+
+
+@pytest.mark.gpu
+def test_cache_form_pages_through_tma_and_plans():
+    """Pages of 128 tokens, the chunk's K/V from the cache: the op passes
+    the caches as tensor descriptors (TMA copies whole-tile pages) and the
+    call's plan keeps their tensor maps; a second call with caches of the
+    same layout elsewhere (the plan's cache hit) encodes them again, the
+    first caches poisoned with NaN. Against float64 each time."""
+    import torch
+    from quire.ops import plan, prefill
+    rng = np.random.default_rng(10)
+    a, kn, vn = _case(rng, [300, 129, 0], [100, 64, 200], 128, 8, 2, 128)
+    ref = reference(a, kn, vn, 1 / math.sqrt(128))
+    t = {k: torch.from_numpy(np.ascontiguousarray(x)).cuda()
+         for k, x in a.items()}
+    prefill._plans.clear()
+    hits = plan.stats["hits"]
+    out = quire.ops.paged_prefill_attention(**t, max_query_len=200)
+    assert any(key[-3] is not None for key in prefill._plans)  # kv_desc
+    assert _rel(out.cpu().numpy(), ref) < 2e-3
+    k2, v2 = t["key_cache"].clone(), t["value_cache"].clone()
+    t["key_cache"].fill_(float("nan"))
+    t["value_cache"].fill_(float("nan"))
+    t.update(key_cache=k2, value_cache=v2)
+    out = quire.ops.paged_prefill_attention(**t, max_query_len=200)
+    assert plan.stats["hits"] == hits + 1
+    assert _rel(out.cpu().numpy(), ref) < 2e-3

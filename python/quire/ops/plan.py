@@ -38,6 +38,7 @@ import sys
 import threading
 
 from .. import _args, _cuda, _lib
+from ..tools.tensor_descriptor import TensorDescriptor
 from . import decode, launch
 
 # The most layouts the plain calls keep plans for; past it the cache starts
@@ -78,8 +79,8 @@ class _Launch:
     with `slots` [(index, role)] to fill with tensors; on the GPU also the
     kernel's function, block, shared memory and a packed buffer."""
 
-    __slots__ = ("spec", "grid", "values", "slots", "function", "threads",
-                 "shared", "struct", "buf", "arg_ptrs", "offsets")
+    __slots__ = ("spec", "grid", "values", "slots", "maps", "function",
+                 "threads", "shared", "struct", "buf", "arg_ptrs", "offsets")
 
 
 class _Native:
@@ -166,6 +167,7 @@ class Plan:
             self._launches += group
         self.concurrent = bool(concurrent) and not self.host and \
             len(self._groups) > 1
+        self._maps = [L for L in self._launches if L.maps]
         self._native_launch = None if self.host else self._native()
         if self.concurrent:
             # Made now, outside any CUDA graph capture of the runs.
@@ -175,11 +177,23 @@ class Plan:
 
     def _launch(self, spec, grid, values, ids, kernel, device):
         L = _Launch()
-        L.spec, L.grid, L.slots, vals = spec, grid, [], []
+        L.spec, L.grid, L.slots, L.maps, vals = spec, grid, [], [], []
         for j, name in enumerate(spec.order):
             x = values[name]
             if isinstance(x, (int, float)):
                 vals.append(x)
+                continue
+            if isinstance(x, TensorDescriptor):
+                # The tensor map of a role's tensor (the prefill caches'
+                # pages through TMA): [j, role, encoder, address encoded];
+                # a run whose tensor lies elsewhere encodes it again.
+                roles = ids.get(id(x.base))
+                if roles is None:
+                    raise AssertionError(f"{self.what}: the plan cannot "
+                                         f"place {spec.name}'s tensor "
+                                         f"descriptor {name}")
+                L.maps.append([j, roles[0], x.encoder(), x._view.ptr])
+                vals.append(x._tensormap())
                 continue
             roles = ids.get(id(x))
             if roles is None:
@@ -354,6 +368,13 @@ class Plan:
         if main is None:
             main = _cuda.stream_handle(None, device)
         with self._lock:
+            for L in self._maps:
+                for m in L.maps:
+                    j, role, encode, at = m
+                    if ptr[role] != at:
+                        L.buf[L.offsets[j]:L.offsets[j] + 128] = \
+                            encode(ptr[role])
+                        m[3] = ptr[role]
             if self._native_launch is not None:
                 self._native_launch.fill(ptr)
             if not self.concurrent:

@@ -194,7 +194,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    early_dots=False, fold_scale=True, pingpong=False,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
-                   last_first=True, overlap_softmax=None, tma_pages=False,
+                   last_first=True, overlap_softmax=None, tma_pages=None,
                    one_loop=True):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
@@ -205,7 +205,9 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
     chunk's blocks (last_first, prefill_kernel.LAST_FIRST) open for
     benchmarks. `tma_pages`: on the GPU, pass the caches as tensor
-    descriptors where TMA can copy their pages (prefill_launch);
+    descriptors where TMA can copy their pages (prefill_launch; None:
+    where the chunk's K/V come from the cache and a page holds a whole
+    tile of keys);
     `one_loop`: the chunk's keys from the cache read in the context's loop
     (prefill_kernel.ONE_LOOP, the default; False: in a loop of their own,
     unless tma_pages)."""
@@ -258,7 +260,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     val.check_bool(last_first, "last_first")
     if overlap_softmax is not None:
         val.check_bool(overlap_softmax, "overlap_softmax")
-    val.check_bool(tma_pages, "tma_pages")
+    if tma_pages is not None:
+        val.check_bool(tma_pages, "tma_pages")
     val.check_bool(one_loop, "one_loop")
     _kernel._check_producer_registers("producer_registers", producer_registers)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
@@ -269,7 +272,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
         producer_registers, last_first, overlap_softmax,
-        tma_pages and not host, one_loop)
+        tma_pages if not host else False, one_loop)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -309,7 +312,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
-                   overlap_softmax=None, tma_pages=False, one_loop=True):
+                   overlap_softmax=None, tma_pages=None, one_loop=True):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -324,9 +327,11 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     defaults those of configs.prefill_config for compute capability `sm`
     (the interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
     FOLD_SCALE, `last_first` as its LAST_FIRST. With `tma_pages` (a GPU
-    launch) the caches go as tensor descriptors (KV_DESC) where the
-    kernel's producer warps can copy their pages with TMA
-    (tma_pages_fit); `one_loop` as _spec's."""
+    launch; None: the chunk's K/V from the cache in one loop and pages of
+    at least block_n tokens) the caches go as tensor descriptors (KV_DESC)
+    where the kernel's producer warps can copy their pages with TMA
+    (tma_pages_fit); plans re-encode their tensor maps when a run's caches
+    lie elsewhere (plan.Plan); `one_loop` as _spec's."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
     num_tokens, num_heads, head_dim = q.shape
@@ -402,6 +407,13 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         strides, ("k_token_stride", "v_token_stride") +
         (("kn_token_stride", "vn_token_stride") if separate else ()),
         gathered_rows)
+    if tma_pages is None:
+        # TMA copies the pages where a page holds a whole tile of keys and
+        # every tile is a loop's over the cache (docs/performance.md, "The
+        # softmax overlap on the cache form": 488 against 467 TFLOP/s with
+        # pages of 128 tokens; with 16 it is slower).
+        tma_pages = q.device != "cpu" and not separate and one_loop and \
+            page_size >= block_n
     kv_desc = None
     if tma_pages and tma_pages_fit(v, sm, block_n, page_size, head_dim,
                                    warp_specialize, checked):

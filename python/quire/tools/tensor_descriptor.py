@@ -124,24 +124,36 @@ class TensorDescriptor:
             return cached[1]
         if key[1:] != (tuple(self._checked[0]), tuple(self._checked[1])):
             self.__post_init__()  # a field changed in place: check it again
+        tmap = self.encoder()(ptr)
+        object.__setattr__(self, "_tmap", (key, tmap))
+        return tmap
+
+    def encoder(self):
+        """A function of a base address giving the tensor map of this
+        descriptor's shape, strides, block and padding at that address
+        (what a plan re-encodes when a run's tensor moves); it holds no
+        reference to the base."""
         from .. import _cuda
         v = self._view
         box = tma_box(v.itemsize * 8, self.block_shape, self.padding)
         if box is None:
             raise ValueError("TensorDescriptor: TMA does not read this "
                              "descriptor's blocks")
-        # An empty tensor: every element of every block is padding. The
-        # driver takes no zero extent, so the map describes one zero element
-        # (the same strides: the copies address nothing else in bounds).
-        dims, at = list(reversed(self.shape)), ptr
-        if 0 in dims:
-            dims, at = [1] * len(dims), _cuda.zeros_address()
-        tmap = _cuda.encode_tensormap(
-            at, v.dtype, dims,
-            [s * v.itemsize for s in reversed(self.strides[:-1])],
-            tma_box_dims(self.block_shape, box), box[2])
-        object.__setattr__(self, "_tmap", (key, tmap))
-        return tmap
+        dtype, dims = v.dtype, list(reversed(self.shape))
+        strides = [s * v.itemsize for s in reversed(self.strides[:-1])]
+        box_dims = tma_box_dims(self.block_shape, box)
+
+        def encode(ptr):
+            # An empty tensor: every element of every block is padding. The
+            # driver takes no zero extent, so the map describes one zero
+            # element (the same strides: the copies address nothing else
+            # in bounds).
+            at, extent = ptr, dims
+            if 0 in dims:
+                at, extent = _cuda.zeros_address(), [1] * len(dims)
+            return _cuda.encode_tensormap(at, dtype, extent, strides,
+                                          box_dims, box[2])
+        return encode
 
     def __setattr__(self, name, value):
         # A changed field is checked again (its key and launch values come
