@@ -139,13 +139,17 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
       tile::WarpSpecializeOptions producer;
       producer.producerWarpgroup = options.producerWarpgroup;
       producer.producerRegisters = options.producerRegisters;
-      producer.pingpong = options.pingpong;
+      // With the softmax overlap, that pass places the turns (around both
+      // dots of an iteration) instead.
+      producer.pingpong = options.pingpong && !options.overlapSoftmax;
       pm.addPass(tile::createWarpSpecialize(producer));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
     }
     if (warpgroup && specialize && options.overlapSoftmax) {
-      pm.addPass(tile::createOverlapSoftmax());
+      tile::OverlapSoftmaxOptions overlap;
+      overlap.pingpong = options.pingpong;
+      pm.addPass(tile::createOverlapSoftmax(overlap));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
     }

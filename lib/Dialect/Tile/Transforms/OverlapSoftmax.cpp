@@ -14,6 +14,7 @@
 
 #include "LoopSlices.h"
 
+#include "quire/Dialect/Tile/IR/Layout.h"
 #include "quire/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -141,8 +142,14 @@ std::optional<Candidate> match(scf::ForOp loop) {
   return c;
 }
 
-void rewrite(scf::ForOp loop, Candidate &c) {
+/// `turns`: the two consumer warpgroups issue each iteration's dots in turn
+/// (tile.warpgroup_turn around them), FlashAttention-3's ping-pong.
+void rewrite(scf::ForOp loop, Candidate &c, bool turns) {
   Location loc = c.output.getLoc();
+  auto turn = [&](OpBuilder &b, TurnAction action) {
+    if (turns)
+      WarpgroupTurnOp::create(b, loc, action);
+  };
   Block *body = loop.getBody();
   Operation *yield = body->getTerminator();
   MLIRContext *ctx = loop.getContext();
@@ -155,6 +162,7 @@ void rewrite(scf::ForOp loop, Candidate &c) {
   // wait, the scores (synchronous), the softmax and the rescale of the
   // initial accumulator; its P V waits for the loop's next iteration.
   OpBuilder pre(loop);
+  turn(pre, TurnAction::Start);
   Value runs = iterationRuns(pre, loc, loop.getLowerBound(), loop.getStep(), 0,
                              loop.getUpperBound(), /*ivRuns=*/false);
   SmallVector<Type> carried(loop.getResultTypes());
@@ -171,7 +179,11 @@ void rewrite(scf::ForOp loop, Candidate &c) {
     for (Operation &op : body->without_terminator()) {
       if (&op == c.fullV || &op == c.output || &op == c.release)
         continue;
+      if (&op == c.scores)
+        turn(tb, TurnAction::Wait);
       tb.clone(op, map);
+      if (&op == c.scores)
+        turn(tb, TurnAction::Pass);
     }
     SmallVector<Value> results;
     for (auto [i, v] : llvm::enumerate(yield->getOperands()))
@@ -226,6 +238,8 @@ void rewrite(scf::ForOp loop, Candidate &c) {
   // Iteration i: S_i, then P V of iteration i - 1 (its stage's wait
   // first), both in flight; the scores retire first.
   OpBuilder b(ctx);
+  b.setInsertionPoint(c.scores);
+  turn(b, TurnAction::Wait);
   b.setInsertionPointAfter(c.scores);
   TmaWaitOp::create(b, c.fullV.getLoc(), stagePrev, phasePrev,
                     c.fullV.getBufferAttr(), c.fullV.getStagesAttr(),
@@ -236,6 +250,7 @@ void rewrite(scf::ForOp loop, Candidate &c) {
   pv.map(c.output.getC(), c.acc);
   auto prevDot = cast<WarpgroupDotOp>(b.clone(*c.output, pv));
   prevDot.setAsync(true);
+  turn(b, TurnAction::Pass);
   c.scores.setAsync(true);
   auto sWait = WarpgroupWaitOp::create(b, loc, ValueRange{c.scores.getResult()},
                                        b.getI32IntegerAttr(1), b.getUnitAttr());
@@ -276,8 +291,10 @@ void rewrite(scf::ForOp loop, Candidate &c) {
     map.map(pPrev, newLoop.getResult(n));
     map.map(stagePrev, st);
     map.map(c.acc, accOut);
+    turn(tb, TurnAction::Wait);
     auto lastDot = cast<WarpgroupDotOp>(tb.clone(*prevDot, map));
     lastDot.setAsync(false);
+    turn(tb, TurnAction::Pass);
     Value always = arith::ConstantOp::create(tb, loc, tb.getBoolAttr(true));
     TmaReleaseOp::create(tb, loc, st, always, releaseBuffer,
                          prevDot.getStagesAttr(), releaseProxy);
@@ -288,10 +305,14 @@ void rewrite(scf::ForOp loop, Candidate &c) {
   accOut.replaceUsesWithIf(last.getResult(0), [&](OpOperand &use) {
     return !last->isAncestor(use.getOwner());
   });
+  b.setInsertionPointAfter(last);
+  turn(b, TurnAction::End);
 }
 
 struct OverlapSoftmaxPass
     : public mlir::quire::tile::impl::OverlapSoftmaxBase<OverlapSoftmaxPass> {
+  using OverlapSoftmaxBase::OverlapSoftmaxBase;
+
   void runOnOperation() override {
     SmallVector<std::pair<scf::ForOp, Candidate>> work;
     getOperation().walk([&](scf::ForOp loop) {
@@ -306,7 +327,10 @@ struct OverlapSoftmaxPass
     for (auto &[loop, c] : work) {
       if (Value q = c.scores.getA())
         queries.insert(q);
-      rewrite(loop, c);
+      auto func = loop->getParentOfType<func::FuncOp>();
+      loop->removeAttr(TileDialect::getPingpongAttrName());
+      rewrite(loop, c,
+              pingpong && getNumWarps(func) == 2 * kWarpsPerWarpgroup);
     }
     // The carried P takes the registers the query held: the query moves to
     // shared memory where it is still in registers.

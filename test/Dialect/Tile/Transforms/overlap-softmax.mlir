@@ -16,6 +16,15 @@
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 async-stages=3 warp-specialize=true overlap-softmax=true" | FileCheck %s
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --num-warps 4 --warp-specialize --overlap-softmax -o %t.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ptx -o %t.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
+// With pingpong (two consumer warpgroups: the fused attention loop of
+// pingpong.mlir at 8 warps) the warpgroups take turns issuing the dots: the
+// peeled scores, each iteration's scores and the previous P V (the turn
+// passed once both are issued, before the softmax), and the last P V; start
+// and end bracket the loop, and quire-warp-specialize adds no turns of its
+// own. The kernel goes through ptxas.
+// RUN: quire-opt %S/pingpong.mlir "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 warp-specialize=true overlap-softmax=true pingpong=true" | FileCheck %s --check-prefix=TURNS
+// RUN: quirec %S/pingpong.mlir --sm 90 --num-warps 8 --async-stages 3 --warp-specialize --overlap-softmax --pingpong -o %t.turns.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.turns.ptx -o %t.turns.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // Off by default; without producer warps (loops staged by the warps that
 // compute, waiting on cp.async groups) the pass changes nothing, nor does it
 // on a matmul (one dot, carrying its accumulator).
@@ -65,3 +74,30 @@
 
 // MATMUL-LABEL: func.func @two_loops
 // MATMUL-NOT:   older
+
+// TURNS-LABEL: func.func @attention
+// TURNS-NOT:     tile.warpgroup_turn
+// TURNS:         tile.warpgroup_turn start
+// TURNS-NEXT:    %[[RUNS:.*]] = arith.cmpi
+// TURNS:         scf.if %[[RUNS]] -> (
+// TURNS-NEXT:      tile.tma_wait stage %c0_i32 phase %c0_i32 {async_proxy, buffer = 0 : i32
+// TURNS-NEXT:      tile.warpgroup_turn wait
+// TURNS-NEXT:      tile.warpgroup_dot a_stage %c0_i32
+// TURNS-NEXT:      tile.warpgroup_turn pass
+// TURNS:         scf.for
+// TURNS:           tile.tma_wait stage %{{.*}} {async_proxy, buffer = 0 : i32
+// TURNS-NEXT:      tile.warpgroup_turn wait
+// TURNS-NEXT:      %[[S:.*]] = tile.warpgroup_dot a_stage %c0_i32 {{.*}}async
+// TURNS-NEXT:      tile.tma_wait stage {{.*}} {async_proxy, buffer = 1 : i32
+// TURNS-NEXT:      tile.warpgroup_dot a(%{{.*}}) {{.*}}async
+// TURNS-NEXT:      tile.warpgroup_turn pass
+// TURNS-NEXT:      tile.warpgroup_wait %[[S]] {older, pending = 1 : i32}
+// TURNS-NOT:       tile.warpgroup_turn
+// TURNS:           scf.yield
+// TURNS:         scf.if %[[RUNS]] -> (
+// TURNS-NEXT:      tile.tma_wait
+// TURNS-NEXT:      tile.warpgroup_turn wait
+// TURNS-NEXT:      tile.warpgroup_dot a(
+// TURNS-NEXT:      tile.warpgroup_turn pass
+// TURNS:         tile.warpgroup_turn end
+// TURNS-NOT:     tile.warpgroup_turn

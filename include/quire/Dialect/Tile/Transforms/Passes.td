@@ -670,7 +670,19 @@ def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
     behind (3 stages keep two fills ahead). The registers: the carried P
     (16-bit, half a scores tile) beside the scores; the query is in
     shared memory, stored once (the dots read it with `a_stages = 1`).
+
+    With `pingpong` and two consumer warpgroups, the two take turns
+    (`tile.warpgroup_turn`) issuing each iteration's dots: a warpgroup
+    waits for its turn before `S_i`, passes it once `P_{i-1} V_{i-1}` is
+    issued, and computes its softmax while the other's two dots run
+    (FlashAttention-3's ping-pong with its intra-warpgroup overlap). The
+    peeled scores and the last `P V` take a turn each; `start` and `end`
+    bracket the loop.
   }];
+  let options = [
+    Option<"pingpong", "pingpong", "bool", "false",
+           "the two consumer warpgroups issue each iteration's dots in turn">
+  ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect"];
