@@ -256,6 +256,10 @@ def test_paged_prefill_attention(torch, gen, dtype, ctx, qlens, P, Hq, Hkv, D):
     dict(warp_specialize=True, producer_warpgroup=True, overlap_softmax=True,
          num_stages=3),
     dict(warp_specialize=True, overlap_softmax=True, block_n=64),
+    dict(warp_specialize=True, producer_warpgroup=True, overlap_softmax=True,
+         num_stages=3, pingpong=True),
+    dict(warp_specialize=True, overlap_softmax=True, pingpong=True,
+         block_n=64),
     dict(last_first=False),
 ])
 @pytest.mark.parametrize("ctx, qlens, P, Hq, Hkv", [
@@ -267,7 +271,7 @@ def test_paged_prefill_warp_specialized(torch, gen, options, ctx, qlens, P,
     # Producer warps for the cp.async copies (quire-warp-specialize), with
     # the consumer warpgroups in turns (pingpong), the next scores issued
     # early (early_dots) or the previous P V issued after the scores
-    # (overlap_softmax); the default kernel with each chunk's query blocks
+    # (overlap_softmax; with pingpong the turns take both dots); the default kernel with each chunk's query blocks
     # in order (last_first=False): both loops, the chunk's K/V separate and
     # from the cache.
     args, kn, vn, ref = prefill_case(torch, gen, ctx, qlens, P, Hq, Hkv, 128,
