@@ -655,8 +655,8 @@ def test_one_loop_matches_two_loops(causal, window):
 def test_cache_form_takes_the_softmax_overlap():
     """The chunk's K/V from the cache with pages of 16 tokens, at the
     default 128 x 128 tiles with the producer warpgroup: the kernel
-    compiles with quire-overlap-softmax at 3 stages (configs.
-    prefill_overlap_softmax); separate K/V, pages of 128, the chunk in a
+    compiles with quire-overlap-softmax at 3 stages and the consumer
+    warpgroups' turns (configs.prefill_overlap_softmax); separate K/V, pages of 128, the chunk in a
     loop of its own, the overlap turned off or 2 stages asked for keep 2
     stages without it. The interpreter's result is the same."""
     from quire.ops import configs, prefill
@@ -683,6 +683,7 @@ def test_cache_form_takes_the_softmax_overlap():
         assert len(specs) == 1
         options = dict(specs[0].options)
         assert options.get("overlap_softmax", False) == overlap
+        assert options.get("pingpong", False) == overlap
         assert specs[0].num_stages == (3 if overlap else 2)
 
 

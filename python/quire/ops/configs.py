@@ -273,7 +273,8 @@ def prefill_overlap_softmax(tiles, sm, producer_warpgroup, two_loops,
     slower with pages of 128 tokens (docs/performance.md, "The softmax
     overlap on the cache form"). prefill_launch also keeps it off for the
     caches through TMA, quire-pingpong, early dots and a staging depth
-    other than 3 asked for."""
+    other than 3 asked for, and gives the form the consumer warpgroups'
+    turns (pingpong with the overlap: the turns take both dots)."""
     return (tuple(tiles) == (128, 128, 8) and sm == 90 and
             producer_warpgroup and not two_loops and page_size <= 16)
 

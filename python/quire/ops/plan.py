@@ -177,29 +177,36 @@ class Plan:
 
     def _launch(self, spec, grid, values, ids, kernel, device):
         L = _Launch()
+        # Slots and maps index the kernel's parameters, which are
+        # spec.order's but for a descriptor's (launch.launch).
         L.spec, L.grid, L.slots, L.maps, vals = spec, grid, [], [], []
-        for j, name in enumerate(spec.order):
+        for name in spec.order:
             x = values[name]
             if isinstance(x, (int, float)):
                 vals.append(x)
                 continue
             if isinstance(x, TensorDescriptor):
-                # The tensor map of a role's tensor (the prefill caches'
-                # pages through TMA): [j, role, encoder, address encoded];
-                # a run whose tensor lies elsewhere encodes it again.
+                # A role's tensor as a descriptor (the prefill caches'
+                # pages through TMA): its base (a slot), shape, strides but
+                # the last, and tensor map, [index, role, encoder, address
+                # encoded]: a run whose tensor lies elsewhere encodes it
+                # again. Only GPU launches take descriptors.
                 roles = ids.get(id(x.base))
-                if roles is None:
+                if roles is None or kernel is None:
                     raise AssertionError(f"{self.what}: the plan cannot "
                                          f"place {spec.name}'s tensor "
                                          f"descriptor {name}")
-                L.maps.append([j, roles[0], x.encoder(), x._view.ptr])
+                L.slots.append((len(vals), roles[0]))
+                vals += [0] + list(x.shape) + list(x.strides[:-1])
+                L.maps.append([len(vals), roles[0], x.encoder(),
+                               x._view.ptr])
                 vals.append(x._tensormap())
                 continue
             roles = ids.get(id(x))
             if roles is None:
                 raise AssertionError(f"{self.what}: the plan cannot place "
                                      f"{spec.name}'s parameter {name}")
-            L.slots.append((j, roles[0]))
+            L.slots.append((len(vals), roles[0]))
             vals.append(0)
         L.values = vals
         if kernel is not None:

@@ -435,7 +435,11 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             separate or not one_loop, page_size) and kv_desc is None and \
             not pingpong and not early_dots and cfg[3] in (None, 3)
         if overlap_softmax:
+            # With the two consumer warpgroups taking turns at their dots
+            # (quire-overlap-softmax's pingpong: 0-3% faster on those
+            # rows, docs/performance.md).
             num_stages = 3
+            pingpong = True
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
