@@ -12,6 +12,7 @@ import pytest
 from conftest import ROOT
 
 RUN = os.path.join(ROOT, "bench", "run.py")
+BENCH = os.path.join(ROOT, "bench")
 
 
 def _run(*args):
@@ -123,3 +124,28 @@ def test_sass_summary_splits_regions_and_counts_retries(tmp_path):
 def test_prefill_ab_checks_its_arguments_before_torch(args, message):
     res = _run("prefill_ab", *args)
     assert res.returncode == 2 and message in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--ctx", "0,100"], "--ctx: 100 is not a multiple of 128"),
+    (["--ctx", "a"], "--ctx: expected numbers"),
+    (["--chunk", "0"], "--chunk: 0 is not a multiple of 128 of at least 128"),
+    (["--seqs", "0"], "--seqs: at least 1"),
+    (["--page", "24"], "--page: a power of two"),
+])
+def test_prefill_programs_checks_its_arguments_before_torch(args, message):
+    res = _run("prefill_programs", *args)
+    assert res.returncode == 2 and message in res.stderr, res.stderr
+
+
+def test_prefill_programs_fit_recovers_the_costs():
+    # Times made from a = 2 us a tile-step and b = 9 us a program over
+    # three rows come back exactly.
+    sys.path.insert(0, BENCH)
+    try:
+        from perf.prefill_programs import fit
+    finally:
+        sys.path.remove(BENCH)
+    rows = [(1024, n, 1024 / 132 * (2 * n + 9)) for n in (2.5, 10.5, 34.5)]
+    a, b = fit(rows, 132)
+    assert abs(a - 2) < 1e-9 and abs(b - 9) < 1e-9

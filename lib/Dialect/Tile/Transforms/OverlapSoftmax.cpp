@@ -329,8 +329,7 @@ struct OverlapSoftmaxPass
         queries.insert(q);
       auto func = loop->getParentOfType<func::FuncOp>();
       loop->removeAttr(TileDialect::getPingpongAttrName());
-      rewrite(loop, c,
-              pingpong && getNumWarps(func) == 2 * kWarpsPerWarpgroup);
+      rewrite(loop, c, pingpong && getNumWarps(func) == 2 * kWarpsPerWarpgroup);
     }
     // The carried P takes the registers the query held: the query moves to
     // shared memory where it is still in registers.
