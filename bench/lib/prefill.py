@@ -40,8 +40,8 @@ def configs(torch):
 # that the producer copies the context's pages with TMA (tma pages); the
 # chunk's K/V read from the cache rather than k_new/v_new, in the context's
 # loop (cache kv, the op's form where no key and value are given: with
-# pages of 16 tokens the same kernel as cache ov s3 below, with pages of
-# 128 as cache kv tma), and so
+# pages of 16 tokens the same kernel as cache ov s3 pp below, with pages
+# of 128 as cache kv tma), and so
 # with TMA (cache kv tma: every copy TMA's, the producer keeps 24
 # registers), and in a loop of their own after the context's (cache 2
 # loops), and the one loop with the softmax overlap at 2 and 3 stages

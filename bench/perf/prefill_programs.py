@@ -64,12 +64,16 @@ def main(argv=None):
     p.add_argument("--out", help="folder for the plot (default $BENCH_OUT or bench/out)")
     args = p.parse_args(argv)
     contexts = _ints(args.ctx, "--ctx", p, 0)
-    (chunk,) = _ints(args.chunk, "--chunk", p, BLOCK)
+    chunks = _ints(args.chunk, "--chunk", p, BLOCK)
+    if len(chunks) != 1:
+        p.error(f"--chunk: one length, got {args.chunk!r}")
+    chunk = chunks[0]
     if args.seqs < 1:
         p.error(f"--seqs: at least 1, got {args.seqs}")
     if args.page < 1 or args.page & (args.page - 1):
         p.error(f"--page: a power of two, got {args.page}")
     torch = require_torch()
+    from quire import ops
     from lib import prefill
     from lib.plot import bars
     from lib.timing import us
@@ -81,6 +85,14 @@ def main(argv=None):
     seqs, blocks = args.seqs, chunk // BLOCK
     programs = seqs * prefill.HQ * blocks
     sms = torch.cuda.get_device_properties(0).multi_processor_count
+    # (The steps count 128 keys: the op's tiles on sm_90, 128 x 128.)
+    major, minor = torch.cuda.get_device_capability()
+    tiles = ops.prefill_config(prefill.D, 10 * major + minor)
+    if tuple(tiles[:2]) != (BLOCK, BLOCK):
+        print(f"prefill_programs: the op's tiles here are {tiles[:2]}, not "
+              f"{BLOCK} x {BLOCK} (sm_90's), which the step count assumes",
+              file=sys.stderr)
+        return 1
 
     inp = prefill.make_inputs([contexts[0]] * seqs, [chunk] * seqs, args.page,
                               gen, poison=True)

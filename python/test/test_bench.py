@@ -130,6 +130,7 @@ def test_prefill_ab_checks_its_arguments_before_torch(args, message):
     (["--ctx", "0,100"], "--ctx: 100 is not a multiple of 128"),
     (["--ctx", "a"], "--ctx: expected numbers"),
     (["--chunk", "0"], "--chunk: 0 is not a multiple of 128 of at least 128"),
+    (["--chunk", "256,512"], "--chunk: one length"),
     (["--seqs", "0"], "--seqs: at least 1"),
     (["--page", "24"], "--page: a power of two"),
 ])

@@ -162,7 +162,9 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns) {
   // wait, the scores (synchronous), the softmax and the rescale of the
   // initial accumulator; its P V waits for the loop's next iteration.
   OpBuilder pre(loop);
-  turn(pre, TurnAction::Start);
+  Operation *start = nullptr;
+  if (turns)
+    start = WarpgroupTurnOp::create(pre, loc, TurnAction::Start);
   Value runs = iterationRuns(pre, loc, loop.getLowerBound(), loop.getStep(), 0,
                              loop.getUpperBound(), /*ivRuns=*/false);
   SmallVector<Type> carried(loop.getResultTypes());
@@ -220,6 +222,8 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns) {
       });
   if (failed(grown)) {
     peel->erase();
+    if (start)
+      start->erase();
     return;
   }
   auto newLoop = cast<scf::ForOp>(grown->getOperation());
