@@ -92,6 +92,8 @@ def test_fused_attention(torch, causal, head_dim):
     dict(warp_specialize=True, producer_warpgroup=True),
     dict(warp_specialize=True, producer_warpgroup=True, num_stages=3),
     dict(warp_specialize=True, producer_warpgroup=True, overlap_softmax=True),
+    dict(warp_specialize=True, producer_warpgroup=True, overlap_softmax=True,
+         pingpong=True, num_stages=3),
     dict(warp_specialize=True, producer_warpgroup=True, early_dots=True),
     dict(warp_specialize=True, pingpong=True),
 ])

@@ -597,6 +597,20 @@ def test_overlap_softmax_with_producer_warps():
         report = ptxas_sm90a(kernel.ptx, f"prefill_overlap_s{stages}",
                              verbose=True)
         assert "C751" not in report, report
+    # With pingpong the two consumer warpgroups take turns at each loop's
+    # dots: the peeled scores, the loop's two dots (one turn), the last
+    # P V; quire-warp-specialize adds no turns of its own.
+    spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, True,
+                         False, True, False, none, num_stages=3,
+                         warp_specialize=True, producer_warpgroup=True,
+                         overlap_softmax=True, pingpong=True)
+    kernel = launch.compiled(spec, 90, 8)
+    tile = kernel.asm("tile")
+    assert tile.count("tile.warpgroup_dot") == 8
+    for action, count in (("start", 2), ("wait", 6), ("pass", 6), ("end", 2)):
+        assert tile.count(f"tile.warpgroup_turn {action}") == count, action
+    report = ptxas_sm90a(kernel.ptx, "prefill_overlap_turns", verbose=True)
+    assert "C751" not in report, report
     rng = np.random.default_rng(16)
     a, kn, vn = _case(rng, [40, 0], [33, 20], 16, 4, 2, 128)
     prefill._plans.clear()
