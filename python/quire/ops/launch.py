@@ -130,6 +130,13 @@ def interpret(spec, grid, values):
                       kernel=spec.name, source_name=f"<MLIR of {spec.name}>")
 
 
+def descriptor_params(d, base):
+    """The kernel parameters of tensor descriptor `d` over the tensor at
+    address `base`: the base, the shape, the strides but the last, and the
+    tensor map (the parameters code_generator.DescriptorArg makes)."""
+    return [base, *d.shape, *d.strides[:-1], d._tensormap()]
+
+
 def launch(kernel, spec, grid, values, address, device):
     """Launches `kernel` (compiled from `spec`) on `device`'s current
     stream; `values` maps parameters to numbers or to tensors, which go in
@@ -141,11 +148,8 @@ def launch(kernel, spec, grid, values, address, device):
             args.append(a)
             continue
         if isinstance(a, TensorDescriptor):
-            # Its base, shape, strides but the last, and tensor map (the
-            # parameters code_generator.DescriptorArg makes).
-            args.append(address.get(id(a.base)) or a.base.data_ptr())
-            args += list(a.shape) + list(a.strides[:-1])
-            args.append(a._tensormap())
+            args += descriptor_params(
+                a, address.get(id(a.base)) or a.base.data_ptr())
             continue
         ptr = address.get(id(a))
         if ptr is None:

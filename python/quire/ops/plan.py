@@ -187,20 +187,21 @@ class Plan:
                 continue
             if isinstance(x, TensorDescriptor):
                 # A role's tensor as a descriptor (the prefill caches'
-                # pages through TMA): its base (a slot), shape, strides but
-                # the last, and tensor map, [index, role, encoder, address
-                # encoded]: a run whose tensor lies elsewhere encodes it
-                # again. Only GPU launches take descriptors.
+                # pages through TMA): its parameters, the first (the base)
+                # a slot and the last (the tensor map) a map, [index, role,
+                # encoder, address encoded]: a run whose tensor lies
+                # elsewhere encodes it again. Only GPU launches take
+                # descriptors.
                 roles = ids.get(id(x.base))
                 if roles is None or kernel is None:
                     raise AssertionError(f"{self.what}: the plan cannot "
                                          f"place {spec.name}'s tensor "
                                          f"descriptor {name}")
+                params = launch.descriptor_params(x, 0)
                 L.slots.append((len(vals), roles[0]))
-                vals += [0] + list(x.shape) + list(x.strides[:-1])
-                L.maps.append([len(vals), roles[0], x.encoder(),
-                               x._view.ptr])
-                vals.append(x._tensormap())
+                L.maps.append([len(vals) + len(params) - 1, roles[0],
+                               x.encoder(), x._view.ptr])
+                vals += params
                 continue
             roles = ids.get(id(x))
             if roles is None:

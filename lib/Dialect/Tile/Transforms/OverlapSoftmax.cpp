@@ -146,9 +146,8 @@ std::optional<Candidate> match(scf::ForOp loop) {
 /// (tile.warpgroup_turn around them), FlashAttention-3's ping-pong.
 void rewrite(scf::ForOp loop, Candidate &c, bool turns) {
   Location loc = c.output.getLoc();
-  auto turn = [&](OpBuilder &b, TurnAction action) {
-    if (turns)
-      WarpgroupTurnOp::create(b, loc, action);
+  auto turn = [&](OpBuilder &b, TurnAction action) -> Operation * {
+    return turns ? WarpgroupTurnOp::create(b, loc, action) : nullptr;
   };
   Block *body = loop.getBody();
   Operation *yield = body->getTerminator();
@@ -162,9 +161,7 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns) {
   // wait, the scores (synchronous), the softmax and the rescale of the
   // initial accumulator; its P V waits for the loop's next iteration.
   OpBuilder pre(loop);
-  Operation *start = nullptr;
-  if (turns)
-    start = WarpgroupTurnOp::create(pre, loc, TurnAction::Start);
+  Operation *start = turn(pre, TurnAction::Start);
   Value runs = iterationRuns(pre, loc, loop.getLowerBound(), loop.getStep(), 0,
                              loop.getUpperBound(), /*ivRuns=*/false);
   SmallVector<Type> carried(loop.getResultTypes());
