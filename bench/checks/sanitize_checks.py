@@ -10,7 +10,8 @@ producer warp, a producer warpgroup with setmaxnreg), the prefill op in
 every tile configuration, with its two warpgroups in ping-pong, with
 early dots (the query in shared memory), with the softmax beside the
 previous P V, with producer warps and their registers set, with the
-chunk's K/V separate and in the cache, the fused-attention tutorial with
+chunk's K/V separate and in the cache, persistent (programs taking
+several tiles in turn), the fused-attention tutorial with
 a producer warpgroup (causal and not), and unified_attention on a
 mixed ragged batch with every feature on (window, softcap, ALiBi, sinks,
 lse, descales), with one and several splits, over fp16 and fp8 (e4m3fn,
@@ -114,6 +115,12 @@ def main(argv=None):
         for separate in (True, False):
             prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg,
                               separate, **options)
+    # Persistent programs over more tiles than SMs (32 query heads: 192
+    # tiles), so programs take several in turn.
+    pinp = prefill.make_inputs([0, 40, 300], [70, 3, 200], 16, gen)
+    for separate in (True, False):
+        prefill.run_quire(pinp, scale, torch.empty_like(pinp["q"]),
+                          prefill.DEFAULT, separate, persistent=True)
     # The fused-attention tutorial with a producer warpgroup, 128 x 128
     # tiles, causal and not: the consumers read the query from shared memory
     # (docs/passes.md, "Loop-invariant A operands of wgmma loops").

@@ -4,7 +4,7 @@ launch of prefill_kernel.py."""
 
 from .. import _args, _kernel
 from . import configs, features, launch, plan as plans, validation as val
-from .decode import device_sm, outputs, run
+from .decode import device_resources, device_sm, outputs, run
 from ..compiler import code_generator
 from ..tools.tensor_descriptor import TensorDescriptor, tma_box
 from .prefill_kernel import paged_prefill
@@ -22,7 +22,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           fold_scale=True, pingpong=False, gathered_rows=False,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
           producer_registers=0, last_first=True, overlap_softmax=False,
-          kv_desc=None, one_loop=True):
+          kv_desc=None, one_loop=True, persistent=False):
     """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
     DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
@@ -71,10 +71,17 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         args["num_blocks"] = (I32, 1)
     else:
         consts["num_blocks"] = None
+    consts["PERSISTENT"] = persistent
     if flat:
         args.update(num_seqs=(I32, 1), search_steps=(I32, 1))
     else:
         consts.update(num_seqs=None, search_steps=None)
+    if persistent:
+        consts.pop("num_seqs", None)
+        args.update(num_seqs=(I32, 1), num_q_heads=(I32, 1),
+                    num_mblocks=(I32, 1))
+    else:
+        consts.update(num_q_heads=None, num_mblocks=None)
     feats.spec(consts, args)
     flags = dict(pingpong=pingpong, gathered_rows=gathered_rows,
                  warp_specialize=warp_specialize,
@@ -195,7 +202,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
                    last_first=True, overlap_softmax=None, tma_pages=None,
-                   one_loop=True):
+                   one_loop=True, persistent=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
@@ -210,7 +217,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     tile of keys);
     `one_loop`: the chunk's keys from the cache read in the context's loop
     (prefill_kernel.ONE_LOOP, the default; False: in a loop of their own,
-    unless tma_pages)."""
+    unless tma_pages); `persistent`: prefill_launch's."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -263,6 +270,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     if tma_pages is not None:
         val.check_bool(tma_pages, "tma_pages")
     val.check_bool(one_loop, "one_loop")
+    val.check_bool(persistent, "persistent")
     _kernel._check_producer_registers("producer_registers", producer_registers)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -272,7 +280,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
         producer_registers, last_first, overlap_softmax,
-        tma_pages if not host else False, one_loop)
+        tma_pages if not host else False, one_loop, persistent)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -312,7 +320,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
-                   overlap_softmax=None, tma_pages=None, one_loop=True):
+                   overlap_softmax=None, tma_pages=None, one_loop=True,
+                   persistent=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -332,7 +341,11 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     at least block_n tokens) the caches go as tensor descriptors (KV_DESC)
     where the kernel's producer warps can copy their pages with TMA
     (tma_pages_fit); plans re-encode their tensor maps when a run's caches
-    lie elsewhere (plan.Plan); `one_loop` as _spec's."""
+    lie elsewhere (plan.Plan); `one_loop` as _spec's. With `persistent`
+    (not with skip_decode, which keeps a program per tile) the kernel is
+    PERSISTENT: a program per SM (the interpreter: 4), each taking the
+    first grid's tiles in turn (never the flat grid), so that its producer warps fill
+    the next tile's stages while the consumers finish the last one."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
     num_tokens, num_heads, head_dim = q.shape
@@ -361,6 +374,10 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                         "65535)")
     programs, flat = configs.prefill_grid(num_tokens, num_seqs, max_q,
                                           block_m)
+    # (A persistent program passes over the first grid's idle tiles at the
+    # cost of their scalars.)
+    persistent = persistent and not skip_decode
+    flat = flat and not persistent
     if not flat and -(-max_q // block_m) > 65535:
         val.unsupported(what, f"max_query_len {max_q} (grid z, chunks of "
                         f"{block_m} tokens, is at most 65535)")
@@ -446,7 +463,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
            producer_registers, last_first, overlap_softmax, kv_desc,
-           one_loop and not separate, token_strides)
+           one_loop and not separate, token_strides, persistent)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
@@ -455,7 +472,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
             pingpong, gathered_rows, token_strides, warp_specialize,
             producer_warpgroup, producer_registers, last_first,
-            overlap_softmax, kv_desc, one_loop))
+            overlap_softmax, kv_desc, one_loop, persistent))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,
@@ -477,4 +494,10 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         grid = (programs, num_heads, 1)
     else:
         grid = (num_seqs, num_heads, max(1, -(-max_q // block_m)))
+    if persistent:
+        tiles = grid[0] * grid[1] * grid[2]
+        sms = 4 if q.device == "cpu" else device_resources(q.device)[0]
+        values.update(num_seqs=num_seqs, num_q_heads=num_heads,
+                      num_mblocks=grid[2])
+        grid = (min(tiles, sms), 1, 1)
     return [(spec, grid, values, num_warps)], tensors

@@ -39,8 +39,16 @@ Value tile::pointerRoot(Value p) {
 }
 
 bool tile::storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots) {
+  SmallVector<Operation *> ops;
+  for (Operation &op : *loop.getBody())
+    ops.push_back(&op);
+  return storedArguments(ops, roots);
+}
+
+bool tile::storedArguments(ArrayRef<Operation *> ops,
+                           SmallVectorImpl<Value> &roots) {
   bool known = true;
-  loop.getBody()->walk([&](Operation *op) {
+  auto visit = [&](Operation *op) {
     // A print writes only the device's printf buffer, which no load reads.
     if (op->hasTrait<OpTrait::IsTerminator>() ||
         op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() || isa<PrintOp>(op))
@@ -65,7 +73,9 @@ bool tile::storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots) {
       known = false;
     else if (!llvm::is_contained(roots, root))
       roots.push_back(root);
-  });
+  };
+  for (Operation *op : ops)
+    op->walk(visit);
   return known;
 }
 
@@ -362,7 +372,8 @@ void tile::shareInvariantOperands(func::FuncOp func) {
 /// too, and its stage the loop's stage argument, which starts at 0 and
 /// steps by one modulo S (the loop yields nextStage of it, as
 /// quire-async-copies builds it), so iteration i reads stage i mod S.
-BlockArgument tile::stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot) {
+BlockArgument tile::stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot,
+                                        bool anyStart) {
   Block *body = loop.getBody();
   if (!isInvariantA(loop, dot) || !loop.isDefinedOutsideOfLoop(dot.getC()))
     return {};
@@ -371,7 +382,7 @@ BlockArgument tile::stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot) {
     return {};
   unsigned k = stage.getArgNumber() - 1;
   Operation *yield = body->getTerminator();
-  if (!matchPattern(loop.getInitArgs()[k], m_Zero()) ||
+  if ((!anyStart && !matchPattern(loop.getInitArgs()[k], m_Zero())) ||
       !isNextStage(yield->getOperand(k), stage, dot.getStages()))
     return {};
   return stage;

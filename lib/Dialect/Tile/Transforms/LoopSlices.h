@@ -33,6 +33,9 @@ Value pointerRoot(Value p);
 /// argument, an atomic that acquires).
 bool storedArguments(scf::ForOp loop, SmallVectorImpl<Value> &roots);
 
+/// storedArguments of the ops `ops` (and the ops nested in them).
+bool storedArguments(ArrayRef<Operation *> ops, SmallVectorImpl<Value> &roots);
+
 /// The ops of `loop`'s body that `set` contains, in program order.
 SmallVector<Operation *> inBodyOrder(scf::ForOp loop,
                                      const llvm::SetVector<Operation *> &set);
@@ -102,8 +105,11 @@ void shareInvariantOperands(func::FuncOp func);
 /// (isInvariantA), its accumulator defined before the loop, and its B stage
 /// the loop's stage argument, which starts at 0 and steps by one modulo S
 /// (the loop yields nextStage of it, as quire-async-copies builds it), so
-/// iteration i reads stage i mod S.
-BlockArgument stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot);
+/// iteration i reads stage i mod S. With `anyStart` the argument may start
+/// at any stage s (quire-warp-specialize's consumers of a persistent loop
+/// start it at a tile's first fill): iteration i reads (s + i) mod S.
+BlockArgument stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot,
+                                  bool anyStart = false);
 
 /// Stores `a`, a loop-invariant 16-bit wgmma A operand, once into a
 /// one-stage buffer of its own (the swizzled layout wgmma reads;

@@ -90,7 +90,7 @@ std::optional<Candidate> match(scf::ForOp loop) {
   c.fullK = fulls[0];
   c.fullV = fulls[1];
   c.release = releases[0];
-  c.stage = stageOfInvariantDot(loop, c.scores);
+  c.stage = stageOfInvariantDot(loop, c.scores, /*anyStart=*/true);
   if (!c.stage || c.output.getBStage() != c.stage ||
       c.release.getStage() != c.stage || !c.output.getA() ||
       c.output.getAStage())

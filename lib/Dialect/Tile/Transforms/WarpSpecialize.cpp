@@ -41,6 +41,8 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <set>
+
 namespace mlir::quire::tile {
 #define GEN_PASS_DEF_WARPSPECIALIZE
 #include "quire/Dialect/Tile/Transforms/Passes.h.inc"
@@ -384,6 +386,40 @@ Value fillParity(OpBuilder &b, Location loc, Value f, int64_t stages) {
       b, loc, arith::DivUIOp::create(b, loc, f, c(stages)), c(1));
 }
 
+/// The persistent loop of a kernel whose staged loop is nested: the one op
+/// of its body holding cp.async copies, a signed i32 scf.for without
+/// iteration arguments (each iteration a tile of the work), or null.
+scf::ForOp persistentLoop(Block &body) {
+  scf::ForOp outer;
+  for (Operation &op : body) {
+    bool copies =
+        op.walk([](AsyncCopyOp) { return WalkResult::interrupt(); })
+            .wasInterrupted();
+    if (!copies)
+      continue;
+    auto loop = dyn_cast<scf::ForOp>(op);
+    if (outer || !loop || loop.getNumResults() != 0 ||
+        loop.getUnsignedCmp() ||
+        !loop.getInductionVar().getType().isInteger(32))
+      return nullptr;
+    outer = loop;
+  }
+  return outer;
+}
+
+/// The iterations of signed loop `loop` as an i32: ceil((ub - lb) / step),
+/// 0 where ub <= lb (step > 0, as scf.for requires).
+Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
+  auto c = [&](int64_t v) -> Value {
+    return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(v));
+  };
+  Value span = arith::MaxSIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, ub, lb), c(0));
+  Value up = arith::SubIOp::create(b, loc, step, c(1));
+  return arith::DivUIOp::create(b, loc,
+                                arith::AddIOp::create(b, loc, span, up), step);
+}
+
 /// quire-warp-specialize on a kernel whose loops are staged with cp.async
 /// (see Passes.td): producer warps, as many as the consumers, each
 /// mirroring the consumer warp of its index modulo their count, issue
@@ -395,9 +431,20 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   if (!func.getBody().hasOneBlock())
     return;
   Block &body = func.getBody().front();
+  // The staged loops at the kernel's top level, or one nested in a
+  // persistent loop (`outer`): there the producer runs ahead across the
+  // outer iterations, and both sides count the ring's fills from the
+  // kernel's start rather than start its mbarriers over.
+  scf::ForOp outer;
   FailureOr<SmallVector<CopyLoop, 2>> found = copyLoops(body);
-  if (failed(found))
-    return;
+  if (failed(found)) {
+    outer = persistentLoop(body);
+    if (!outer)
+      return;
+    found = copyLoops(*outer.getBody());
+    if (failed(found) || found->size() != 1)
+      return;
+  }
   SmallVector<CopyLoop, 2> &loops = *found;
   for (CopyLoop &l : loops)
     classifyTma(l);
@@ -445,7 +492,7 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     if (isa<WarpgroupDotOp, AsyncLocalLoadOp>(op) && !inLoop(op))
       blocked = true;
   });
-  for (Operation &op : body) {
+  auto check = [&](Operation &op) {
     op.walk([&](Operation *nested) {
       // (Region ops: their ops are walked.)
       if (isa<AsyncCopyOp, AsyncWaitOp, scf::YieldOp>(nested) ||
@@ -455,17 +502,49 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
           ordersCopies(nested))
         blocked = true;
     });
-    if (&op == loops.back().after.getOperation())
-      break;
+  };
+  // A persistent loop's ops after its staged loop (a tile's epilogue) come
+  // before the producer's copies of the next tiles: they may store only
+  // through kernel arguments the producer reads nothing from (distinct
+  // arguments are taken not to overlap, as in quire-async-copies).
+  SmallVector<Operation *> tail;
+  for (Operation &op : body) {
+    if (&op != outer.getOperation()) {
+      check(op);
+      if (&op == loops.back().after.getOperation())
+        break;
+      continue;
+    }
+    bool past = false;
+    for (Operation &inner : outer.getBody()->without_terminator()) {
+      if (past)
+        tail.push_back(&inner);
+      else
+        check(inner);
+      past |= &inner == loops.back().after.getOperation();
+    }
+    break;
   }
   if (blocked)
     return;
+  SmallVector<Value> stored;
+  if (outer) {
+    bool syncs = false;
+    for (Operation *op : tail)
+      op->walk([&](Operation *nested) {
+        syncs |= isa<TmaInitOp, TmaCopyOp, LocalStoreOp, BarrierOp>(nested);
+      });
+    if (syncs || !storedArguments(tail, stored))
+      return;
+  }
 
   // What the producer computes: the copies' operands, the loops' bounds,
   // and the iteration arguments they need, back to the kernel's arguments.
   llvm::SetVector<Operation *> needed;
   DenseMap<Operation *, llvm::SetVector<unsigned>> carried;
   SmallVector<Value> work;
+  if (outer)
+    work.append({outer.getLowerBound(), outer.getUpperBound(), outer.getStep()});
   for (CopyLoop &l : loops) {
     work.append(
         {l.loop.getLowerBound(), l.loop.getUpperBound(), l.loop.getStep()});
@@ -488,7 +567,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     Value v = work.pop_back_val();
     if (auto arg = dyn_cast<BlockArgument>(v)) {
       Operation *owner = arg.getOwner()->getParentOp();
-      if (owner == func.getOperation())
+      if (owner == func.getOperation() ||
+          (owner == outer.getOperation() && arg == outer.getInductionVar()))
         continue;
       auto loop = dyn_cast<scf::ForOp>(owner);
       if (!loop || !isCopyLoop(loop))
@@ -506,8 +586,9 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     if (needed.contains(def))
       continue;
     Operation *parent = def->getParentOp();
-    if (isCopyLoop(def) ||
-        !(parent == func.getOperation() || isCopyLoop(parent)) ||
+    if (isCopyLoop(def) || def == outer.getOperation() ||
+        !(parent == func.getOperation() || parent == outer.getOperation() ||
+          isCopyLoop(parent)) ||
         !producerMayRun(def))
       return;
     // Each set clones what depends on the thread; CSE may merge constants,
@@ -529,8 +610,41 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     for (Value bound :
          {l.loop.getLowerBound(), l.loop.getUpperBound(), l.loop.getStep()})
       if (Operation *def = bound.getDefiningOp();
-          def && !def->isBeforeInBlock(l.prologue.front()))
+          def && def->getBlock() == l.prologue.front()->getBlock() &&
+          !def->isBeforeInBlock(l.prologue.front()))
         return;
+  // In a persistent loop each reader's stage is the staged loop's stage
+  // argument, which starts at 0 and steps by one (the consumers start it at
+  // the tile's first fill instead), and what the producer reads for the
+  // next tiles is stored by no tile's epilogue.
+  if (outer) {
+    for (CopyLoop &l : loops)
+      for (auto &reader : l.readers) {
+        auto arg = dyn_cast<BlockArgument>(reader.second);
+        if (!arg || arg.getOwner() != l.loop.getBody() ||
+            arg == l.loop.getInductionVar())
+          return;
+        unsigned j = arg.getArgNumber() - 1;
+        std::optional<int64_t> init =
+            getConstantIntValue(l.loop.getInitArgs()[j]);
+        if (!init || *init != 0 ||
+            !isNextStage(l.loop.getBody()->getTerminator()->getOperand(j), arg,
+                         l.stages))
+          return;
+      }
+    auto readsStored = [&](Value ptr) {
+      Value root = pointerRoot(ptr);
+      return !root || llvm::is_contained(stored, root);
+    };
+    bool clash = false;
+    for (Operation *op : needed)
+      op->walk([&](LoadOp load) { clash |= readsStored(load.getPtr()); });
+    for (CopyLoop &l : loops)
+      for (AsyncCopyOp copy : llvm::concat<AsyncCopyOp>(l.prologue, l.copies))
+        clash |= readsStored(copy.getPtrs());
+    if (clash)
+      return;
+  }
 
   Location loc = func.getLoc();
   SmallVector<Operation *> original;
@@ -577,28 +691,35 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
            llvm::any_of(op->getOperandTypes(), isTensor);
   };
   auto cloneForSets = [&](OpBuilder &ob, Operation &op) {
+    SmallVector<Operation *> clones;
     if (!perThread(&op)) {
       Operation *c = ob.clone(op, maps[0]);
       for (int64_t k = 1; k < sets; ++k)
         maps[k].map(op.getResults(), c->getResults());
-      return;
+      return SmallVector<Operation *>{c};
     }
     for (int64_t k = 0; k < sets; ++k) {
       Operation *c = ob.clone(op, maps[k]);
       if (k != 0)
         setThreadOffset(c, k * setThreads);
+      clones.push_back(c);
     }
+    return clones;
   };
   auto lookup = [&](Value v) { return maps[0].lookupOrDefault(v); };
+  // The copies of one fill into `stage` (null: the copies' own), after the
+  // stage's release where `acquireParity` is given.
   auto issue = [&](OpBuilder &ob, SmallVector<AsyncCopyOp> copies, Value runs,
-                   const CopyLoop &l, Value acquireParity) {
+                   const CopyLoop &l, Value acquireParity, Value stage) {
     auto guard = scf::IfOp::create(ob, loc, TypeRange(), runs,
                                    /*withElseRegion=*/false);
     OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
+    if (!stage)
+      stage = lookup(copies.front().getStage());
     // (Only the issuing thread waits to refill with TMA.)
     if (acquireParity)
-      TmaAcquireOp::create(gb, loc, lookup(copies.front().getStage()),
-                           acquireParity, l.buffers.front(), l.stages,
+      TmaAcquireOp::create(gb, loc, stage, acquireParity, l.buffers.front(),
+                           l.stages,
                            /*producer=*/true, /*every_thread=*/!l.tma);
     for (AsyncCopyOp copy : copies) {
       if (l.tma) {
@@ -606,33 +727,56 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
         TmaCopyPagesOp::create(
             gb, copy.getLoc(), lookup(pages.getTensormap()),
             lookup(pages.getBlockTable()), lookup(pages.getFirstToken()),
-            lookup(pages.getHead()), lookup(pages.getSeqLen()),
-            lookup(copy.getStage()),
+            lookup(pages.getHead()), lookup(pages.getSeqLen()), stage,
             arith::ConstantOp::create(gb, loc, gb.getBoolAttr(true)),
             stagedBlock(copy), pages.getPageSizeAttr(), copy.getBufferAttr(),
             copy.getContigAttr(), copy.getStagesAttr(),
             copy.getTransposedAttr(), gb.getUnitAttr());
         continue;
       }
-      cloneForSets(gb, *copy);
-      AsyncArriveOp::create(gb, copy.getLoc(), lookup(copy.getStage()),
-                            copy.getBuffer(), copy.getStages());
+      for (Operation *c : cloneForSets(gb, *copy))
+        cast<AsyncCopyOp>(c).getStageMutable().assign(stage);
+      AsyncArriveOp::create(gb, copy.getLoc(), stage, copy.getBuffer(),
+                            copy.getStages());
     }
   };
+  // Fill f of a ring waits for the release of fill f - stages: parity of
+  // fill f's phase flipped (a fresh mbarrier passes phase 1). In a
+  // persistent loop f counts from the kernel's start (`fills` before the
+  // tile), and fill f goes into stage f % stages.
+  auto acquireParity = [&](OpBuilder &ob, Value f, const CopyLoop &l) -> Value {
+    return arith::XOrIOp::create(ob, loc, fillParity(ob, loc, f, l.stages),
+                                 cst(ob, 1));
+  };
+  auto stageOf = [&](OpBuilder &ob, Value f, const CopyLoop &l) -> Value {
+    return arith::RemUIOp::create(ob, loc, f, cst(ob, l.stages));
+  };
   size_t next = 0;
-  for (Operation *op : original) {
+  std::set<int64_t> acquired; // the prologue fills waited for
+  // The producer's part of `op` at `ob`; in a persistent loop `fills` counts
+  // the fills before the tile and `nextFills` becomes the count after it.
+  auto produce = [&](OpBuilder &ob, Operation *op, Value fills,
+                     Value &nextFills) {
     if (next == loops.size())
-      break;
+      return;
     CopyLoop &l = loops[next];
     if (auto copy = dyn_cast<AsyncCopyOp>(op)) {
-      // Prologue fill k: the stage's first, nothing to wait for.
+      // Prologue fill k: the stage's first, nothing to wait for (in a
+      // persistent loop, the fill of an earlier tile's release).
       int64_t k = *getConstantIntValue(copy.getStage());
-      issue(pb, {copy},
-            iterationRuns(pb, loc, lookup(l.loop.getLowerBound()),
-                          lookup(l.loop.getStep()), k,
-                          lookup(l.loop.getUpperBound()), false),
-            l, nullptr);
-      continue;
+      Value runs = iterationRuns(ob, loc, lookup(l.loop.getLowerBound()),
+                                 lookup(l.loop.getStep()), k,
+                                 lookup(l.loop.getUpperBound()), false);
+      if (!fills) {
+        issue(ob, {copy}, runs, l, nullptr, nullptr);
+        return;
+      }
+      // (The fill's first copy waits for the stage.)
+      Value f = arith::AddIOp::create(ob, loc, fills, cst(ob, k));
+      bool first = acquired.insert(k).second;
+      issue(ob, {copy}, runs, l, first ? acquireParity(ob, f, l) : Value(),
+            stageOf(ob, f, l));
+      return;
     }
     if (op == l.loop.getOperation()) {
       // The carried values the copies need, per set where they hold
@@ -652,7 +796,7 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       Value lb = lookup(l.loop.getLowerBound());
       Value step = lookup(l.loop.getStep());
       Value ub = lookup(l.loop.getUpperBound());
-      auto loop = scf::ForOp::create(pb, loc, lb, ub, step, inits);
+      auto loop = scf::ForOp::create(ob, loc, lb, ub, step, inits);
       OpBuilder lb2 = OpBuilder::atBlockBegin(loop.getBody());
       Value iv = loop.getInductionVar();
       for (IRMapping &m : maps)
@@ -669,32 +813,56 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       for (Operation &inner : l.loop.getBody()->without_terminator())
         if (needed.contains(&inner))
           cloneForSets(lb2, inner);
-      // Fill f = k + ahead of the ring waits for the release of fill
-      // f - stages: parity of fill f's phase flipped (a fresh mbarrier
-      // passes phase 1).
+      // The body's copies are of fill k + ahead.
       Value f = arith::AddIOp::create(
           lb2, loc, iterationIndex(lb2, loc, iv, lb, step), cst(lb2, l.ahead));
-      Value parity = arith::XOrIOp::create(
-          lb2, loc, fillParity(lb2, loc, f, l.stages), cst(lb2, 1));
+      if (fills)
+        f = arith::AddIOp::create(lb2, loc, fills, f);
       issue(lb2, l.copies, iterationRuns(lb2, loc, iv, step, l.ahead, ub, true),
-            l, parity);
+            l, acquireParity(lb2, f, l),
+            fills ? stageOf(lb2, f, l) : Value());
       SmallVector<Value> yields;
       Operation *yield = l.loop.getBody()->getTerminator();
       for (auto [j, k] : slots)
         yields.push_back(maps[k].lookupOrDefault(yield->getOperand(j)));
       scf::YieldOp::create(lb2, loc, yields);
-      continue;
+      if (fills)
+        nextFills = arith::AddIOp::create(ob, loc, fills,
+                                          tripCount(ob, loc, lb, ub, step));
+      return;
     }
     if (op == l.after.getOperation()) {
       if (++next < loops.size()) {
-        invalBarriers(pb, loc, l, /*split=*/true);
-        initBarriers(pb, loc, loops[next], arrivals(loops[next]),
+        invalBarriers(ob, loc, l, /*split=*/true);
+        initBarriers(ob, loc, loops[next], arrivals(loops[next]),
                      /*split=*/true);
       }
-      continue;
+      return;
     }
     if (needed.contains(op))
-      cloneForSets(pb, *op);
+      cloneForSets(ob, *op);
+  };
+  for (Operation *op : original) {
+    if (next == loops.size())
+      break;
+    if (op != outer.getOperation()) {
+      Value none;
+      produce(pb, op, Value(), none);
+      continue;
+    }
+    // The persistent loop: its tiles in the consumers' order, the fills
+    // counted across them.
+    auto tiles = scf::ForOp::create(
+        pb, loc, lookup(outer.getLowerBound()), lookup(outer.getUpperBound()),
+        lookup(outer.getStep()), ValueRange{cst(pb, 0)});
+    for (IRMapping &m : maps)
+      m.map(outer.getInductionVar(), tiles.getInductionVar());
+    OpBuilder tb = OpBuilder::atBlockBegin(tiles.getBody());
+    Value fills = tiles.getRegionIterArgs()[0];
+    Value nextFills = fills;
+    for (Operation &inner : outer.getBody()->without_terminator())
+      produce(tb, &inner, fills, nextFills);
+    scf::YieldOp::create(tb, loc, nextFills);
   }
 
   // The consumers: the kernel without its copies; each loop waits for the
@@ -702,6 +870,37 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   Block *consumers = split.elseBlock();
   for (Operation *op : original)
     op->moveBefore(consumers->getTerminator());
+  // A persistent loop carries the fills before each tile; the staged loop
+  // starts its stages there.
+  Value fills;
+  if (outer) {
+    CopyLoop &l = loops.front();
+    IRRewriter rewriter(func.getContext());
+    OpBuilder ib(outer);
+    Value zero = cst(ib, 0);
+    auto grown = cast<LoopLikeOpInterface>(outer.getOperation())
+                     .replaceWithAdditionalYields(
+                         rewriter, ValueRange{zero},
+                         /*replaceInitOperandUsesInLoop=*/false,
+                         [&](OpBuilder &yb, Location,
+                             ArrayRef<BlockArgument> args) {
+                           Value n = tripCount(
+                               yb, loc, l.loop.getLowerBound(),
+                               l.loop.getUpperBound(), l.loop.getStep());
+                           return SmallVector<Value>{
+                               arith::AddIOp::create(yb, loc, args[0], n)};
+                         });
+    if (failed(grown))
+      llvm_unreachable("scf.for takes more iteration arguments");
+    outer = cast<scf::ForOp>(grown->getOperation());
+    fills = outer.getRegionIterArgs().back();
+    OpBuilder sb(l.loop);
+    Value first = arith::RemUIOp::create(sb, loc, fills, cst(sb, l.stages));
+    for (auto &reader : l.readers) {
+      unsigned j = cast<BlockArgument>(reader.second).getArgNumber() - 1;
+      l.loop.getInitArgsMutable()[j].assign(first);
+    }
+  }
   for (auto [n, l] : llvm::enumerate(loops)) {
     // With TMA: the iteration's tile, its first token and bound, per buffer
     // (the body's copy fills the stage `ahead` iterations on).
@@ -739,11 +938,11 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     l.top->erase();
     Block *lbody = l.loop.getBody();
     OpBuilder cb = OpBuilder::atBlockBegin(lbody);
-    Value parity =
-        fillParity(cb, loc,
-                   iterationIndex(cb, loc, l.loop.getInductionVar(),
-                                  l.loop.getLowerBound(), l.loop.getStep()),
-                   l.stages);
+    Value fill = iterationIndex(cb, loc, l.loop.getInductionVar(),
+                                l.loop.getLowerBound(), l.loop.getStep());
+    if (fills)
+      fill = arith::AddIOp::create(cb, loc, fills, fill);
+    Value parity = fillParity(cb, loc, fill, l.stages);
     for (auto [buffer, reader] : llvm::zip(l.buffers, l.readers)) {
       cb.setInsertionPoint(reader.first);
       TmaWaitOp::create(cb, loc, reader.second, parity, buffer, l.stages,
@@ -769,6 +968,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       initBarriers(cb, loc, loops[n + 1], arrivals(loops[n + 1]),
                    /*split=*/true);
     } else {
+      if (outer)
+        cb.setInsertionPointAfter(outer);
       invalBarriers(cb, loc, l, /*split=*/false);
     }
     l.after->erase();
@@ -777,7 +978,9 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   // each passing the turn once its dot is issued (it then waits for the
   // dot), so one's softmax runs beside the other's dots.
   if (pingpong && consumerWarps == 2 * kWarpsPerWarpgroup) {
-    OpBuilder tb = OpBuilder::atBlockBegin(consumers);
+    // (In a persistent loop, each tile's loop takes its turns.)
+    OpBuilder tb = outer ? OpBuilder(loops.front().loop)
+                         : OpBuilder::atBlockBegin(consumers);
     WarpgroupTurnOp::create(tb, loc, TurnAction::Start);
     for (CopyLoop &l : loops) {
       l.loop->removeAttr(TileDialect::getPingpongAttrName());
