@@ -407,6 +407,36 @@ scf::ForOp persistentLoop(Block &body) {
   return outer;
 }
 
+/// Moves the index tensors computed before persistent loop `loop` (its
+/// block's ops that any warp may run, runsAnywhere, but constants) whose
+/// every use lies in it to just before their first use in its body, so that
+/// a tile recomputes them where it needs them: hoisted out of the tiles'
+/// loop (loop-invariant code motion), an epilogue's offsets would hold
+/// registers through the staged loop.
+void sinkIntoLoop(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+  // (Backwards: an op's users move first.)
+  for (Operation *op = loop->getPrevNode(), *prev; op; op = prev) {
+    prev = op->getPrevNode();
+    if (isa<arith::ConstantOp>(op) || op->use_empty() || !runsAnywhere(op) ||
+        llvm::none_of(op->getResultTypes(), isTensor))
+      continue;
+    Operation *first = nullptr;
+    for (Operation *user : op->getUsers()) {
+      Operation *at = body->findAncestorOpInBlock(*user);
+      if (!at) {
+        first = nullptr;
+        break;
+      }
+      if (!first || at->isBeforeInBlock(first))
+        first = at;
+    }
+    if (first)
+      op->moveBefore(first);
+  }
+}
+
 /// The iterations of signed loop `loop` as an i32: ceil((ub - lb) / step),
 /// 0 where ub <= lb (step > 0, as scf.for requires).
 Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
@@ -863,6 +893,7 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     for (Operation &inner : outer.getBody()->without_terminator())
       produce(tb, &inner, fills, nextFills);
     scf::YieldOp::create(tb, loc, nextFills);
+    sinkIntoLoop(tiles);
   }
 
   // The consumers: the kernel without its copies; each loop waits for the
@@ -900,6 +931,7 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       unsigned j = cast<BlockArgument>(reader.second).getArgNumber() - 1;
       l.loop.getInitArgsMutable()[j].assign(first);
     }
+    sinkIntoLoop(outer);
   }
   for (auto [n, l] : llvm::enumerate(loops)) {
     // With TMA: the iteration's tile, its first token and bound, per buffer

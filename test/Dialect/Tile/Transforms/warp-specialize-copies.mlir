@@ -437,3 +437,127 @@ func.func @searched_base(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
   tile.store %optrs, %s : tensor<128x!tile.ptr<f32>>
   return
 }
+
+// -----
+
+// A persistent loop: each tile's staged loop and its store. The producer
+// runs the tiles in the consumers' order, counting the ring's fills across
+// them (the scf.for's i32 argument): the prologue's fill k of a tile goes
+// into stage (fills + k) % 2 once its last reader released it, the loop's
+// fills likewise, and each tile adds its loop's trip count. The consumers
+// carry the same count: the staged loop starts its stage at fills % 2, and
+// waits on the parity of fill fills + i. The mbarriers are initialized once
+// and invalidated after the persistent loop.
+// CHECK-LABEL: func.func @persistent_tiles
+// CHECK:         tile.tma_init
+// CHECK:         scf.if %{{.*}} {
+// CHECK:           scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[F:.*]] = %c0_i32) -> (i32)
+// CHECK:             %[[S0:.*]] = arith.remui %[[F]], %c2_i32
+// CHECK:             tile.tma_acquire stage %[[S0]] phase %{{.*}} {buffer = 0 : i32, every_thread, producer, stages = 2 : i32}
+// CHECK:             tile.async_copy %{{.*}} into stage %[[S0]]
+// CHECK:             scf.for
+// CHECK:               arith.remui
+// CHECK:               tile.tma_acquire
+// CHECK:               tile.async_copy
+// CHECK:             %[[N:.*]] = arith.divui
+// CHECK:             %[[NEXT:.*]] = arith.addi %[[F]], %[[N]]
+// CHECK:             scf.yield %[[NEXT]] : i32
+// CHECK:         } else {
+// CHECK:           scf.for %{{.*}} iter_args(%[[CF:.*]] = %c0_i32) -> (i32)
+// CHECK:             %[[CS:.*]] = arith.remui %[[CF]], %c2_i32
+// CHECK:             scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %[[CS]])
+// CHECK:               arith.addi %[[CF]]
+// CHECK:               tile.tma_wait
+// CHECK:               tile.warpgroup_dot
+// CHECK:               tile.tma_release
+// CHECK:             tile.store
+// CHECK:             scf.yield
+// CHECK:           tile.tma_inval
+// CHECK-NOT:     tile.async_wait
+func.func @persistent_tiles(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+                            %b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                            %n: i32, %tiles: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %av = arith.constant dense<1.0> : tensor<128x64xf16>
+  %k = tile.range 0, 64 : tensor<64xi32>
+  %j = tile.expand_dims %k {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %w = arith.constant dense<128> : tensor<64x1xi32>
+  %jo = arith.muli %j, %w : tensor<64x1xi32>
+  %job = tile.broadcast %jo : tensor<64x1xi32> -> tensor<64x128xi32>
+  %cc = tile.range 0, 128 : tensor<128xi32>
+  %c2 = tile.expand_dims %cc {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %cb = tile.broadcast %c2 : tensor<1x128xi32> -> tensor<64x128xi32>
+  %boffs = arith.addi %job, %cb : tensor<64x128xi32>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %pid = tile.program_id x
+  %np = tile.num_programs x
+  scf.for %t = %pid to %tiles step %np : i32 {
+    // Tile t reads t * 64 more keys.
+    %len = arith.muli %t, %c64 : i32
+    %end = arith.addi %n, %len : i32
+    %acc = scf.for %start = %c0 to %end step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %off = arith.muli %start, %c128 : i32
+      %bat = tile.addptr %b, %off : !tile.ptr<f16>, i32
+      %bp = tile.splat %bat : !tile.ptr<f16> -> tensor<64x128x!tile.ptr<f16>>
+      %bptrs = tile.addptr %bp, %boffs : tensor<64x128x!tile.ptr<f16>>, tensor<64x128xi32>
+      %bv = tile.load %bptrs : tensor<64x128x!tile.ptr<f16>>
+      %d = tile.dot %av, %bv, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %s = tile.reduce sum %acc {axis = 1 : i32} : tensor<128x128xf32> -> tensor<128xf32>
+    %row = arith.muli %t, %c128 : i32
+    %ob = tile.addptr %out, %row : !tile.ptr<f32>, i32
+    %op = tile.splat %ob : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>>
+    %optrs = tile.addptr %op, %cc : tensor<128x!tile.ptr<f32>>, tensor<128xi32>
+    tile.store %optrs, %s : tensor<128x!tile.ptr<f32>>
+  }
+  return
+}
+
+// -----
+
+// Left alone: a persistent loop whose tiles store through the argument the
+// next tiles' copies read (the producer would copy before the store).
+// CHECK-LABEL: func.func @persistent_stores_what_it_reads
+// CHECK-NOT:     tile.is_producer
+// CHECK:         tile.async_wait
+func.func @persistent_stores_what_it_reads(%b: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+                                           %n: i32, %tiles: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %c128 = arith.constant 128 : i32
+  %av = arith.constant dense<1.0> : tensor<128x64xf16>
+  %k = tile.range 0, 64 : tensor<64xi32>
+  %j = tile.expand_dims %k {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %w = arith.constant dense<128> : tensor<64x1xi32>
+  %jo = arith.muli %j, %w : tensor<64x1xi32>
+  %job = tile.broadcast %jo : tensor<64x1xi32> -> tensor<64x128xi32>
+  %cc = tile.range 0, 128 : tensor<128xi32>
+  %c2 = tile.expand_dims %cc {axis = 0 : i32} : tensor<128xi32> -> tensor<1x128xi32>
+  %cb = tile.broadcast %c2 : tensor<1x128xi32> -> tensor<64x128xi32>
+  %boffs = arith.addi %job, %cb : tensor<64x128xi32>
+  %zero = arith.constant dense<0.0> : tensor<128x128xf32>
+  %pid = tile.program_id x
+  %np = tile.num_programs x
+  scf.for %t = %pid to %tiles step %np : i32 {
+    %acc = scf.for %start = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<128x128xf32>) : i32 {
+      %off = arith.muli %start, %c128 : i32
+      %bat = tile.addptr %b, %off : !tile.ptr<f16>, i32
+      %bp = tile.splat %bat : !tile.ptr<f16> -> tensor<64x128x!tile.ptr<f16>>
+      %bptrs = tile.addptr %bp, %boffs : tensor<64x128x!tile.ptr<f16>>, tensor<64x128xi32>
+      %bv = tile.load %bptrs : tensor<64x128x!tile.ptr<f16>>
+      %d = tile.dot %av, %bv, %acc : tensor<128x64xf16> * tensor<64x128xf16> -> tensor<128x128xf32>
+      scf.yield %d : tensor<128x128xf32>
+    }
+    %h = arith.truncf %acc : tensor<128x128xf32> to tensor<128x128xf16>
+    %s = tile.reduce sum %h {axis = 1 : i32} : tensor<128x128xf16> -> tensor<128xf16>
+    %row = arith.muli %t, %c128 : i32
+    %ob = tile.addptr %b, %row : !tile.ptr<f16>, i32
+    %op = tile.splat %ob : !tile.ptr<f16> -> tensor<128x!tile.ptr<f16>>
+    %optrs = tile.addptr %op, %cc : tensor<128x!tile.ptr<f16>>, tensor<128xi32>
+    tile.store %optrs, %s : tensor<128x!tile.ptr<f16>>
+  }
+  return
+}
