@@ -4,7 +4,7 @@ decode: quire.ops.paged_decode_attention (split and combine kernels) and
 the Triton peer at its best configuration (4 warps, 32 tokens, 2 stages)
 on the Llama-3-8B 64 x 4096 row (fp16, page 16), each run twice (the first
 launches compile and load). prefill: the prefill op (default tiles) and the
-Triton peer on the 4 x ctx 4096 + 512 row (page --page), each run once to
+Triton peer on the 4 x ctx 4096 + 512 row (or --case; page --page), each run once to
 compile and then once between cudaProfilerStart and cudaProfilerStop (the
 op's own kernel and the peer's, nothing else); --ablation COLUMN runs the op
 as that column of the paged_prefill ablation runs it. For example:
@@ -49,10 +49,11 @@ def decode(torch):
                             num_warps=4, num_stages=2, out=out)
 
 
-def prefill(torch, page, column):
+def prefill(torch, page, column, case=(4, 4096, 512)):
     from lib import prefill as pf
     gen = torch.Generator(device="cuda").manual_seed(3)
-    inp = pf.make_inputs([4096] * 4, [512] * 4, page, gen)
+    seqs, ctx, chunk = case
+    inp = pf.make_inputs([ctx] * seqs, [chunk] * seqs, page, gen)
     out = torch.empty_like(inp["q"])
     scale = 1 / math.sqrt(pf.D)
     cfg, options = pf.DEFAULT, {}
@@ -114,7 +115,17 @@ def main(argv=None):
     p.add_argument("--ablation", metavar="COLUMN", help="`prefill` with the op in "
                    "the paged_prefill ablation's COLUMN (e.g. pingpong) instead "
                    "of its default")
+    p.add_argument("--case", default="4,4096,512", metavar="SEQS,CTX,CHUNK",
+                   help="the row of `prefill`: SEQS sequences of CTX context "
+                   "and CHUNK chunk tokens (default 4,4096,512)")
     args = p.parse_args(argv)
+    try:
+        case = tuple(int(x) for x in args.case.split(","))
+    except ValueError:
+        case = ()
+    if len(case) != 3 or case[0] < 1 or case[1] < 0 or case[2] < 1:
+        p.error(f"--case: expected SEQS,CTX,CHUNK (SEQS and CHUNK at least "
+                f"1, CTX at least 0), got {args.case!r}")
     torch = require_torch()
     if args.kernels == "rows":
         rows(torch, args.row)
@@ -124,7 +135,7 @@ def main(argv=None):
         if args.ablation not in [None] + columns:
             p.error(f"--ablation {args.ablation!r}: not a column of the "
                     f"paged_prefill ablation ({', '.join(columns)})")
-        prefill(torch, args.page, args.ablation)
+        prefill(torch, args.page, args.ablation, case)
     else:
         decode(torch)
     torch.cuda.synchronize()
