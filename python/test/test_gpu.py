@@ -285,6 +285,26 @@ def test_paged_prefill_warp_specialized(torch, gen, options, ctx, qlens, P,
                                                 gen.initial_seed())
 
 
+@pytest.mark.parametrize("ctx, qlens, P", [
+    ([300, 0, 1000, 5], [200, 3, 777, 130], 16),      # 896 tiles, ragged
+    ([129, 2000], [900, 64], 128),                     # TMA pages
+])
+def test_paged_prefill_persistent(torch, gen, ctx, qlens, P):
+    # A program per SM taking the tiles in turn (persistent): more tiles
+    # than SMs, so the producer fills a program's next tiles while its
+    # consumers finish the last; ragged chunks, idle tiles, the chunk's K/V
+    # separate and from the cache.
+    args, kn, vn, ref = prefill_case(torch, gen, ctx, qlens, P, 32, 8, 128,
+                                     torch.half)
+    for kw in (dict(key=kn, value=vn), {}):
+        out = poisoned(torch, *args[0].shape, dtype=torch.half)
+        quire.ops._paged_prefill(*args, None, out, kw.get("key"),
+                                 kw.get("value"), max(qlens), persistent=True)
+        torch.cuda.synchronize()
+        assert rel_err(torch, out, ref) < 2e-3, (sorted(kw),
+                                                gen.initial_seed())
+
+
 def test_paged_prefill_in_a_cuda_graph(torch, gen):
     args, kn, vn, ref = prefill_case(torch, gen, [100, 0], [70, 5], 16, 8, 2,
                                      128, torch.half)

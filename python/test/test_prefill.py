@@ -727,3 +727,59 @@ def test_cache_form_pages_through_tma_and_plans():
     out = quire.ops.paged_prefill_attention(**t, max_query_len=200)
     assert plan.stats["hits"] == hits + 1
     assert _rel(out.cpu().numpy(), ref) < 2e-3
+
+
+@pytest.mark.parametrize("separate", [True, False])
+def test_persistent_matches_float64(separate):
+    """persistent: 4 programs in the interpreter take the first grid's tiles
+    in turn (several each, idle tiles of short chunks among them), where the
+    flat grid would have had fewer programs; NaN-poisoned output and cache
+    tails. With a left window and softcap it computes what the one program
+    per tile computes."""
+    from quire.ops import prefill
+    ctx, qlens = [0, 37, 200, 5, 0], [70, 33, 129, 1, 0]
+    rng = np.random.default_rng(11)
+    a, kn, vn = _case(rng, ctx, qlens, 16, 4, 2, 64)
+    _poison_tails(a)
+    ref = reference(a, kn, vn, 1 / math.sqrt(64))
+    kv = (kn, vn) if separate else (None, None)
+    out = np.full(a["query"].shape, np.nan, np.float16)
+    prefill._plans.clear()
+    quire.ops._paged_prefill(*a.values(), None, out, *kv, None, 32, 16, 1,
+                             persistent=True)
+    assert _rel(out, ref) < 2e-3
+    (key,) = prefill._plans
+    assert key[-1] is True                   # persistent, not the flat grid
+    feats = dict(window_size=(40, 0), softcap=15.0)
+    outs = [quire.ops._paged_prefill(*a.values(), None, None, *kv, None, 32,
+                                     16, 1, persistent=p, **feats)
+            for p in (False, True)]
+    assert np.isfinite(outs[1].astype(np.float32)).all()
+    assert _rel(outs[1], outs[0].astype(np.float64)) < 2e-3
+    with pytest.raises(TypeError, match="persistent: expected True or False"):
+        quire.ops._paged_prefill(*a.values(), None, None, *kv, None,
+                                 persistent=1)
+
+
+def test_persistent_kernel_is_warp_specialized():
+    """The persistent cache form at the op's default tiles on sm_90: one
+    producer warpgroup (384 threads) whose tile loop counts the fills
+    (tile.tma_acquire in the prologue too), the consumers' tile loop with
+    the softmax overlap and its turns inside; ptxas takes it."""
+    from quire.ops import launch, prefill
+    from quire.ops.features import Features
+    none = Features(-1, 0.0, None, None, False, {})
+    spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, False,
+                         False, True, False, none, num_stages=3,
+                         warp_specialize=True, producer_warpgroup=True,
+                         overlap_softmax=True, pingpong=True, persistent=True)
+    kernel = launch.compiled(spec, 90, 8)
+    tile = kernel.asm("tile")
+    assert kernel.threads == 384
+    assert len(re.findall(r"iter_args\(%\w+ = %c0_i32\) -> \(i32\)", tile)) == 2
+    assert tile.count("tile.tma_acquire") == 2      # prologue and loop fills
+    assert tile.count("tile.tma_init") == 2 and tile.count("tile.tma_inval") == 2
+    for action, count in (("start", 1), ("wait", 3), ("pass", 3), ("end", 1)):
+        assert tile.count(f"tile.warpgroup_turn {action}") == count, action
+    report = ptxas_sm90a(kernel.ptx, "prefill_persistent", verbose=True)
+    assert "C751" not in report, report
