@@ -392,14 +392,13 @@ Value fillParity(OpBuilder &b, Location loc, Value f, int64_t stages) {
 scf::ForOp persistentLoop(Block &body) {
   scf::ForOp outer;
   for (Operation &op : body) {
-    bool copies =
-        op.walk([](AsyncCopyOp) { return WalkResult::interrupt(); })
-            .wasInterrupted();
+    bool copies = op.walk([](AsyncCopyOp) {
+                      return WalkResult::interrupt();
+                    }).wasInterrupted();
     if (!copies)
       continue;
     auto loop = dyn_cast<scf::ForOp>(op);
-    if (outer || !loop || loop.getNumResults() != 0 ||
-        loop.getUnsignedCmp() ||
+    if (outer || !loop || loop.getNumResults() != 0 || loop.getUnsignedCmp() ||
         !loop.getInductionVar().getType().isInteger(32))
       return nullptr;
     outer = loop;
@@ -446,8 +445,8 @@ Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
   Value span = arith::MaxSIOp::create(
       b, loc, arith::SubIOp::create(b, loc, ub, lb), c(0));
   Value up = arith::SubIOp::create(b, loc, step, c(1));
-  return arith::DivUIOp::create(b, loc,
-                                arith::AddIOp::create(b, loc, span, up), step);
+  return arith::DivUIOp::create(b, loc, arith::AddIOp::create(b, loc, span, up),
+                                step);
 }
 
 /// quire-warp-specialize on a kernel whose loops are staged with cp.async
@@ -574,7 +573,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   DenseMap<Operation *, llvm::SetVector<unsigned>> carried;
   SmallVector<Value> work;
   if (outer)
-    work.append({outer.getLowerBound(), outer.getUpperBound(), outer.getStep()});
+    work.append(
+        {outer.getLowerBound(), outer.getUpperBound(), outer.getStep()});
   for (CopyLoop &l : loops) {
     work.append(
         {l.loop.getLowerBound(), l.loop.getUpperBound(), l.loop.getStep()});
@@ -849,8 +849,7 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       if (fills)
         f = arith::AddIOp::create(lb2, loc, fills, f);
       issue(lb2, l.copies, iterationRuns(lb2, loc, iv, step, l.ahead, ub, true),
-            l, acquireParity(lb2, f, l),
-            fills ? stageOf(lb2, f, l) : Value());
+            l, acquireParity(lb2, f, l), fills ? stageOf(lb2, f, l) : Value());
       SmallVector<Value> yields;
       Operation *yield = l.loop.getBody()->getTerminator();
       for (auto [j, k] : slots)
@@ -909,18 +908,17 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     IRRewriter rewriter(func.getContext());
     OpBuilder ib(outer);
     Value zero = cst(ib, 0);
-    auto grown = cast<LoopLikeOpInterface>(outer.getOperation())
-                     .replaceWithAdditionalYields(
-                         rewriter, ValueRange{zero},
-                         /*replaceInitOperandUsesInLoop=*/false,
-                         [&](OpBuilder &yb, Location,
-                             ArrayRef<BlockArgument> args) {
-                           Value n = tripCount(
-                               yb, loc, l.loop.getLowerBound(),
-                               l.loop.getUpperBound(), l.loop.getStep());
-                           return SmallVector<Value>{
-                               arith::AddIOp::create(yb, loc, args[0], n)};
-                         });
+    auto grown =
+        cast<LoopLikeOpInterface>(outer.getOperation())
+            .replaceWithAdditionalYields(
+                rewriter, ValueRange{zero},
+                /*replaceInitOperandUsesInLoop=*/false,
+                [&](OpBuilder &yb, Location, ArrayRef<BlockArgument> args) {
+                  Value n = tripCount(yb, loc, l.loop.getLowerBound(),
+                                      l.loop.getUpperBound(), l.loop.getStep());
+                  return SmallVector<Value>{
+                      arith::AddIOp::create(yb, loc, args[0], n)};
+                });
     if (failed(grown))
       llvm_unreachable("scf.for takes more iteration arguments");
     outer = cast<scf::ForOp>(grown->getOperation());
