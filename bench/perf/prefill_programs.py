@@ -11,7 +11,10 @@ torch SDPA (flash, lower-right causal) on the same K/V stored contiguously.
 A least-squares fit of the op's times, time = (programs / SMs) x (a x steps
 + b), gives a, the time of a tile-step, and b, the fixed cost of a program
 (its prologue, masked tile and epilogue), printed in tile-steps: what a
-persistent schedule could hide. Writes prefill_programs.png (TFLOP/s per row,
+persistent schedule could hide. A step costs more as the contexts outgrow
+the L2 cache, which the fit over every row would take for a smaller fixed
+cost: each row also prints the marginal time of a step from the row before,
+and the fit runs over the first three rows as well. Writes prefill_programs.png (TFLOP/s per row,
 causal part counted half).
 
     bench/run.py prefill_programs [--ctx 0,512,1024,2048,4096,8192]
@@ -108,7 +111,7 @@ def main(argv=None):
 
     print(f"{programs} programs on {sms} SMs a row")
     print(f"{'ctx':>6} {'steps/program':>13} {'quire us':>9} {'TFLOP/s':>8} "
-          f"{'sdpa us':>8} {'TFLOP/s':>8} {'x sdpa':>7}")
+          f"{'us/step':>8} {'sdpa us':>8} {'TFLOP/s':>8} {'x sdpa':>7}")
     timed, labels, rq, rs = [], [], [], []
     for c in contexts:
         inp = prefill.make_inputs([c] * seqs, [chunk] * seqs, args.page, gen)
@@ -120,16 +123,26 @@ def main(argv=None):
         # Block i of a chunk reads the context and the chunk's first i + 1
         # blocks.
         steps = c / BLOCK + (blocks + 1) / 2
+        # (The marginal time of a step per program from the row before.)
+        step_us = float("nan")
+        if timed and steps > timed[-1][1]:
+            step_us = (tq - timed[-1][2]) / (programs / sms) / \
+                (steps - timed[-1][1])
         timed.append((programs, steps, tq))
         labels.append(f"ctx {c}")
         rq.append(flops / tq / 1e6)
         rs.append(flops / ts / 1e6)
-        print(f"{c:>6} {steps:>13.1f} {tq:>9.1f} {rq[-1]:>8.1f} {ts:>8.1f} "
-              f"{rs[-1]:>8.1f} {ts / tq:>7.2f}", flush=True)
-    a, b = fit(timed, sms)
-    print(f"fit: {a:.3f} us a tile-step, {b:.3f} us a program "
-          f"({b / a:.1f} tile-steps)" if a > 0 else
-          f"fit: a = {a:.3f}, b = {b:.3f} us (no positive tile-step time)")
+        print(f"{c:>6} {steps:>13.1f} {tq:>9.1f} {rq[-1]:>8.1f} "
+              f"{step_us:>8.3f} {ts:>8.1f} {rs[-1]:>8.1f} {ts / tq:>7.2f}",
+              flush=True)
+    for name, rows in (("every row", timed), ("first three rows", timed[:3])):
+        if len(rows) < 2:
+            continue
+        a, b = fit(rows, sms)
+        print(f"fit over {name}: {a:.3f} us a tile-step, {b:.3f} us a "
+              f"program ({b / a:.1f} tile-steps)" if a > 0 else
+              f"fit over {name}: a = {a:.3f}, b = {b:.3f} us (no positive "
+              "tile-step time)")
     bars("prefill_programs.png",
          f"prefill, {seqs} x (ctx + {chunk}), page {args.page}: TFLOP/s at "
          f"{programs} programs", "TFLOP/s", labels,
