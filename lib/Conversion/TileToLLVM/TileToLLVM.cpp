@@ -592,6 +592,16 @@ struct ConvertTileToLLVMPass
     pm.addPass(createReconcileUnrealizedCastsPass());
     if (failed(runPipeline(pm, module)))
       return signalPassFailure();
+    // A loop annotation an scf.for carried (quire-warp-specialize's
+    // persistent loops) reaches its back edge as a discardable attribute:
+    // the branch's own annotation is what LLVM reads.
+    module.walk([](LLVM::BrOp br) {
+      if (auto a = br->getAttrOfType<LLVM::LoopAnnotationAttr>(
+              "llvm.loop_annotation")) {
+        br.setLoopAnnotationAttr(a);
+        br->removeAttr("llvm.loop_annotation");
+      }
+    });
 
     auto i64 = IntegerType::get(ctx, 64);
     for (const std::string &name : kernels)

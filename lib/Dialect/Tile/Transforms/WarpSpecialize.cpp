@@ -34,6 +34,7 @@
 
 #include "quire/Dialect/Tile/IR/Layout.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
@@ -434,6 +435,19 @@ void sinkIntoLoop(scf::ForOp loop) {
     if (first)
       op->moveBefore(first);
   }
+}
+
+/// Asks LLVM not to hoist out of persistent loop `loop` what its body
+/// computes from values before it (loop-invariant code motion would keep
+/// such index math in registers through every tile; the lowering puts the
+/// annotation on the loop's back edge).
+void keepInvariantsInside(scf::ForOp loop) {
+  MLIRContext *ctx = loop.getContext();
+  auto licm = LLVM::LoopLICMAttr::get(ctx, BoolAttr::get(ctx, true),
+                                      BoolAttr::get(ctx, true));
+  loop->setAttr("llvm.loop_annotation",
+                LLVM::LoopAnnotationAttr::get(ctx, {}, {}, {}, {}, {}, licm, {},
+                                              {}, {}, {}, {}, {}, {}, {}, {}));
 }
 
 /// The iterations of signed loop `loop` as an i32: ceil((ub - lb) / step),
@@ -893,6 +907,7 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       produce(tb, &inner, fills, nextFills);
     scf::YieldOp::create(tb, loc, nextFills);
     sinkIntoLoop(tiles);
+    keepInvariantsInside(tiles);
   }
 
   // The consumers: the kernel without its copies; each loop waits for the
@@ -930,6 +945,7 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       l.loop.getInitArgsMutable()[j].assign(first);
     }
     sinkIntoLoop(outer);
+    keepInvariantsInside(outer);
   }
   for (auto [n, l] : llvm::enumerate(loops)) {
     // With TMA: the iteration's tile, its first token and bound, per buffer

@@ -35,6 +35,7 @@
 // RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=16 warp-specialize=true producer-warpgroup=true" | FileCheck %s --check-prefix=W16
 // Off by default.
 // RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8" | FileCheck %s --check-prefix=OFF
+// RUN: quirec %s --sm 90 --num-warps 8 --warp-specialize --emit=llvm | FileCheck %s --check-prefix=LLIR
 // In the PTX: 512 threads, one CTA an SM, cp.async.mbarrier.arrive.noinc,
 // the fence after the consumers' wait, the meeting between the loops as
 // barrier.sync 0 (unaligned), the consumers' other barriers named barrier
@@ -447,7 +448,13 @@ func.func @searched_base(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // fills likewise, and each tile adds its loop's trip count. The consumers
 // carry the same count: the staged loop starts its stage at fills % 2, and
 // waits on the parity of fill fills + i. The mbarriers are initialized once
-// and invalidated after the persistent loop.
+// and invalidated after the persistent loop. Both tile loops ask LLVM not to
+// hoist loop-invariant code out of them (their index math would hold
+// registers through every tile).
+// CHECK: #[[LICM:.*]] = #llvm.loop_licm<disable = true, versioningDisable = true>
+// CHECK: #[[NOHOIST:.*]] = #llvm.loop_annotation<licm = #[[LICM]]>
+// In LLVM IR the tile loops' back edges carry it:
+// LLIR: !{!"llvm.licm.disable"}
 // CHECK-LABEL: func.func @persistent_tiles
 // CHECK:         tile.tma_init
 // CHECK:         scf.if %{{.*}} {
@@ -462,6 +469,7 @@ func.func @searched_base(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // CHECK:             %[[N:.*]] = arith.divui
 // CHECK:             %[[NEXT:.*]] = arith.addi %[[F]], %[[N]]
 // CHECK:             scf.yield %[[NEXT]] : i32
+// CHECK:           } {llvm.loop_annotation = #[[NOHOIST]]}
 // CHECK:         } else {
 // CHECK:           scf.for %{{.*}} iter_args(%[[CF:.*]] = %c0_i32) -> (i32)
 // CHECK:             %[[CS:.*]] = arith.remui %[[CF]], %c2_i32
@@ -472,6 +480,7 @@ func.func @searched_base(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // CHECK:               tile.tma_release
 // CHECK:             tile.store
 // CHECK:             scf.yield
+// CHECK:           } {llvm.loop_annotation = #[[NOHOIST]]}
 // CHECK:           tile.tma_inval
 // CHECK-NOT:     tile.async_wait
 func.func @persistent_tiles(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},

@@ -5,6 +5,7 @@
 
 #include "quire/Dialect/Tile/IR/Tile.h"
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 

@@ -534,7 +534,8 @@ def WarpSpecialize : Pass<"quire-warp-specialize", "::mlir::ModuleOp"> {
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::LLVM::LLVMDialect"];
 }
 
 def EarlyDots : Pass<"quire-early-dots", "::mlir::ModuleOp"> {
