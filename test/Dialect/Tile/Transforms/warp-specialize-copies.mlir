@@ -451,8 +451,8 @@ func.func @searched_base(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // and invalidated after the persistent loop. Both tile loops ask LLVM not to
 // hoist loop-invariant code out of them (their index math would hold
 // registers through every tile).
-// CHECK: #[[LICM:.*]] = #llvm.loop_licm<disable = true, versioningDisable = true>
-// CHECK: #[[NOHOIST:.*]] = #llvm.loop_annotation<licm = #[[LICM]]>
+// CHECK: #[[$LICM:.*]] = #llvm.loop_licm<disable = true, versioningDisable = true>
+// CHECK: #[[$NOHOIST:.*]] = #llvm.loop_annotation<licm = #[[$LICM]]>
 // In LLVM IR the tile loops' back edges carry it:
 // LLIR: !{!"llvm.licm.disable"}
 // CHECK-LABEL: func.func @persistent_tiles
@@ -469,7 +469,7 @@ func.func @searched_base(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // CHECK:             %[[N:.*]] = arith.divui
 // CHECK:             %[[NEXT:.*]] = arith.addi %[[F]], %[[N]]
 // CHECK:             scf.yield %[[NEXT]] : i32
-// CHECK:           } {llvm.loop_annotation = #[[NOHOIST]]}
+// CHECK:           } {llvm.loop_annotation = #[[$NOHOIST]]}
 // CHECK:         } else {
 // CHECK:           scf.for %{{.*}} iter_args(%[[CF:.*]] = %c0_i32) -> (i32)
 // CHECK:             %[[CS:.*]] = arith.remui %[[CF]], %c2_i32
@@ -480,7 +480,7 @@ func.func @searched_base(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // CHECK:               tile.tma_release
 // CHECK:             tile.store
 // CHECK:             scf.yield
-// CHECK:           } {llvm.loop_annotation = #[[NOHOIST]]}
+// CHECK:           } {llvm.loop_annotation = #[[$NOHOIST]]}
 // CHECK:           tile.tma_inval
 // CHECK-NOT:     tile.async_wait
 func.func @persistent_tiles(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
