@@ -46,7 +46,8 @@ def configs(torch):
 # registers), and in a loop of their own after the context's (cache 2
 # loops), and the one loop with the softmax overlap at 2 and 3 stages
 # (cache ov, cache ov s3), at 3 with the consumer warpgroups' turns (cache
-# ov s3 pp; ws overlap s3 pp with k_new/v_new);
+# ov s3 pp; ws overlap s3 pp with k_new/v_new); the cache form with a
+# persistent program per SM taking the tiles in turn (cache persist);
 # at 64 keys a step with the producer warpgroup, without and with early
 # dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
 # the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the
