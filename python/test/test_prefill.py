@@ -749,7 +749,7 @@ def test_persistent_matches_float64(separate):
                              persistent=True)
     assert _rel(out, ref) < 2e-3
     (key,) = prefill._plans
-    assert key[-1] is True                   # persistent, not the flat grid
+    assert key[-2] is True                   # persistent, not the flat grid
     feats = dict(window_size=(40, 0), softcap=15.0)
     outs = [quire.ops._paged_prefill(*a.values(), None, None, *kv, None, 32,
                                      16, 1, persistent=p, **feats)

@@ -463,7 +463,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
            producer_registers, last_first, overlap_softmax, kv_desc,
-           one_loop and not separate, token_strides, persistent)
+           one_loop and not separate, persistent, token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
