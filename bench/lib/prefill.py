@@ -47,7 +47,9 @@ def configs(torch):
 # loops), and the one loop with the softmax overlap at 2 and 3 stages
 # (cache ov, cache ov s3), at 3 with the consumer warpgroups' turns (cache
 # ov s3 pp; ws overlap s3 pp with k_new/v_new); the cache form with a
-# persistent program per SM taking the tiles in turn (cache persist);
+# persistent program per SM taking the tiles in turn (cache persist), and
+# the same kernel with a program per tile (cache persist 1: what its code
+# costs without the schedule);
 # at 64 keys a step with the producer warpgroup, without and with early
 # dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
 # the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the
@@ -88,6 +90,8 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
                                              num_stages=3, pingpong=True)),
             ("cache persist", DEFAULT, dict(separate=False,
                                             persistent=True)),
+            ("cache persist 1", DEFAULT, dict(separate=False,
+                                              persistent=1 << 30)),
             ("ws overlap s3 pp", DEFAULT, dict(warp_specialize=True,
                                                overlap_softmax=True,
                                                num_stages=3, pingpong=True)),

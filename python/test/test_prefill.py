@@ -731,11 +731,11 @@ def test_cache_form_pages_through_tma_and_plans():
 
 @pytest.mark.parametrize("separate", [True, False])
 def test_persistent_matches_float64(separate):
-    """persistent: 4 programs in the interpreter take the first grid's tiles
-    in turn (several each, idle tiles of short chunks among them), where the
-    flat grid would have had fewer programs; NaN-poisoned output and cache
-    tails. With a left window and softcap it computes what the one program
-    per tile computes."""
+    """persistent: 4 programs in the interpreter (or 2, asked for) take the
+    first grid's tiles in turn (several each, idle tiles of short chunks
+    among them), where the flat grid would have had fewer programs;
+    NaN-poisoned output and cache tails. With a left window and softcap it
+    computes what the one program per tile computes."""
     from quire.ops import prefill
     ctx, qlens = [0, 37, 200, 5, 0], [70, 33, 129, 1, 0]
     rng = np.random.default_rng(11)
@@ -756,9 +756,16 @@ def test_persistent_matches_float64(separate):
             for p in (False, True)]
     assert np.isfinite(outs[1].astype(np.float32)).all()
     assert _rel(outs[1], outs[0].astype(np.float64)) < 2e-3
-    with pytest.raises(TypeError, match="persistent: expected True or False"):
+    # Two programs (a number asks for that many).
+    out2 = quire.ops._paged_prefill(*a.values(), None, None, *kv, None, 32,
+                                    16, 1, persistent=2)
+    assert _rel(out2, ref) < 2e-3
+    with pytest.raises(ValueError, match="persistent: must be >= 1, got 0"):
         quire.ops._paged_prefill(*a.values(), None, None, *kv, None,
-                                 persistent=1)
+                                 persistent=0)
+    with pytest.raises(TypeError, match="persistent"):
+        quire.ops._paged_prefill(*a.values(), None, None, *kv, None,
+                                 persistent="yes")
 
 
 def test_persistent_kernel_is_warp_specialized():

@@ -217,7 +217,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     tile of keys);
     `one_loop`: the chunk's keys from the cache read in the context's loop
     (prefill_kernel.ONE_LOOP, the default; False: in a loop of their own,
-    unless tma_pages); `persistent`: prefill_launch's."""
+    unless tma_pages); `persistent`: prefill_launch's (True, or a number of
+    programs)."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -270,7 +271,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     if tma_pages is not None:
         val.check_bool(tma_pages, "tma_pages")
     val.check_bool(one_loop, "one_loop")
-    val.check_bool(persistent, "persistent")
+    if not isinstance(persistent, bool):
+        persistent = val.to_int(persistent, "persistent", 1)
     _kernel._check_producer_registers("producer_registers", producer_registers)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -343,8 +345,9 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     (tma_pages_fit); plans re-encode their tensor maps when a run's caches
     lie elsewhere (plan.Plan); `one_loop` as _spec's. With `persistent`
     (not with skip_decode, which keeps a program per tile) the kernel is
-    PERSISTENT: a program per SM (the interpreter: 4), each taking the
-    first grid's tiles in turn (never the flat grid), so that its producer warps fill
+    PERSISTENT: a program per SM (the interpreter: 4), or with a number
+    that many programs (at most the tiles), each taking the first grid's
+    tiles in turn (never the flat grid), so that its producer warps fill
     the next tile's stages while the consumers finish the last one."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
@@ -376,7 +379,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                                           block_m)
     # (A persistent program passes over the first grid's idle tiles at the
     # cost of their scalars.)
-    persistent = persistent and not skip_decode
+    programs_asked = persistent
+    persistent = persistent is not False and not skip_decode
     flat = flat and not persistent
     if not flat and -(-max_q // block_m) > 65535:
         val.unsupported(what, f"max_query_len {max_q} (grid z, chunks of "
@@ -496,8 +500,10 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         grid = (num_seqs, num_heads, max(1, -(-max_q // block_m)))
     if persistent:
         tiles = grid[0] * grid[1] * grid[2]
-        sms = 4 if q.device == "cpu" else device_resources(q.device)[0]
+        if programs_asked is True:
+            programs_asked = 4 if q.device == "cpu" else \
+                device_resources(q.device)[0]
         values.update(num_seqs=num_seqs, num_q_heads=num_heads,
                       num_mblocks=grid[2])
-        grid = (min(tiles, sms), 1, 1)
+        grid = (min(tiles, programs_asked), 1, 1)
     return [(spec, grid, values, num_warps)], tensors
