@@ -428,42 +428,35 @@ def paged_prefill(
         LAST_FIRST: tl.constexpr, KV_DESC: tl.constexpr,
         ONE_LOOP: tl.constexpr, num_q_heads=None, num_mblocks=None,
         PERSISTENT: tl.constexpr = False):
+    # A program's tiles: with PERSISTENT, tiles p, p + programs, ... of the
+    # first grid's order (sequence fastest, then head, then block); else its
+    # own, in a loop of one iteration, which the compiler folds away.
     if PERSISTENT:
-        # Program p takes the tiles p, p + programs, ... of the first
-        # grid's order (sequence fastest, then head, then block).
         per_block = num_seqs * num_q_heads
-        for t in range(tl.program_id(0), per_block * num_mblocks,
-                       tl.num_programs(0)):
+        first = tl.program_id(0)
+        last = per_block * num_mblocks
+        step = tl.num_programs(0)
+    else:
+        first = 0
+        last = 1
+        step = 1
+    for t in range(first, last, step):
+        if PERSISTENT:
             seq = t % num_seqs
             head = t // num_seqs % num_q_heads
             mblk = t // per_block
             if LAST_FIRST:
                 mblk = num_mblocks - 1 - mblk
-            _prefill_tile(seq, mblk, head, out, q, k_new, v_new, k_cache, v_cache,
-                          block_tables, query_start, seq_lens, scale, num_blocks,
-                          bt_stride, q_token_stride, q_head_stride,
-                          out_token_stride, out_head_stride, kn_token_stride,
-                          kn_head_stride, vn_token_stride, vn_head_stride,
-                          k_page_stride, k_token_stride, k_head_stride,
-                          v_page_stride, v_token_stride, v_head_stride,
-                          alibi_slopes, sinks, lse, lse_head_stride, softcap,
-                          window_left, q_descale, qd_seq_stride, qd_head_stride,
-                          k_descale, kd_seq_stride, kd_head_stride, v_descale,
-                          vd_seq_stride, vd_head_stride, num_seqs, search_steps,
-                          GROUP, D, DP, PAGE_SIZE, BLOCK_M, BLOCK_N, SEPARATE,
-                          CAUSAL, FLAT, SKIP_DECODE, WINDOW, SOFTCAP, ALIBI, SINKS,
-                          LSE, Q_DESCALE, K_DESCALE, V_DESCALE, FOLD_SCALE,
-                          LAST_FIRST, KV_DESC, ONE_LOOP)
-    else:
-        if FLAT:
-            seq, mblk = _flat_block(query_start, tl.program_id(0), num_seqs,
-                                    search_steps, BLOCK_M)
         else:
-            seq = tl.program_id(0)
-            mblk = tl.program_id(2)
-            if LAST_FIRST:
-                mblk = tl.num_programs(2) - 1 - mblk
-        head = tl.program_id(1)
+            if FLAT:
+                seq, mblk = _flat_block(query_start, tl.program_id(0),
+                                        num_seqs, search_steps, BLOCK_M)
+            else:
+                seq = tl.program_id(0)
+                mblk = tl.program_id(2)
+                if LAST_FIRST:
+                    mblk = tl.num_programs(2) - 1 - mblk
+            head = tl.program_id(1)
         _prefill_tile(seq, mblk, head, out, q, k_new, v_new, k_cache, v_cache,
                       block_tables, query_start, seq_lens, scale, num_blocks,
                       bt_stride, q_token_stride, q_head_stride,
