@@ -500,6 +500,9 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         grid = (num_seqs, num_heads, max(1, -(-max_q // block_m)))
     if persistent:
         tiles = grid[0] * grid[1] * grid[2]
+        if tiles > val.I32_MAX // 2:
+            val.unsupported(what, f"{tiles} tiles of a persistent launch "
+                            "(its 32-bit tile index stops at 2^30)")
         if programs_asked is True:
             programs_asked = 4 if q.device == "cpu" else \
                 device_resources(q.device)[0]
