@@ -772,7 +772,7 @@ def test_persistent_kernel_is_warp_specialized():
     """The persistent cache form at the op's default tiles on sm_90: one
     producer warpgroup (384 threads) whose tile loop counts the fills
     (tile.tma_acquire in the prologue too), the consumers' tile loop with
-    the softmax overlap and its turns inside; ptxas takes it."""
+    the softmax overlap inside and its turns around it; ptxas takes it."""
     from quire.ops import launch, prefill
     from quire.ops.features import Features
     none = Features(-1, 0.0, None, None, False, {})
@@ -788,5 +788,11 @@ def test_persistent_kernel_is_warp_specialized():
     assert tile.count("tile.tma_init") == 2 and tile.count("tile.tma_inval") == 2
     for action, count in (("start", 1), ("wait", 3), ("pass", 3), ("end", 1)):
         assert tile.count(f"tile.warpgroup_turn {action}") == count, action
+    # The turns bracket the consumers' tile loop, not each tile.
+    loops = [m.start() for m in
+             re.finditer(r"iter_args\(%\w+ = %c0_i32\) -> \(i32\)", tile)]
+    assert tile.index("tile.warpgroup_turn start") < loops[1]
+    assert tile.index("tile.warpgroup_turn end") > \
+        tile.rindex("llvm.loop_annotation")
     report = ptxas_sm90a(kernel.ptx, "prefill_persistent", verbose=True)
     assert "C751" not in report, report

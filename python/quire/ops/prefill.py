@@ -382,12 +382,16 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     programs_asked = persistent
     persistent = persistent is not False and not skip_decode
     flat = flat and not persistent
-    if not flat and -(-max_q // block_m) > 65535:
+    if not flat and not persistent and -(-max_q // block_m) > 65535:
         val.unsupported(what, f"max_query_len {max_q} (grid z, chunks of "
                         f"{block_m} tokens, is at most 65535)")
     if flat and programs > val.I32_MAX:
         val.unsupported(what, f"{num_tokens} tokens in {num_seqs} sequences "
                         "(grid x is below 2^31)")
+    tiles = num_seqs * num_heads * max(1, -(-max_q // block_m))
+    if persistent and tiles > val.I32_MAX // 2:
+        val.unsupported(what, f"{tiles} tiles of a persistent launch (its "
+                        "32-bit tile index stops at 2^30)")
     if bt.shape[1] * page_size > val.I32_MAX // 2 or \
             num_tokens > val.I32_MAX // 2:
         val.unsupported(what, "sequences or batches past 2^30 tokens (token "
@@ -500,9 +504,6 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         grid = (num_seqs, num_heads, max(1, -(-max_q // block_m)))
     if persistent:
         tiles = grid[0] * grid[1] * grid[2]
-        if tiles > val.I32_MAX // 2:
-            val.unsupported(what, f"{tiles} tiles of a persistent launch "
-                            "(its 32-bit tile index stops at 2^30)")
         if programs_asked is True:
             programs_asked = 4 if q.device == "cpu" else \
                 device_resources(q.device)[0]

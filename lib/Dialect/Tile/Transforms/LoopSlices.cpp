@@ -387,3 +387,12 @@ BlockArgument tile::stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot,
     return {};
   return stage;
 }
+
+Operation *tile::turnsBracket(scf::ForOp loop) {
+  Operation *bracket = loop;
+  for (Operation *op = loop->getParentOp(); op && !isa<func::FuncOp>(op);
+       op = op->getParentOp())
+    if (isa<scf::ForOp>(op))
+      bracket = op;
+  return bracket;
+}

@@ -122,6 +122,15 @@ void shareOperandA(Value a);
 /// True if `v` is nextStage(stage, stages).
 bool isNextStage(Value v, Value stage, int64_t stages);
 
+/// What the consumer warpgroups' turns (tile.warpgroup_turn start and end)
+/// bracket for the dots of staged loop `loop`: the loop itself, or the
+/// outermost scf.for around it (a persistent kernel's tiles). Each
+/// iteration of that loop takes the same turns in both warpgroups, so the
+/// alternation carries from one to the next, whereas a start and an end in
+/// every iteration could let one warpgroup's next start pass the other's
+/// end (the start is an arrival on the barrier the end waits on).
+Operation *turnsBracket(scf::ForOp loop);
+
 /// True if `v` is stageAhead(stage, k, stages).
 bool isStageAhead(Value v, Value stage, int64_t k, int64_t stages);
 

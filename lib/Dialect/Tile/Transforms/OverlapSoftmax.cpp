@@ -161,7 +161,22 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns) {
   // wait, the scores (synchronous), the softmax and the rescale of the
   // initial accumulator; its P V waits for the loop's next iteration.
   OpBuilder pre(loop);
-  Operation *start = turn(pre, TurnAction::Start);
+  // The turns start before the loop, or once before a persistent loop
+  // around it (turnsBracket), and end after it.
+  Operation *bracket = turnsBracket(loop);
+  bool nested = bracket != loop.getOperation();
+  auto bracketTurn = [&](TurnAction action) -> Operation * {
+    Operation *at = action == TurnAction::Start ? bracket->getPrevNode()
+                                                : bracket->getNextNode();
+    if (auto t = dyn_cast_or_null<WarpgroupTurnOp>(at);
+        nested && t && t.getAction() == action)
+      return nullptr; // (another loop in the bracket placed it)
+    OpBuilder tb(bracket);
+    if (action == TurnAction::End)
+      tb.setInsertionPointAfter(bracket);
+    return turn(tb, action);
+  };
+  Operation *start = bracketTurn(TurnAction::Start);
   Value runs = iterationRuns(pre, loc, loop.getLowerBound(), loop.getStep(), 0,
                              loop.getUpperBound(), /*ivRuns=*/false);
   SmallVector<Type> carried(loop.getResultTypes());
@@ -306,8 +321,11 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns) {
   accOut.replaceUsesWithIf(last.getResult(0), [&](OpOperand &use) {
     return !last->isAncestor(use.getOwner());
   });
-  b.setInsertionPointAfter(last);
-  turn(b, TurnAction::End);
+  // (`loop` is erased: without a persistent loop the turns end after the
+  // last P V.)
+  if (!nested)
+    bracket = last;
+  bracketTurn(TurnAction::End);
 }
 
 struct OverlapSoftmaxPass

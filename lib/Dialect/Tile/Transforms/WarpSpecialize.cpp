@@ -1024,9 +1024,12 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   // each passing the turn once its dot is issued (it then waits for the
   // dot), so one's softmax runs beside the other's dots.
   if (pingpong && consumerWarps == 2 * kWarpsPerWarpgroup) {
-    // (In a persistent loop, each tile's loop takes its turns.)
-    OpBuilder tb = outer ? OpBuilder(loops.front().loop)
-                         : OpBuilder::atBlockBegin(consumers);
+    // (Around a persistent loop: every tile's turns are balanced, so the
+    // alternation carries from one tile to the next, where a start and an
+    // end per tile could let one warpgroup's next start pass the other's
+    // end.)
+    OpBuilder tb =
+        outer ? OpBuilder(outer) : OpBuilder::atBlockBegin(consumers);
     WarpgroupTurnOp::create(tb, loc, TurnAction::Start);
     for (CopyLoop &l : loops) {
       l.loop->removeAttr(TileDialect::getPingpongAttrName());
@@ -1042,7 +1045,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
         dot.getD().replaceAllUsesExcept(wait.getOutputs()[0], wait);
       }
     }
-    tb.setInsertionPointAfter(loops.back().loop);
+    tb.setInsertionPointAfter(outer ? outer.getOperation()
+                                    : loops.back().loop.getOperation());
     WarpgroupTurnOp::create(tb, loc, TurnAction::End);
   }
   if (give) {

@@ -455,6 +455,18 @@ func.func @searched_base(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
 // CHECK: #[[$NOHOIST:.*]] = #llvm.loop_annotation<licm = #[[$LICM]]>
 // In LLVM IR the tile loops' back edges carry it:
 // LLIR: !{!"llvm.licm.disable"}
+// With pingpong the consumer warpgroups' turns start once before the tile
+// loop and end once after it (a start and an end per tile could let one
+// warpgroup's next start pass the other's end).
+// PP-LABEL: func.func @persistent_tiles
+// PP:         } else {
+// PP:           tile.warpgroup_turn start
+// PP-NEXT:      scf.for
+// PP:             scf.for
+// PP:               tile.warpgroup_turn wait
+// PP:               tile.warpgroup_turn pass
+// PP:           } {llvm.loop_annotation
+// PP-NEXT:      tile.warpgroup_turn end
 // CHECK-LABEL: func.func @persistent_tiles
 // CHECK:         tile.tma_init
 // CHECK:         scf.if %{{.*}} {
