@@ -1054,7 +1054,7 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     SetMaxRegistersOp::create(rb, loc, RegisterAction::Inc, *give);
   }
   func->setAttr(TileDialect::getProducerWarpsAttrName(),
-                b.getI32IntegerAttr(producers));
+                Builder(func.getContext()).getI32IntegerAttr(producers));
 }
 
 struct WarpSpecializePass
