@@ -25,6 +25,14 @@
 // RUN: quire-opt %S/pingpong.mlir "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 warp-specialize=true overlap-softmax=true pingpong=true" | FileCheck %s --check-prefix=TURNS
 // RUN: quirec %S/pingpong.mlir --sm 90 --num-warps 8 --async-stages 3 --warp-specialize --overlap-softmax --pingpong -o %t.turns.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.turns.ptx -o %t.turns.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
+// In a persistent loop (quire-warp-specialize's fills across tiles) the
+// turns start once before the consumers' tile loop and end once after it:
+// every tile's turns are balanced, so the alternation carries over, where a
+// start and an end per tile could let one warpgroup's next start pass the
+// other's end. The kernel goes through ptxas.
+// RUN: quire-opt %S/Inputs/pingpong-persistent.mlir "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 warp-specialize=true overlap-softmax=true pingpong=true" | FileCheck %s --check-prefix=PTURNS
+// RUN: quirec %S/Inputs/pingpong-persistent.mlir --sm 90 --num-warps 8 --async-stages 3 --warp-specialize --overlap-softmax --pingpong -o %t.pturns.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.pturns.ptx -o %t.pturns.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // Off by default; without producer warps (loops staged by the warps that
 // compute, waiting on cp.async groups) the pass changes nothing, nor does it
 // on a matmul (one dot, carrying its accumulator).
@@ -101,3 +109,16 @@
 // TURNS-NEXT:      tile.warpgroup_turn pass
 // TURNS:         tile.warpgroup_turn end
 // TURNS-NOT:     tile.warpgroup_turn
+
+// PTURNS-LABEL: func.func @persistent_attention
+// PTURNS:         } else {
+// PTURNS:           tile.warpgroup_turn start
+// PTURNS-NEXT:      scf.for {{.*}} iter_args(%{{.*}} = %c0_i32) -> (i32)
+// PTURNS-NOT:       tile.warpgroup_turn start
+// PTURNS-NOT:       tile.warpgroup_turn end
+// PTURNS:           tile.warpgroup_turn wait
+// PTURNS:           tile.warpgroup_turn pass
+// PTURNS-NOT:       tile.warpgroup_turn start
+// PTURNS-NOT:       tile.warpgroup_turn end
+// PTURNS:           } {llvm.loop_annotation
+// PTURNS-NEXT:      tile.warpgroup_turn end
