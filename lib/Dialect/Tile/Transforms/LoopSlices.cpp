@@ -368,24 +368,26 @@ void tile::shareInvariantOperands(func::FuncOp func) {
     shareOperandA(a);
 }
 
+BlockArgument tile::stageArgument(scf::ForOp loop, Value stage, int64_t stages,
+                                  bool anyStart) {
+  Block *body = loop.getBody();
+  auto arg = dyn_cast<BlockArgument>(stage);
+  if (!arg || arg.getOwner() != body || arg.getArgNumber() == 0)
+    return {};
+  unsigned k = arg.getArgNumber() - 1;
+  if ((!anyStart && !matchPattern(loop.getInitArgs()[k], m_Zero())) ||
+      !isNextStage(body->getTerminator()->getOperand(k), arg, stages))
+    return {};
+  return arg;
+}
+
 /// The dot's A from registers defined before the loop, its accumulator
-/// too, and its stage the loop's stage argument, which starts at 0 and
-/// steps by one modulo S (the loop yields nextStage of it, as
-/// quire-async-copies builds it), so iteration i reads stage i mod S.
+/// too, and its stage the loop's stage argument (stageArgument).
 BlockArgument tile::stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot,
                                         bool anyStart) {
-  Block *body = loop.getBody();
   if (!isInvariantA(loop, dot) || !loop.isDefinedOutsideOfLoop(dot.getC()))
     return {};
-  auto stage = dyn_cast<BlockArgument>(dot.getBStage());
-  if (!stage || stage.getOwner() != body || stage.getArgNumber() == 0)
-    return {};
-  unsigned k = stage.getArgNumber() - 1;
-  Operation *yield = body->getTerminator();
-  if ((!anyStart && !matchPattern(loop.getInitArgs()[k], m_Zero())) ||
-      !isNextStage(yield->getOperand(k), stage, dot.getStages()))
-    return {};
-  return stage;
+  return stageArgument(loop, dot.getBStage(), dot.getStages(), anyStart);
 }
 
 Operation *tile::turnsBracket(scf::ForOp loop) {

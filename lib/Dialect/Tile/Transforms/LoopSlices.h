@@ -101,13 +101,18 @@ bool isInvariantA(scf::ForOp loop, WarpgroupDotOp dot);
 /// operands of wgmma loops").
 void shareInvariantOperands(func::FuncOp func);
 
+/// `stage` as the stage argument of staged loop `loop`, or null: an
+/// iteration argument of its body that starts at 0 and steps by one modulo
+/// `stages` (the loop yields nextStage of it, as quire-async-copies builds
+/// it), so iteration i reads stage i mod `stages`; with `anyStart` it may
+/// start at any stage s (iteration i then reads (s + i) mod `stages`).
+BlockArgument stageArgument(scf::ForOp loop, Value stage, int64_t stages,
+                            bool anyStart = false);
+
 /// The stage argument of `dot` in `loop`, or null: the dot's A invariant
 /// (isInvariantA), its accumulator defined before the loop, and its B stage
-/// the loop's stage argument, which starts at 0 and steps by one modulo S
-/// (the loop yields nextStage of it, as quire-async-copies builds it), so
-/// iteration i reads stage i mod S. With `anyStart` the argument may start
-/// at any stage s (quire-warp-specialize's consumers of a persistent loop
-/// start it at a tile's first fill): iteration i reads (s + i) mod S.
+/// the loop's stageArgument (`anyStart`: quire-warp-specialize's consumers
+/// of a persistent loop start it at a tile's first fill).
 BlockArgument stageOfInvariantDot(scf::ForOp loop, WarpgroupDotOp dot,
                                   bool anyStart = false);
 

@@ -663,19 +663,9 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   // next tiles is stored by no tile's epilogue.
   if (outer) {
     for (CopyLoop &l : loops)
-      for (auto &reader : l.readers) {
-        auto arg = dyn_cast<BlockArgument>(reader.second);
-        if (!arg || arg.getOwner() != l.loop.getBody() ||
-            arg == l.loop.getInductionVar())
+      for (auto &reader : l.readers)
+        if (!stageArgument(l.loop, reader.second, l.stages))
           return;
-        unsigned j = arg.getArgNumber() - 1;
-        std::optional<int64_t> init =
-            getConstantIntValue(l.loop.getInitArgs()[j]);
-        if (!init || *init != 0 ||
-            !isNextStage(l.loop.getBody()->getTerminator()->getOperand(j), arg,
-                         l.stages))
-          return;
-      }
     auto readsStored = [&](Value ptr) {
       Value root = pointerRoot(ptr);
       return !root || llvm::is_contained(stored, root);
