@@ -14,8 +14,8 @@ A least-squares fit of the op's times, time = (programs / SMs) x (a x steps
 persistent schedule could hide. A step costs more as the contexts outgrow
 the L2 cache, which the fit over every row would take for a smaller fixed
 cost: each row also prints the marginal time of a step from the row before,
-and the fit runs over the first three rows as well. Writes prefill_programs.png (TFLOP/s per row,
-causal part counted half).
+and the fit runs over the first three rows as well. Writes
+prefill_programs.png (TFLOP/s per row, causal part counted half).
 
     bench/run.py prefill_programs [--ctx 0,512,1024,2048,4096,8192]
         [--seqs 8] [--chunk 512] [--page 16] [--out DIR]

@@ -4,10 +4,11 @@ decode: quire.ops.paged_decode_attention (split and combine kernels) and
 the Triton peer at its best configuration (4 warps, 32 tokens, 2 stages)
 on the Llama-3-8B 64 x 4096 row (fp16, page 16), each run twice (the first
 launches compile and load). prefill: the prefill op (default tiles) and the
-Triton peer on the 4 x ctx 4096 + 512 row (or --case; page --page), each run once to
-compile and then once between cudaProfilerStart and cudaProfilerStop (the
-op's own kernel and the peer's, nothing else); --ablation COLUMN runs the op
-as that column of the paged_prefill ablation runs it. For example:
+Triton peer on the 4 x ctx 4096 + 512 row (another with --case; page
+--page), each run once to compile and then once between cudaProfilerStart
+and cudaProfilerStop (the op's own kernel and the peer's, nothing else);
+--ablation COLUMN runs the op as that column of the paged_prefill ablation
+runs it. For example:
 
     ncu --clock-control none --kernel-name regex:'decode|combine' --launch-skip 4 \\
         --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy \\
@@ -49,7 +50,7 @@ def decode(torch):
                             num_warps=4, num_stages=2, out=out)
 
 
-def prefill(torch, page, column, case=(4, 4096, 512)):
+def prefill(torch, page, column, case):
     from lib import prefill as pf
     gen = torch.Generator(device="cuda").manual_seed(3)
     seqs, ctx, chunk = case
