@@ -4,6 +4,10 @@
 // consecutive elements when the layout keeps them in consecutive registers
 // and AxisInfo proves the addresses contiguous, aligned and the mask uniform
 // over the run; each run becomes one vector access of up to 16 bytes.
+// A store whose layout keeps fewer consecutive elements in a thread than 16
+// bytes, with the lanes of a group holding the next ones (tensor-core
+// accumulators), first exchanges registers between those lanes so that each
+// thread holds 16 consecutive bytes (planWideStore).
 // Masked accesses are predicated PTX (Triton's scheme): lanes whose mask is
 // false issue no memory transaction and read `other`. Atomics are one
 // predicated `atom` per element, by the thread that owns it; where other
@@ -261,13 +265,202 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
   TileToLLVMState &state;
 };
 
+/// Where a thread's registers hold fewer consecutive elements than a
+/// 16-byte access moves and the lanes of a group hold the next ones (the mma
+/// and wgmma accumulators: lane 4g + t holds columns 2t, 2t + 1 of every 8),
+/// the lanes exchange registers until each holds 16 consecutive bytes: lane
+/// bit L, whose image is column `run << k`, trades places with a register
+/// bit R whose image is a higher column, one shfl.bfly per register pair
+/// (the transpose Triton's and CUTLASS's epilogues do through shared memory,
+/// here in registers). Each exchange swaps the images of L and R, so the
+/// vector's registers are the run's and the R bits; its address is the one
+/// the thread held for its first register, moved by the columns the swaps
+/// exchanged, and its mask that register's: both need AxisInfo's contiguity
+/// and constancy over the aligned `span` the swapped columns stay within.
+struct WideStorePlan {
+  unsigned dim, run, vec;
+  /// (lane bit, register bit) of each exchange, k-th for column run << k.
+  SmallVector<std::pair<unsigned, unsigned>> swaps;
+  /// Column image of each exchange's register bit.
+  SmallVector<int64_t> regColumns;
+};
+
+std::optional<WideStorePlan>
+planWideStore(const tile::LinearLayout &l, const AxisInfoAnalysis &info,
+              tile::StoreOp op, Type mem) {
+  auto type = cast<RankedTensorType>(op.getValue().getType());
+  unsigned bits = mem.getIntOrFloatBitWidth();
+  if (bits < 8 || bits > 32)
+    return std::nullopt;
+  auto blocked = dyn_cast<tile::BlockedEncodingAttr>(type.getEncoding());
+  unsigned dim = blocked ? blocked.getOrder()[0] : type.getRank() - 1;
+  unsigned vec = 128 / bits, run = l.getRegisterRun(dim);
+  if (run >= vec || run * bits > 64)
+    return std::nullopt;
+  // Every image one power of two along one dimension (no replication, no
+  // swizzle): then coordinates add and the swaps move whole columns.
+  for (auto bases : {l.getRegBases(), l.getLaneBases(), l.getWarpBases()})
+    for (const tile::Coord &c : bases)
+      if (llvm::count(c, 0) != int64_t(c.size()) - 1 ||
+          !llvm::isPowerOf2_64(c[dim] ? c[dim] : *llvm::max_element(c)))
+        return std::nullopt;
+  // The column an image adds (0 for images along another dimension).
+  auto along = [&](const tile::Coord &c) { return c[dim]; };
+  WideStorePlan plan{dim, run, vec, {}, {}};
+  unsigned runBits = llvm::Log2_32(run);
+  SmallVector<bool> taken(l.getRegBases().size(), false);
+  for (unsigned k = 0; (run << k) < vec; ++k) {
+    auto lanes = l.getLaneBases();
+    auto lane = llvm::find_if(
+        lanes, [&](const tile::Coord &c) { return along(c) == (run << k); });
+    if (lane == lanes.end())
+      return std::nullopt;
+    // The lowest free register bit past the run whose image is a column
+    // at or past the vector.
+    int best = -1;
+    for (unsigned r = runBits; r < l.getRegBases().size(); ++r) {
+      int64_t v = along(l.getRegBases()[r]);
+      if (!taken[r] && v >= vec &&
+          (best < 0 || v < along(l.getRegBases()[best])))
+        best = r;
+    }
+    if (best < 0)
+      return std::nullopt;
+    taken[best] = true;
+    plan.swaps.push_back({unsigned(lane - lanes.begin()), unsigned(best)});
+    plan.regColumns.push_back(along(l.getRegBases()[best]));
+  }
+  int64_t span = 2 * *llvm::max_element(plan.regColumns);
+  AxisInfo ptrInfo = info.get(op.getPtr());
+  if (accessVectorWidth(info, op.getPtr(), op.getMask(), mem, dim, vec) !=
+          vec ||
+      ptrInfo.contiguity[dim] < span ||
+      (op.getMask() && info.get(op.getMask()).constancy[dim] < span))
+    return std::nullopt;
+  return plan;
+}
+
+/// One store of `elems` (storage-typed, consecutive in memory) at `ptr`:
+/// a plain LLVM store without `pred`, else a predicated st.global.
+void storeVector(OpBuilder &b, Location loc, Value ptr, ArrayRef<Value> elems,
+                 Value pred) {
+  unsigned vec = elems.size();
+  Type mem = elems[0].getType();
+  unsigned bits = mem.getIntOrFloatBitWidth();
+  if (!pred) {
+    Value v = elems[0];
+    if (vec > 1) {
+      v = LLVM::UndefOp::create(b, loc, VectorType::get({vec}, mem));
+      for (unsigned i = 0; i < vec; ++i)
+        v = LLVM::InsertElementOp::create(b, loc, v, elems[i],
+                                          i32Const(b, loc, i));
+    }
+    LLVM::StoreOp::create(b, loc, v, ptr, vec * bits / 8);
+    return;
+  }
+  Packing p = packing(vec, bits);
+  SmallVector<Value> words = pack(b, loc, elems, p);
+  char regCons = regConstraint(p);
+  std::string asmStr = "@$1 st.global" + ptxVectorSuffix(p) + " [ $0 + 0 ], " +
+                       regList(2, p.words) + ";";
+  std::string cons = "l,b";
+  for (unsigned w = 0; w < p.words; ++w)
+    cons += std::string(",") + regCons;
+  SmallVector<Value> operands{ptr, pred};
+  operands.append(words);
+  LLVM::InlineAsmOp::create(
+      b, loc, TypeRange(), operands, asmStr, cons,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      ArrayAttr());
+}
+
+/// Stores `values` (storage-typed) through `ptrs` under `masks` (none: all)
+/// as `plan` says: the lanes' exchanges, then one access per vector.
+void storeWide(OpBuilder &b, Location loc, const WideStorePlan &plan,
+               ValueRange ptrs, ArrayRef<Value> values, ValueRange masks) {
+  Type mem = values[0].getType();
+  unsigned bits = mem.getIntOrFloatBitWidth(), run = plan.run;
+  unsigned runBits = llvm::Log2_32(run), groupBits = run * bits;
+  Type groupInt = b.getIntegerType(groupBits);
+  Type shuffled = b.getIntegerType(std::max(32u, groupBits));
+  // One integer per run of registers: what a shuffle moves.
+  SmallVector<Value> groups;
+  for (unsigned r = 0; r < values.size(); r += run) {
+    Value v = LLVM::UndefOp::create(b, loc, VectorType::get({run}, mem));
+    for (unsigned i = 0; i < run; ++i)
+      v = LLVM::InsertElementOp::create(b, loc, v, values[r + i],
+                                        i32Const(b, loc, i));
+    v = LLVM::BitcastOp::create(b, loc, groupInt, v);
+    if (groupInt != shuffled)
+      v = LLVM::ZExtOp::create(b, loc, shuffled, v);
+    groups.push_back(v);
+  }
+  Value lane = getThreadIds(b, loc).lane;
+  Value zero = i32Const(b, loc, 0), delta = zero;
+  unsigned vecRegs = run - 1;
+  for (auto [k, swap] : llvm::enumerate(plan.swaps)) {
+    auto [laneBit, regBit] = swap;
+    vecRegs |= 1u << regBit;
+    Value set = LLVM::ICmpOp::create(
+        b, loc, LLVM::ICmpPredicate::ne,
+        LLVM::AndOp::create(b, loc, lane, i32Const(b, loc, 1 << laneBit)),
+        zero);
+    unsigned g = 1u << (regBit - runBits);
+    for (unsigned lo = 0; lo < groups.size(); ++lo) {
+      if (lo & g)
+        continue;
+      Value &keep = groups[lo], &high = groups[lo | g];
+      // A lane with the bit clear keeps its low register and sends its
+      // high one; its partner keeps the high one and sends the low one.
+      Value send = LLVM::SelectOp::create(b, loc, set, keep, high);
+      Value recv = shuffleXor(b, loc, send, 1u << laneBit);
+      Value newLow = LLVM::SelectOp::create(b, loc, set, recv, keep);
+      high = LLVM::SelectOp::create(b, loc, set, high, recv);
+      keep = newLow;
+    }
+    delta = LLVM::AddOp::create(
+        b, loc, delta,
+        LLVM::SelectOp::create(
+            b, loc, set,
+            i32Const(b, loc, plan.regColumns[k] - (int64_t(run) << k)),
+            zero));
+  }
+  SmallVector<Value> elems;
+  auto vecTy = VectorType::get({run}, mem);
+  for (Value g : groups) {
+    if (groupInt != shuffled)
+      g = LLVM::TruncOp::create(b, loc, groupInt, g);
+    Value v = LLVM::BitcastOp::create(b, loc, vecTy, g);
+    for (unsigned i = 0; i < run; ++i)
+      elems.push_back(
+          LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i)));
+  }
+  for (unsigned r0 = 0; r0 < values.size(); ++r0) {
+    if (r0 & vecRegs)
+      continue;
+    SmallVector<Value> vecElems;
+    for (unsigned e = 0; e < plan.vec; ++e) {
+      unsigned reg = r0 | (e % run);
+      for (auto [k, swap] : llvm::enumerate(plan.swaps))
+        if ((e / run) >> k & 1)
+          reg |= 1u << swap.second;
+      vecElems.push_back(elems[reg]);
+    }
+    Value ptr = LLVM::GEPOp::create(b, loc, ptrs[r0].getType(), mem, ptrs[r0],
+                                    ArrayRef<LLVM::GEPArg>{delta});
+    storeVector(b, loc, ptr, vecElems, masks.empty() ? Value() : masks[r0]);
+  }
+}
+
 /// tile.store %ptrs, %v, %mask => per run: llvm.store <vec x T>, or
 ///   @%p st.global.v4.b32 [%addr], {...};
 /// Each element is stored once, by the one thread that owns it: in a
 /// replicated layout (and for a scalar, which every thread holds) the
 /// copies' threads are masked off, as Triton masks redundant stores, and a
 /// register holding an element an earlier register of the thread holds is
-/// not stored again.
+/// not stored again. Layouts planWideStore takes store as it plans.
 struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
   StoreOpLowering(LLVMTypeConverter &c, TileToLLVMState &s)
       : ConvertOpToLLVMPattern(c), state(s) {}
@@ -288,13 +481,21 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
         ownerPredicate(rewriter, loc, op, op.getValue().getType());
     if (failed(owner))
       return failure();
-    unsigned vec =
-        accessVectorWidth(*state.axisInfo, op.getPtr(), op.getMask(), mem);
-    unsigned bits = mem.getIntOrFloatBitWidth();
-    Packing p = packing(vec, bits);
     std::optional<tile::LinearLayout> layout;
     if (auto type = dyn_cast<RankedTensorType>(op.getValue().getType()))
       layout = *tile::LinearLayout::get(type);
+    if (layout && !*owner)
+      if (std::optional<WideStorePlan> plan =
+              planWideStore(*layout, *state.axisInfo, op, mem)) {
+        SmallVector<Value> elems;
+        for (Value v : values)
+          elems.push_back(toStorage(rewriter, loc, v));
+        storeWide(rewriter, loc, *plan, ptrs, elems, masks);
+        rewriter.eraseOp(op);
+        return success();
+      }
+    unsigned vec =
+        accessVectorWidth(*state.axisInfo, op.getPtr(), op.getMask(), mem);
     llvm::DenseSet<int64_t> stored;
     for (unsigned r = 0; r < ptrs.size(); r += vec) {
       if (layout && !stored.insert(regKey(*layout, r)).second)
@@ -305,32 +506,7 @@ struct StoreOpLowering : public ConvertOpToLLVMPattern<tile::StoreOp> {
       Value pred = masks.empty() ? *owner : masks[r];
       if (!masks.empty() && *owner)
         pred = LLVM::AndOp::create(rewriter, loc, pred, *owner);
-      if (!pred) {
-        Value v = elems[0];
-        if (vec > 1) {
-          v = LLVM::UndefOp::create(rewriter, loc, VectorType::get({vec}, mem));
-          for (unsigned i = 0; i < vec; ++i)
-            v = LLVM::InsertElementOp::create(rewriter, loc, v, elems[i],
-                                              i32Const(rewriter, loc, i));
-        }
-        LLVM::StoreOp::create(rewriter, loc, v, ptrs[r], vec * bits / 8);
-        continue;
-      }
-      SmallVector<Value> words = pack(rewriter, loc, elems, p);
-      char regCons = regConstraint(p);
-      std::string asmStr = "@$1 st.global" + ptxVectorSuffix(p) +
-                           " [ $0 + 0 ], " + regList(2, p.words) + ";";
-      std::string cons = "l,b";
-      for (unsigned w = 0; w < p.words; ++w)
-        cons += std::string(",") + regCons;
-      SmallVector<Value> operands{ptrs[r], pred};
-      operands.append(words);
-      LLVM::InlineAsmOp::create(
-          rewriter, loc, TypeRange(), operands, asmStr, cons,
-          /*has_side_effects=*/true, /*is_align_stack=*/false,
-          LLVM::TailCallKind::None,
-          LLVM::AsmDialectAttr::get(getContext(), LLVM::AsmDialect::AD_ATT),
-          ArrayAttr());
+      storeVector(rewriter, loc, ptrs[r], elems, pred);
     }
     rewriter.eraseOp(op);
     return success();

@@ -8,6 +8,7 @@
 
 #blocked = #tile.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked8 = #tile.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#mma = #tile.mma<{warpsPerCTA = [4, 1]}>
 
 module attributes {tile.num_warps = 4 : i32} {
 
@@ -149,6 +150,96 @@ func.func @store_replicated_registers_once(%out: !tile.ptr<f32> {tile.divisibili
   %op = tile.addptr %os, %r : tensor<2x!tile.ptr<f32>, #blocked>, tensor<2xi32, #blocked>
   %vs = tile.splat %v : f32 -> tensor<2xf32, #blocked>
   tile.store %op, %vs : tensor<2x!tile.ptr<f32>, #blocked>
+  return
+}
+
+
+// An f16 mma accumulator (64 x 128 over 4 warps): a thread holds two
+// consecutive columns of every 8, in two rows. Lanes 4g + t trade pairs
+// (shfl.bfly 1 between the columns 2 and 8 apart, then 2 between those 4
+// and 16 apart: 16 pairs of registers each) until each holds 8 consecutive
+// columns, stored 16 bytes at a time under the row mask: 8 stores a thread
+// and no narrower one.
+// CHECK-LABEL: llvm.func @accumulator_store_trades_lanes
+// CHECK-COUNT-32: nvvm.shfl.sync  bfly
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK-COUNT-8: "@$1 st.global.v4.b32 [ $0 + 0 ], {$2, $3, $4, $5};"
+// CHECK-NOT:     st.global
+// CHECK:         llvm.return
+func.func @accumulator_store_trades_lanes(%out: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+    %stride: i32 {tile.divisibility = 16 : i32}, %bound: i32) attributes {tile.kernel} {
+  %r = tile.range 0, 64 : tensor<64xi32, #tile.slice<{dim = 1, parent = #mma}>>
+  %c = tile.range 0, 128 : tensor<128xi32, #tile.slice<{dim = 0, parent = #mma}>>
+  %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32, #tile.slice<{dim = 1, parent = #mma}>> -> tensor<64x1xi32, #mma>
+  %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<128xi32, #tile.slice<{dim = 0, parent = #mma}>> -> tensor<1x128xi32, #mma>
+  %s = tile.splat %stride : i32 -> tensor<64x1xi32, #mma>
+  %ro = arith.muli %r2, %s : tensor<64x1xi32, #mma>
+  %rb = tile.broadcast %ro : tensor<64x1xi32, #mma> -> tensor<64x128xi32, #mma>
+  %cb = tile.broadcast %c2 : tensor<1x128xi32, #mma> -> tensor<64x128xi32, #mma>
+  %off = arith.addi %rb, %cb : tensor<64x128xi32, #mma>
+  %n = tile.splat %bound : i32 -> tensor<64x1xi32, #mma>
+  %m1 = arith.cmpi slt, %r2, %n : tensor<64x1xi32, #mma>
+  %m = tile.broadcast %m1 : tensor<64x1xi1, #mma> -> tensor<64x128xi1, #mma>
+  %p0 = tile.splat %out : !tile.ptr<f16> -> tensor<64x128x!tile.ptr<f16>, #mma>
+  %p = tile.addptr %p0, %off : tensor<64x128x!tile.ptr<f16>, #mma>, tensor<64x128xi32, #mma>
+  %v = arith.sitofp %off : tensor<64x128xi32, #mma> to tensor<64x128xf16, #mma>
+  tile.store %p, %v, %m : tensor<64x128x!tile.ptr<f16>, #mma>
+  return
+}
+
+// An f32 accumulator, unmasked: one trade (columns 2 and 8 apart, two
+// 32-bit shuffles for each 8-byte pair) gives each thread 4 consecutive
+// columns: 16 plain 16-byte stores a thread.
+// CHECK-LABEL: llvm.func @f32_accumulator_store_trades_lanes
+// CHECK-COUNT-32: nvvm.shfl.sync  bfly
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK-COUNT-16: llvm.store {{.*}} {alignment = 16 : i64} : vector<4xf32>, !llvm.ptr<1>
+// CHECK-NOT:     llvm.store
+// CHECK:         llvm.return
+func.func @f32_accumulator_store_trades_lanes(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
+    %stride: i32 {tile.divisibility = 16 : i32}, %bound: i32) attributes {tile.kernel} {
+  %r = tile.range 0, 64 : tensor<64xi32, #tile.slice<{dim = 1, parent = #mma}>>
+  %c = tile.range 0, 128 : tensor<128xi32, #tile.slice<{dim = 0, parent = #mma}>>
+  %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32, #tile.slice<{dim = 1, parent = #mma}>> -> tensor<64x1xi32, #mma>
+  %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<128xi32, #tile.slice<{dim = 0, parent = #mma}>> -> tensor<1x128xi32, #mma>
+  %s = tile.splat %stride : i32 -> tensor<64x1xi32, #mma>
+  %ro = arith.muli %r2, %s : tensor<64x1xi32, #mma>
+  %rb = tile.broadcast %ro : tensor<64x1xi32, #mma> -> tensor<64x128xi32, #mma>
+  %cb = tile.broadcast %c2 : tensor<1x128xi32, #mma> -> tensor<64x128xi32, #mma>
+  %off = arith.addi %rb, %cb : tensor<64x128xi32, #mma>
+  %p0 = tile.splat %out : !tile.ptr<f32> -> tensor<64x128x!tile.ptr<f32>, #mma>
+  %p = tile.addptr %p0, %off : tensor<64x128x!tile.ptr<f32>, #mma>, tensor<64x128xi32, #mma>
+  %v = arith.sitofp %off : tensor<64x128xi32, #mma> to tensor<64x128xf32, #mma>
+  tile.store %p, %v : tensor<64x128x!tile.ptr<f32>, #mma>
+  return
+}
+
+// A mask that may change from one column to the next (an unknown bound on
+// the columns) would differ between the lanes that trade: no trade, the
+// pairs' elements stored one by one.
+// CHECK-LABEL: llvm.func @accumulator_store_column_mask
+// CHECK-NOT:     nvvm.shfl.sync
+// CHECK:         "@$1 st.global.b16 [ $0 + 0 ], $2;"
+// CHECK-NOT:     st.global.v4
+// CHECK:         llvm.return
+func.func @accumulator_store_column_mask(%out: !tile.ptr<f16> {tile.divisibility = 16 : i32},
+    %stride: i32 {tile.divisibility = 16 : i32}, %bound: i32) attributes {tile.kernel} {
+  %r = tile.range 0, 64 : tensor<64xi32, #tile.slice<{dim = 1, parent = #mma}>>
+  %c = tile.range 0, 128 : tensor<128xi32, #tile.slice<{dim = 0, parent = #mma}>>
+  %r2 = tile.expand_dims %r {axis = 1 : i32} : tensor<64xi32, #tile.slice<{dim = 1, parent = #mma}>> -> tensor<64x1xi32, #mma>
+  %c2 = tile.expand_dims %c {axis = 0 : i32} : tensor<128xi32, #tile.slice<{dim = 0, parent = #mma}>> -> tensor<1x128xi32, #mma>
+  %s = tile.splat %stride : i32 -> tensor<64x1xi32, #mma>
+  %ro = arith.muli %r2, %s : tensor<64x1xi32, #mma>
+  %rb = tile.broadcast %ro : tensor<64x1xi32, #mma> -> tensor<64x128xi32, #mma>
+  %cb = tile.broadcast %c2 : tensor<1x128xi32, #mma> -> tensor<64x128xi32, #mma>
+  %off = arith.addi %rb, %cb : tensor<64x128xi32, #mma>
+  %n = tile.splat %bound : i32 -> tensor<1x128xi32, #mma>
+  %m1 = arith.cmpi slt, %c2, %n : tensor<1x128xi32, #mma>
+  %m = tile.broadcast %m1 : tensor<1x128xi1, #mma> -> tensor<64x128xi1, #mma>
+  %p0 = tile.splat %out : !tile.ptr<f16> -> tensor<64x128x!tile.ptr<f16>, #mma>
+  %p = tile.addptr %p0, %off : tensor<64x128x!tile.ptr<f16>, #mma>, tensor<64x128xi32, #mma>
+  %v = arith.sitofp %off : tensor<64x128xi32, #mma> to tensor<64x128xf16, #mma>
+  tile.store %p, %v, %m : tensor<64x128x!tile.ptr<f16>, #mma>
   return
 }
 
