@@ -46,7 +46,9 @@ def configs(torch):
 # registers), and in a loop of their own after the context's (cache 2
 # loops), and the one loop with the softmax overlap at 2 and 3 stages
 # (cache ov, cache ov s3), at 3 with the consumer warpgroups' turns (cache
-# ov s3 pp; ws overlap s3 pp with k_new/v_new); the cache form with a
+# ov s3 pp; ws overlap s3 pp with k_new/v_new); the cache form with K's
+# stage released with V's after P V rather than once the scores retire
+# (cache late release: quire-overlap-softmax early-release off); with a
 # persistent program per SM taking the tiles in turn (cache persist), and
 # the same kernel with a program per tile (cache persist 1: what its code
 # costs without the schedule);
@@ -88,6 +90,8 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
                                              warp_specialize=True,
                                              overlap_softmax=True,
                                              num_stages=3, pingpong=True)),
+            ("cache late release", DEFAULT, dict(separate=False,
+                                                 early_release=False)),
             ("cache persist", DEFAULT, dict(separate=False,
                                             persistent=True)),
             ("cache persist 1", DEFAULT, dict(separate=False,

@@ -205,6 +205,13 @@ quireCompileOptionsSetEarlyDots(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetOverlapSoftmax(QuireCompileOptions *options,
                                      int32_t overlapSoftmax);
+/* Nonzero (the default): with the softmax overlap, K's stage is released as
+ * soon as the scores that read it retire, before V's, so the producer
+ * refills it an iteration sooner (quirec --early-release). Zero releases
+ * both after P V. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
+                                   int32_t earlyRelease);
 /* Nonzero: with wgmma, 3 or more async stages and 8 warps, the two
  * warpgroups of an attention loop (two wgmma dots, the second's A computed
  * from the first's result) run half an iteration apart, one's softmax beside

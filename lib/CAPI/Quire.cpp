@@ -64,6 +64,7 @@ struct QuireCompileOptions {
   unsigned producerRegisters = 0;
   bool earlyDots = false;
   bool overlapSoftmax = false;
+  bool earlyRelease = true;
   bool pingpong = false;
   bool wideFp8Operands = true;
   bool gatheredRows = false;
@@ -338,6 +339,12 @@ void quireCompileOptionsSetOverlapSoftmax(QuireCompileOptions *options,
     options->overlapSoftmax = overlapSoftmax != 0;
 }
 
+void quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
+                                        int32_t earlyRelease) {
+  if (options)
+    options->earlyRelease = earlyRelease != 0;
+}
+
 void quireCompileOptionsSetPingpong(QuireCompileOptions *options,
                                     int32_t pingpong) {
   if (options)
@@ -414,6 +421,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.producerRegisters = options->producerRegisters;
   compileOptions.earlyDots = options->earlyDots;
   compileOptions.overlapSoftmax = options->overlapSoftmax;
+  compileOptions.earlyRelease = options->earlyRelease;
   compileOptions.pingpong = options->pingpong;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.gatheredRows = options->gatheredRows;

@@ -149,6 +149,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
     if (warpgroup && specialize && options.overlapSoftmax) {
       tile::OverlapSoftmaxOptions overlap;
       overlap.pingpong = options.pingpong;
+      overlap.earlyRelease = options.earlyRelease;
       pm.addPass(tile::createOverlapSoftmax(overlap));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
@@ -358,6 +359,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.producerRegisters = options.producerRegisters;
   popts.earlyDots = options.earlyDots;
   popts.overlapSoftmax = options.overlapSoftmax;
+  popts.earlyRelease = options.earlyRelease;
   popts.pingpong = options.pingpong;
   popts.wideFp8Operands = options.wideFp8Operands;
   popts.gatheredRows = options.gatheredRows;

@@ -133,6 +133,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetOverlapSoftmax":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetEarlyRelease":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetGatheredRows":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetFpFusion":
@@ -269,6 +271,8 @@ OPTIONS = (
     Option("overlap_softmax", False, "quireCompileOptionsSetOverlapSoftmax",
            "overlap an attention loop's softmax with its P V "
            "(overlap_softmax)"),
+    Option("early_release", True, "quireCompileOptionsSetEarlyRelease",
+           "release K's stage with V's, after P V (early_release)"),
     Option("pingpong", False, "quireCompileOptionsSetPingpong",
            "run two warpgroups half an iteration apart (pingpong)"),
     Option("gathered_rows", False, "quireCompileOptionsSetGatheredRows",

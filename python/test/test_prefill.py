@@ -784,7 +784,8 @@ def test_persistent_kernel_is_warp_specialized():
     tile = kernel.asm("tile")
     assert kernel.threads == 384
     assert len(re.findall(r"iter_args\(%\w+ = %c0_i32\) -> \(i32\)", tile)) == 2
-    assert tile.count("tile.tma_acquire") == 2      # prologue and loop fills
+    # The prologue's and the loop's fills, K's and V's stage each.
+    assert tile.count("tile.tma_acquire") == 4
     assert tile.count("tile.tma_init") == 2 and tile.count("tile.tma_inval") == 2
     for action, count in (("start", 1), ("wait", 3), ("pass", 3), ("end", 1)):
         assert tile.count(f"tile.warpgroup_turn {action}") == count, action
@@ -796,3 +797,46 @@ def test_persistent_kernel_is_warp_specialized():
         tile.rindex("llvm.loop_annotation")
     report = ptxas_sm90a(kernel.ptx, "prefill_persistent", verbose=True)
     assert "C751" not in report, report
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_early_release_frees_k_when_the_scores_retire(early):
+    """The cache form at the op's default tiles on sm_90: K and V have
+    release mbarriers of their own, which the producer acquires before each
+    operand's copies. With early_release (the default) the consumers
+    release K's stage right after the scores' wait, in the loop and after
+    the peeled scores; without it, beside V's at the end of the iteration.
+    ptxas takes both."""
+    from quire.ops import launch, prefill
+    from quire.ops.features import Features
+    none = Features(-1, 0.0, None, None, False, {})
+    spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, False,
+                         False, True, False, none, num_stages=3,
+                         warp_specialize=True, producer_warpgroup=True,
+                         overlap_softmax=True, pingpong=True,
+                         early_release=early)
+    kernel = launch.compiled(spec, 90, 8)
+    tile = kernel.asm("tile")
+    lines = [line.strip() for line in tile.splitlines()]
+    acquires = [line for line in lines if line.startswith("tile.tma_acquire")]
+    assert [("buffer = 0" in a, "buffer = 1" in a) for a in acquires] == \
+        [(True, False), (False, True)]
+    k_release = [i for i, line in enumerate(lines)
+                 if line.startswith("tile.tma_release")
+                 and "buffer = 0" in line]
+    v_release = [i for i, line in enumerate(lines)
+                 if line.startswith("tile.tma_release")
+                 and "buffer = 1" in line]
+    assert len(k_release) == 2 and len(v_release) == 2   # peel/loop, loop/last
+    scores_wait = next(i for i, line in enumerate(lines)
+                       if "older, pending = 1" in line)
+    if early:
+        # After the peeled scores (and the turn they pass), before any
+        # softmax op; in the loop right after the scores' wait.
+        assert "warpgroup_dot" in lines[k_release[0] - 2]
+        assert lines[k_release[0] - 1] == "tile.warpgroup_turn pass"
+        assert k_release[1] == scores_wait + 1
+    else:
+        assert v_release[0] < k_release[1]
+        assert lines[k_release[1] + 1].startswith("scf.yield")
+    ptxas_sm90a(kernel.ptx, f"prefill_release_{early}")

@@ -171,6 +171,12 @@ static cl::opt<bool> earlyDots(
              "early, asynchronously, so it runs while the iteration computes "
              "its softmax (quire-early-dots; default false)"),
     cl::cat(category));
+static cl::opt<bool> earlyRelease(
+    "early-release", cl::init(true),
+    cl::desc("with --overlap-softmax, release K's stage as soon as the "
+             "scores that read it retire, before V's "
+             "(quire-overlap-softmax early-release; default true)"),
+    cl::cat(category));
 static cl::opt<bool> pingpong(
     "pingpong", cl::init(false),
     cl::desc("with --wgmma, --async-stages=3 or more and 8 warps, run the two "
@@ -295,6 +301,7 @@ int main(int argc, char **argv) {
   options.producerRegisters = producerRegisters;
   options.earlyDots = earlyDots;
   options.overlapSoftmax = overlapSoftmax;
+  options.earlyRelease = earlyRelease;
   options.pingpong = pingpong;
   options.wideFp8Operands = wideFp8Operands;
   options.gatheredRows = gatheredRows;

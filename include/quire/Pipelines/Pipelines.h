@@ -141,6 +141,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "the next iteration after its scores, so it runs during "
                      "the softmax (quire-overlap-softmax)"),
       llvm::cl::init(false)};
+  Option<bool> earlyRelease{
+      *this, "early-release",
+      llvm::cl::desc("with overlap-softmax, release K's stage once the "
+                     "scores retire, before V's (quire-overlap-softmax "
+                     "early-release)"),
+      llvm::cl::init(true)};
   Option<bool> pingpong{
       *this, "pingpong",
       llvm::cl::desc("run the two warpgroups of a wgmma attention loop half "
@@ -229,6 +235,9 @@ struct CompileOptions {
   /// With producer warps, an attention loop's P V issued in the next
   /// iteration after its scores (quire-overlap-softmax).
   bool overlapSoftmax = false;
+  /// With overlapSoftmax, K's stage released once the scores retire
+  /// (quire-overlap-softmax early-release).
+  bool earlyRelease = true;
   /// The two warpgroups of a wgmma attention loop half an iteration apart
   /// (quire-async-copies pingpong, quire-pingpong).
   bool pingpong = false;

@@ -22,7 +22,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           fold_scale=True, pingpong=False, gathered_rows=False,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
           producer_registers=0, last_first=True, overlap_softmax=False,
-          kv_desc=None, one_loop=True, persistent=False):
+          kv_desc=None, one_loop=True, persistent=False,
+          early_release=True):
     """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
     DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
@@ -90,6 +91,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     options = tuple((name, True) for name, on in flags.items() if on)
     if producer_registers:
         options += (("producer_registers", producer_registers),)
+    if not early_release:
+        options += (("early_release", False),)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
                              consts, args, num_stages, options)
 
@@ -202,11 +205,12 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
                    last_first=True, overlap_softmax=None, tma_pages=None,
-                   one_loop=True, persistent=False):
+                   one_loop=True, persistent=False, early_release=True):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
-    producer_registers and overlap_softmax, quire.compile's; None:
+    producer_registers, early_release and overlap_softmax, quire.compile's;
+    overlap_softmax None:
     configs.prefill_overlap_softmax, with 3 stages), the
     gathered rows' layout (gathered_rows, quire.compile's), the folded
     scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
@@ -271,6 +275,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     if tma_pages is not None:
         val.check_bool(tma_pages, "tma_pages")
     val.check_bool(one_loop, "one_loop")
+    val.check_bool(early_release, "early_release")
     if not isinstance(persistent, bool):
         persistent = val.to_int(persistent, "persistent", 1)
     _kernel._check_producer_registers("producer_registers", producer_registers)
@@ -282,7 +287,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
         producer_registers, last_first, overlap_softmax,
-        tma_pages if not host else False, one_loop, persistent)
+        tma_pages if not host else False, one_loop, persistent, early_release)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -323,7 +328,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
                    overlap_softmax=None, tma_pages=None, one_loop=True,
-                   persistent=False):
+                   persistent=False, early_release=True):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -331,7 +336,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
     `early_dots`, which the caller compiles the kernel with), and
-    `producer_registers` and `overlap_softmax` (quire.compile's; None:
+    `producer_registers`, `early_release` and `overlap_softmax`
+    (quire.compile's; overlap_softmax None:
     configs.prefill_overlap_softmax, which also takes 3 stages unless `cfg`
     names them and the consumer warpgroups' turns; True: the overlap at the
     stages `cfg` names, with turns only if `pingpong`). `cfg` is
@@ -471,7 +477,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
            producer_registers, last_first, overlap_softmax, kv_desc,
-           one_loop and not separate, persistent, token_strides)
+           one_loop and not separate, persistent, early_release,
+           token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
@@ -480,7 +487,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
             pingpong, gathered_rows, token_strides, warp_specialize,
             producer_warpgroup, producer_registers, last_first,
-            overlap_softmax, kv_desc, one_loop, persistent))
+            overlap_softmax, kv_desc, one_loop, persistent, early_release))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

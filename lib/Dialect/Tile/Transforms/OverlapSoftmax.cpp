@@ -46,7 +46,9 @@ namespace {
 struct Candidate {
   WarpgroupDotOp scores, output;
   TmaWaitOp fullK, fullV;
-  TmaReleaseOp release;
+  /// The release of V's stage; of K's where each buffer has its own
+  /// (quire-warp-specialize's), else null (`release` frees both).
+  TmaReleaseOp release, releaseK;
   BlockArgument stage, acc;
   /// The ops between the dots that read %acc (the rescale), in body order.
   SmallVector<Operation *> rescale;
@@ -81,15 +83,28 @@ std::optional<Candidate> match(scf::ForOp loop) {
       return std::nullopt;
     }
   }
-  if (dots.size() != 2 || fulls.size() != 2 || releases.size() != 1 ||
-      loop.getUnsignedCmp())
+  if (dots.size() != 2 || fulls.size() != 2 || releases.empty() ||
+      releases.size() > 2 || loop.getUnsignedCmp())
     return std::nullopt;
   Candidate c;
   c.scores = dots[0];
   c.output = dots[1];
   c.fullK = fulls[0];
   c.fullV = fulls[1];
-  c.release = releases[0];
+  c.release = releases.back();
+  if (releases.size() == 2) {
+    // One release per buffer, after both dots: K's and V's, in either order.
+    c.releaseK = releases.front();
+    if (c.releaseK.getBuffer() == c.fullV.getBuffer())
+      std::swap(c.release, c.releaseK);
+    if (c.releaseK.getBuffer() != c.fullK.getBuffer() ||
+        c.release.getBuffer() != c.fullV.getBuffer() ||
+        c.releaseK.getStage() != c.release.getStage() ||
+        !matchPattern(c.releaseK.getPred(), m_One()) ||
+        !c.releaseK->isBeforeInBlock(body->getTerminator()) ||
+        c.releaseK->isBeforeInBlock(c.output))
+      return std::nullopt;
+  }
   c.stage = stageOfInvariantDot(loop, c.scores, /*anyStart=*/true);
   if (!c.stage || c.output.getBStage() != c.stage ||
       c.release.getStage() != c.stage || !c.output.getA() ||
@@ -144,7 +159,10 @@ std::optional<Candidate> match(scf::ForOp loop) {
 
 /// `turns`: the two consumer warpgroups issue each iteration's dots in turn
 /// (tile.warpgroup_turn around them), FlashAttention-3's ping-pong.
-void rewrite(scf::ForOp loop, Candidate &c, bool turns) {
+/// `early`: K's stage is released as soon as the scores that read it retire
+/// (where K and V have releases of their own), so the producer refills it an
+/// iteration sooner.
+void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early) {
   Location loc = c.output.getLoc();
   auto turn = [&](OpBuilder &b, TurnAction action) -> Operation * {
     return turns ? WarpgroupTurnOp::create(b, loc, action) : nullptr;
@@ -156,6 +174,14 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns) {
   Value phaseV = c.fullV.getPhase();
   IntegerAttr releaseBuffer = c.release.getBufferAttr();
   UnitAttr releaseProxy = c.release.getAsyncProxyAttr();
+  if (c.releaseK && early) {
+    // Right after the scores: in the peeled iteration they are synchronous;
+    // in the loop the scores' wait goes in before it (below).
+    c.releaseK->moveAfter(c.scores);
+    OpBuilder kb(c.releaseK);
+    c.releaseK.getPredMutable().assign(
+        arith::ConstantOp::create(kb, loc, kb.getBoolAttr(true)));
+  }
 
   // Iteration 0's first half before the loop, where it runs: its copies'
   // wait, the scores (synchronous), the softmax and the rescale of the
@@ -348,7 +374,8 @@ struct OverlapSoftmaxPass
         queries.insert(q);
       auto func = loop->getParentOfType<func::FuncOp>();
       loop->removeAttr(TileDialect::getPingpongAttrName());
-      rewrite(loop, c, pingpong && getNumWarps(func) == 2 * kWarpsPerWarpgroup);
+      rewrite(loop, c, pingpong && getNumWarps(func) == 2 * kWarpsPerWarpgroup,
+              earlyRelease);
     }
     // The carried P takes the registers the query held: the query moves to
     // shared memory where it is still in registers.

@@ -355,18 +355,18 @@ bool producerMayRun(Operation *op) {
 }
 
 /// The mbarrier inits of `l`'s buffers: full mbarriers of `arrivals`
-/// arrivals, the first buffer's release mbarriers too.
+/// arrivals and release mbarriers, each buffer its own (the consumers may
+/// release one operand's stage before another's: quire-overlap-softmax).
 void initBarriers(OpBuilder &b, Location loc, const CopyLoop &l,
                   int32_t arrivals, bool split) {
   for (int32_t buffer : l.buffers)
-    TmaInitOp::create(b, loc, buffer, l.stages, buffer == l.buffers.front(),
-                      arrivals, split);
+    TmaInitOp::create(b, loc, buffer, l.stages, /*release=*/true, arrivals,
+                      split);
 }
 
 void invalBarriers(OpBuilder &b, Location loc, const CopyLoop &l, bool split) {
   for (int32_t buffer : l.buffers)
-    TmaInvalOp::create(b, loc, buffer, l.stages, buffer == l.buffers.front(),
-                       split);
+    TmaInvalOp::create(b, loc, buffer, l.stages, /*release=*/true, split);
 }
 
 /// The fill count of the loop's iteration `iv`: (iv - lb) / step, its
@@ -750,12 +750,14 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
     if (!stage)
       stage = lookup(copies.front().getStage());
-    // (Only the issuing thread waits to refill with TMA.)
-    if (acquireParity)
-      TmaAcquireOp::create(gb, loc, stage, acquireParity, l.buffers.front(),
-                           l.stages,
-                           /*producer=*/true, /*every_thread=*/!l.tma);
+    // Each buffer's first copy of the fill waits for that buffer's release
+    // of the stage. (Only the issuing thread waits to refill with TMA.)
+    std::set<int32_t> waited;
     for (AsyncCopyOp copy : copies) {
+      if (acquireParity && waited.insert(copy.getBuffer()).second)
+        TmaAcquireOp::create(gb, loc, stage, acquireParity, copy.getBuffer(),
+                             l.stages,
+                             /*producer=*/true, /*every_thread=*/!l.tma);
       if (l.tma) {
         TensorMapPagesOp pages = pagesOf(copy);
         TmaCopyPagesOp::create(
@@ -786,7 +788,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     return arith::RemUIOp::create(ob, loc, f, cst(ob, l.stages));
   };
   size_t next = 0;
-  std::set<int64_t> acquired; // the prologue fills waited for
+  // The prologue fills (stage, buffer) waited for.
+  std::set<std::pair<int64_t, int32_t>> acquired;
   // The producer's part of `op` at `ob`; in a persistent loop `fills` counts
   // the fills before the tile and `nextFills` becomes the count after it.
   auto produce = [&](OpBuilder &ob, Operation *op, Value fills,
@@ -805,9 +808,9 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
         issue(ob, {copy}, runs, l, nullptr, nullptr);
         return;
       }
-      // (The fill's first copy waits for the stage.)
+      // (The fill's first copy of each buffer waits for the stage.)
       Value f = arith::AddIOp::create(ob, loc, fills, cst(ob, k));
-      bool first = acquired.insert(k).second;
+      bool first = acquired.insert({k, int32_t(copy.getBuffer())}).second;
       issue(ob, {copy}, runs, l, first ? acquireParity(ob, f, l) : Value(),
             stageOf(ob, f, l));
       return;
@@ -994,10 +997,10 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     cb.setInsertionPoint(lbody->getTerminator());
     // The stage was read through the async proxy (wgmma) and is refilled
     // through the generic one (cp.async): the release fences first.
-    TmaReleaseOp::create(
-        cb, loc, l.readers.front().second,
-        arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true)),
-        l.buffers.front(), l.stages, /*async_proxy=*/true);
+    Value yes = arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true));
+    for (auto [buffer, reader] : llvm::zip(l.buffers, l.readers))
+      TmaReleaseOp::create(cb, loc, reader.second, yes, buffer, l.stages,
+                           /*async_proxy=*/true);
     cb.setInsertionPoint(l.after);
     if (n + 1 < loops.size()) {
       invalBarriers(cb, loc, l, /*split=*/true);

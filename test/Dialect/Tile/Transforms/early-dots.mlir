@@ -103,11 +103,12 @@
 // WS-NEXT:      arith.mulf %[[S]],
 // WS:           tile.tma_wait stage %[[STAGE]] phase %[[PHASE]] {async_proxy, buffer = 1 : i32, stages = 3 : i32}
 // WS-NEXT:      tile.warpgroup_dot a({{.*}}) b_stage %[[STAGE]] acc %{{.*}} {b_buffer = 1 : i32
-// WS-NEXT:      tile.tma_release stage %[[STAGE]]
+// WS-NEXT:      tile.tma_release stage %[[STAGE]] if %true {async_proxy, buffer = 0 : i32
+// WS-NEXT:      tile.tma_release stage %[[STAGE]] if %true {async_proxy, buffer = 1 : i32
 // WS-NEXT:      %[[R:.*]] = tile.warpgroup_wait %[[N]] {pending = 0 : i32}
 // WS-NEXT:      scf.yield {{.*}}, %[[R]] :
 // The chunk's loop likewise.
-// WS:         tile.tma_init {arrivals = 128 : i32, buffer = 1 : i32, split, stages = 3 : i32}
+// WS:         tile.tma_init {arrivals = 128 : i32, buffer = 1 : i32, release, split, stages = 3 : i32}
 // WS:         scf.if
 // WS-NEXT:      tile.tma_wait stage %c0_i32 phase %c0_i32
 // WS-NEXT:      tile.warpgroup_dot a_stage %c0_i32 b_stage %c0_i32

@@ -5,8 +5,10 @@
 // both async, after the wait for its own V stage (the carried stage and
 // phase of iteration i - 1); the scores are retired first (`older`, pending
 // 1: P V stays in flight over the softmax); P V's wait (pending 0), the
-// release of its stage and the rescale by this iteration's alpha follow the
-// softmax. Iteration 0's wait, scores, softmax and rescale are peeled before
+// release of its V stage and the rescale by this iteration's alpha follow
+// the softmax. K's stage (each buffer has its release mbarriers) is released
+// as soon as the scores retire: the producer refills it an iteration sooner.
+// Iteration 0's wait, scores, K's release, softmax and rescale are peeled before
 // the loop (where it runs: scf.if), which then starts at its second
 // iteration carrying P, its stage and its V phase; the last P V follows the
 // loop (scf.if on the same test). The query moves to shared memory (the
@@ -33,6 +35,9 @@
 // RUN: quire-opt %S/Inputs/pingpong-persistent.mlir "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 warp-specialize=true overlap-softmax=true pingpong=true" | FileCheck %s --check-prefix=PTURNS
 // RUN: quirec %S/Inputs/pingpong-persistent.mlir --sm 90 --num-warps 8 --async-stages 3 --warp-specialize --overlap-softmax --pingpong -o %t.pturns.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.pturns.ptx -o %t.pturns.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
+// With early-release=false K's stage goes back beside V's, at the end of the
+// iteration.
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true" "--quire-overlap-softmax=early-release=false" | FileCheck %s --check-prefix=LATE
 // Off by default; without producer warps (loops staged by the warps that
 // compute, waiting on cp.async groups) the pass changes nothing, nor does it
 // on a matmul (one dot, carrying its accumulator).
@@ -41,12 +46,17 @@
 // RUN: quire-opt %S/warp-specialize-copies.mlir --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8 warp-specialize=true overlap-softmax=true" | FileCheck %s --check-prefix=MATMUL
 
 // CHECK-LABEL: func.func @paged_prefill_attention
+// The producer refills K and V each after its own release of the stage.
+// CHECK:             tile.tma_acquire stage %[[F:[^ ]*]] phase %[[PH:[^ ]*]] {buffer = 0 : i32, every_thread, producer
+// CHECK:             tile.async_arrive stage %[[F]] {buffer = 0 : i32
+// CHECK-NEXT:        tile.tma_acquire stage %[[F]] phase %[[PH]] {buffer = 1 : i32, every_thread, producer
 // CHECK:       } else {
 // CHECK:         tile.local_store %{{.*}} into stage %c0_i32 {buffer = 2 : i32, contig = 1 : i32, nvmma, stages = 1 : i32}
 // The context loop: iteration 0 peeled.
 // CHECK:         %[[FIRST:.*]]:4 = scf.if %[[RUNS:.*]] -> (
 // CHECK:           tile.tma_wait stage %c0_i32 phase %c0_i32 {async_proxy, buffer = 0 : i32
 // CHECK-NEXT:      tile.warpgroup_dot a_stage %c0_i32 b_stage %c0_i32 acc %{{.*}} {a_buffer = 2 : i32, a_contig = 1 : i32, a_stages = 1 : i32, b_buffer = 0 : i32
+// CHECK-NEXT:      tile.tma_release stage %c0_i32 if %{{.*}} {async_proxy, buffer = 0 : i32
 // CHECK-NOT:       tile.warpgroup_dot
 // CHECK:           scf.yield
 // CHECK:         } else {
@@ -56,16 +66,17 @@
 // CHECK-NEXT:      tile.tma_wait stage %[[SP]] phase %[[VP]] {async_proxy, buffer = 1 : i32
 // CHECK-NEXT:      %[[PV:.*]] = tile.warpgroup_dot a(%[[P]] : {{.*}}) b_stage %[[SP]] acc %[[O]] {async, b_buffer = 1 : i32
 // CHECK-NEXT:      tile.warpgroup_wait %[[S]] {older, pending = 1 : i32}
+// CHECK-NEXT:      tile.tma_release stage %[[STAGE]] if %{{.*}} {async_proxy, buffer = 0 : i32
 // CHECK:           math.exp2
 // CHECK:           %[[DONE:.*]] = tile.warpgroup_wait %[[PV]] {pending = 0 : i32}
-// CHECK-NEXT:      tile.tma_release stage %[[SP]] if %true {async_proxy, buffer = 0 : i32
+// CHECK-NEXT:      tile.tma_release stage %[[SP]] if %true {async_proxy, buffer = 1 : i32
 // CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[DONE]], %{{.*}} : tensor<{{.*}}x128xf32
 // CHECK-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[SCALED]], %{{.*}}, %{{.*}}, %[[STAGE]], %{{.*}} :
 // The last P V.
 // CHECK:         scf.if %[[RUNS]] -> (
 // CHECK-NEXT:      tile.tma_wait stage %[[LOOP]]#5 phase %[[LOOP]]#6 {async_proxy, buffer = 1 : i32
 // CHECK-NEXT:      tile.warpgroup_dot a(%[[LOOP]]#4 : {{.*}}) b_stage %[[LOOP]]#5 acc %[[LOOP]]#2 {b_buffer = 1 : i32
-// CHECK-NEXT:      tile.tma_release stage %[[LOOP]]#5
+// CHECK-NEXT:      tile.tma_release stage %[[LOOP]]#5 if %{{.*}} {async_proxy, buffer = 1 : i32
 // CHECK:         } else {
 // CHECK-NEXT:      scf.yield %[[LOOP]]#2
 // The chunk's loop: the same.
@@ -76,6 +87,15 @@
 // CHECK-COUNT-1:   tile.warpgroup_dot a(
 // PTXAS-NOT: error
 // PTXAS-NOT: C75{{[0-9][0-9]}}
+
+// LATE-LABEL: func.func @paged_prefill_attention
+// LATE:         scf.for
+// LATE:           tile.warpgroup_wait %{{.*}} {older, pending = 1 : i32}
+// LATE-NOT:       tile.tma_release
+// LATE:           %[[DONE:.*]] = tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
+// LATE:           tile.tma_release stage %{{.*}} {async_proxy, buffer = 1 : i32
+// LATE:           tile.tma_release stage %{{.*}} {async_proxy, buffer = 0 : i32
+// LATE-NEXT:      scf.yield
 
 // OFF-LABEL: func.func @paged_prefill_attention
 // OFF-NOT:   older

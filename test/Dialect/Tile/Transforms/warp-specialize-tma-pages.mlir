@@ -29,14 +29,15 @@
 // CHECK-LABEL: func.func @pages
 // CHECK-SAME:    tile.producer_warps = 4 : i32
 // CHECK:         tile.tma_init {buffer = 0 : i32, release, stages = 2 : i32}
-// CHECK-NEXT:    tile.tma_init {buffer = 1 : i32, stages = 2 : i32}
+// CHECK-NEXT:    tile.tma_init {buffer = 1 : i32, release, stages = 2 : i32}
 // CHECK:         scf.if
 // CHECK-NEXT:      tile.setmaxnreg dec {count = 24 : i32}
 // CHECK:           tile.tma_copy_pages %arg9[%arg4, %c0_i32, %c0_i32] bound %arg5 into stage %c0_i32 if %true {block = tensor<128x128xf16>, buffer = 0 : i32, contig = 0 : i32, page_size = 16 : i32, producer, stages = 2 : i32, transposed}
 // CHECK:           tile.tma_copy_pages %arg10[%arg4, %c0_i32, %c0_i32] bound %arg5 into stage %c0_i32 if %true {block = tensor<128x128xf16>, buffer = 1 : i32, contig = 1 : i32, page_size = 16 : i32, producer, stages = 2 : i32}
 // CHECK:           scf.for
-// CHECK:             tile.tma_acquire stage %{{.*}} phase %{{.*}} {buffer = 0 : i32, producer, stages = 2 : i32}
+// CHECK:             tile.tma_acquire stage %[[P:.*]] phase %[[F:.*]] {buffer = 0 : i32, producer, stages = 2 : i32}
 // CHECK-NEXT:        tile.tma_copy_pages %arg9
+// CHECK-NEXT:        tile.tma_acquire stage %[[P]] phase %[[F]] {buffer = 1 : i32, producer, stages = 2 : i32}
 // CHECK-NEXT:        tile.tma_copy_pages %arg10
 // CHECK:         } else {
 // CHECK-NEXT:      tile.setmaxnreg inc {count = 240 : i32}

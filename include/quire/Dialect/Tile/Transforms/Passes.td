@@ -679,10 +679,19 @@ def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
     (FlashAttention-3's ping-pong with its intra-warpgroup overlap). The
     peeled scores and the last `P V` take a turn each; `start` and `end`
     bracket the loop.
+
+    Where K and V have release mbarriers of their own (quire-warp-specialize
+    gives each buffer its own), `early-release` frees K's stage as soon as
+    the scores that read it retire (after their `tile.warpgroup_wait`)
+    rather than with V's after `P V`: the producer refills K an iteration
+    sooner, so with 3 stages K's copies run two iterations ahead as V's
+    do.
   }];
   let options = [
     Option<"pingpong", "pingpong", "bool", "false",
-           "the two consumer warpgroups issue each iteration's dots in turn">
+           "the two consumer warpgroups issue each iteration's dots in turn">,
+    Option<"earlyRelease", "early-release", "bool", "true",
+           "release K's stage once the scores retire">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
