@@ -63,6 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     readFlag(first, "warp-specialize=", options.warpSpecialize);
     readFlag(first, "producer-warpgroup=", options.producerWarpgroup);
     readFlag(first, "overlap-softmax=", options.overlapSoftmax);
+    readFlag(first, "early-release=", options.earlyRelease);
     readFlag(first, "early-dots=", options.earlyDots);
     readFlag(first, "pingpong=", options.pingpong);
     readFlag(first, "gathered-rows=", options.gatheredRows);
