@@ -837,6 +837,7 @@ def test_early_release_frees_k_when_the_scores_retire(early):
         assert lines[k_release[0] - 1] == "tile.warpgroup_turn pass"
         assert k_release[1] == scores_wait + 1
     else:
+        # Beside V's, after P V's wait, before the next P is made.
         assert v_release[0] < k_release[1]
-        assert lines[k_release[1] + 1].startswith("scf.yield")
+        assert "arith.truncf" in lines[k_release[1] + 1]
     ptxas_sm90a(kernel.ptx, f"prefill_release_{early}")

@@ -317,6 +317,28 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early) {
   c.fullV->erase();
   c.release->erase();
   c.output->erase();
+  // The next P is made from the softmax's results only once the P V that
+  // reads the previous one has retired (FlashAttention-3 converts after its
+  // wait too): the ops that only make the carried P (the 16-bit truncation,
+  // the change to the operand layout) move before the yield. Made earlier,
+  // P's registers are still P V's operand, and ptxas then waits for P V
+  // before the softmax instead.
+  llvm::SetVector<Operation *> makesP;
+  SmallVector<Operation *> work{pVal.getDefiningOp()};
+  while (!work.empty()) {
+    Operation *op = work.pop_back_val();
+    if (!op || op->getBlock() != body || op->getNumRegions() ||
+        !isMemoryEffectFree(op) || makesP.contains(op) ||
+        !llvm::all_of(op->getUsers(), [&](Operation *user) {
+          return user == newYield || makesP.contains(user);
+        }))
+      continue;
+    makesP.insert(op);
+    for (Value v : op->getOperands())
+      work.push_back(v.getDefiningOp());
+  }
+  for (Operation *op : inBodyOrder(newLoop, makesP))
+    op->moveBefore(newYield);
 
   // After the loop, where iteration 0 ran: the last P V.
   b.setInsertionPointAfter(newLoop);

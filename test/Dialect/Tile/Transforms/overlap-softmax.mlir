@@ -6,7 +6,8 @@
 // phase of iteration i - 1); the scores are retired first (`older`, pending
 // 1: P V stays in flight over the softmax); P V's wait (pending 0), the
 // release of its V stage and the rescale by this iteration's alpha follow
-// the softmax. K's stage (each buffer has its release mbarriers) is released
+// the softmax, and only then is the next P made from it (its registers were
+// P V's operand). K's stage (each buffer has its release mbarriers) is released
 // as soon as the scores retire: the producer refills it an iteration sooner.
 // Iteration 0's wait, scores, K's release, softmax and rescale are peeled before
 // the loop (where it runs: scf.if), which then starts at its second
@@ -71,7 +72,10 @@
 // CHECK:           %[[DONE:.*]] = tile.warpgroup_wait %[[PV]] {pending = 0 : i32}
 // CHECK-NEXT:      tile.tma_release stage %[[SP]] if %true {async_proxy, buffer = 1 : i32
 // CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[DONE]], %{{.*}} : tensor<{{.*}}x128xf32
-// CHECK-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[SCALED]], %{{.*}}, %{{.*}}, %[[STAGE]], %{{.*}} :
+// The next P only after P V (which reads the previous P) retired.
+// CHECK-NEXT:      %[[P16:.*]] = arith.truncf
+// CHECK-NEXT:      %[[NEXTP:.*]] = tile.convert_layout %[[P16]]
+// CHECK-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[SCALED]], %{{.*}}, %[[NEXTP]], %[[STAGE]], %{{.*}} :
 // The last P V.
 // CHECK:         scf.if %[[RUNS]] -> (
 // CHECK-NEXT:      tile.tma_wait stage %[[LOOP]]#5 phase %[[LOOP]]#6 {async_proxy, buffer = 1 : i32
@@ -95,7 +99,7 @@
 // LATE:           %[[DONE:.*]] = tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
 // LATE:           tile.tma_release stage %{{.*}} {async_proxy, buffer = 1 : i32
 // LATE:           tile.tma_release stage %{{.*}} {async_proxy, buffer = 0 : i32
-// LATE-NEXT:      scf.yield
+// LATE-NEXT:      arith.truncf
 
 // OFF-LABEL: func.func @paged_prefill_attention
 // OFF-NOT:   older
