@@ -212,6 +212,11 @@ quireCompileOptionsSetOverlapSoftmax(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
                                    int32_t earlyRelease);
+/* Nonzero: with the softmax overlap, the next P is made after P V's wait, so
+ * its registers are written once P V no longer reads them (quirec
+ * --defer-p). Zero (the default) makes it where the kernel does. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetDeferP(QuireCompileOptions *options, int32_t deferP);
 /* Nonzero: with wgmma, 3 or more async stages and 8 warps, the two
  * warpgroups of an attention loop (two wgmma dots, the second's A computed
  * from the first's result) run half an iteration apart, one's softmax beside

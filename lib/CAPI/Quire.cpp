@@ -65,6 +65,7 @@ struct QuireCompileOptions {
   bool earlyDots = false;
   bool overlapSoftmax = false;
   bool earlyRelease = true;
+  bool deferP = false;
   bool pingpong = false;
   bool wideFp8Operands = true;
   bool gatheredRows = false;
@@ -345,6 +346,12 @@ void quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
     options->earlyRelease = earlyRelease != 0;
 }
 
+void quireCompileOptionsSetDeferP(QuireCompileOptions *options,
+                                  int32_t deferP) {
+  if (options)
+    options->deferP = deferP != 0;
+}
+
 void quireCompileOptionsSetPingpong(QuireCompileOptions *options,
                                     int32_t pingpong) {
   if (options)
@@ -422,6 +429,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.earlyDots = options->earlyDots;
   compileOptions.overlapSoftmax = options->overlapSoftmax;
   compileOptions.earlyRelease = options->earlyRelease;
+  compileOptions.deferP = options->deferP;
   compileOptions.pingpong = options->pingpong;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.gatheredRows = options->gatheredRows;

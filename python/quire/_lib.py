@@ -135,6 +135,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetEarlyRelease":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetDeferP":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetGatheredRows":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetFpFusion":
@@ -273,6 +275,8 @@ OPTIONS = (
            "(overlap_softmax)"),
     Option("early_release", True, "quireCompileOptionsSetEarlyRelease",
            "release K's stage with V's, after P V (early_release)"),
+    Option("defer_p", False, "quireCompileOptionsSetDeferP",
+           "make the next P after P V's wait (defer_p)"),
     Option("pingpong", False, "quireCompileOptionsSetPingpong",
            "run two warpgroups half an iteration apart (pingpong)"),
     Option("gathered_rows", False, "quireCompileOptionsSetGatheredRows",

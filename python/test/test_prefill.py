@@ -837,7 +837,40 @@ def test_early_release_frees_k_when_the_scores_retire(early):
         assert lines[k_release[0] - 1] == "tile.warpgroup_turn pass"
         assert k_release[1] == scores_wait + 1
     else:
-        # Beside V's, after P V's wait, before the next P is made.
         assert v_release[0] < k_release[1]
-        assert "arith.truncf" in lines[k_release[1] + 1]
+        assert lines[k_release[1] + 1].startswith("scf.yield")
     ptxas_sm90a(kernel.ptx, f"prefill_release_{early}")
+
+
+def test_defer_p_makes_the_next_p_after_p_v():
+    """defer_p on the op's default cache-form kernel (sm_90): in the loop,
+    the next P's truncation to f16 follows P V's wait; without it, it
+    precedes the wait. ptxas takes it; the op checks the hook's type."""
+    from quire.ops import launch, prefill
+    from quire.ops.features import Features
+    none = Features(-1, 0.0, None, None, False, {})
+
+    def loop_order(defer):
+        spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, False,
+                             False, True, False, none, num_stages=3,
+                             warp_specialize=True, producer_warpgroup=True,
+                             overlap_softmax=True, pingpong=True,
+                             defer_p=defer)
+        kernel = launch.compiled(spec, 90, 8)
+        lines = [line.strip() for line in kernel.asm("tile").splitlines()]
+        wait = next(i for i, line in enumerate(lines)
+                    if "{pending = 0 : i32}" in line and "warpgroup_wait" in line)
+        trunc = [i for i, line in enumerate(lines)
+                 if "arith.truncf" in line and "xf16" in line]
+        return kernel, wait, trunc
+
+    kernel, wait, trunc = loop_order(True)
+    assert any(t > wait for t in trunc)
+    ptxas_sm90a(kernel.ptx, "prefill_defer_p")
+    _, wait, trunc = loop_order(False)
+    assert not any(wait < t < wait + 4 for t in trunc)
+    rng = np.random.default_rng(12)
+    a, kn, vn = _case(rng, [5], [20], 16, 4, 2, 64)
+    with pytest.raises(TypeError, match="defer_p"):
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 defer_p="yes")

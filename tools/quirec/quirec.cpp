@@ -177,6 +177,12 @@ static cl::opt<bool> earlyRelease(
              "scores that read it retire, before V's "
              "(quire-overlap-softmax early-release; default true)"),
     cl::cat(category));
+static cl::opt<bool> deferP(
+    "defer-p", cl::init(false),
+    cl::desc("with --overlap-softmax, make the next P after P V's wait, so "
+             "its registers are written once P V no longer reads them "
+             "(quire-overlap-softmax defer-p; default false)"),
+    cl::cat(category));
 static cl::opt<bool> pingpong(
     "pingpong", cl::init(false),
     cl::desc("with --wgmma, --async-stages=3 or more and 8 warps, run the two "
@@ -302,6 +308,7 @@ int main(int argc, char **argv) {
   options.earlyDots = earlyDots;
   options.overlapSoftmax = overlapSoftmax;
   options.earlyRelease = earlyRelease;
+  options.deferP = deferP;
   options.pingpong = pingpong;
   options.wideFp8Operands = wideFp8Operands;
   options.gatheredRows = gatheredRows;

@@ -147,6 +147,11 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "scores retire, before V's (quire-overlap-softmax "
                      "early-release)"),
       llvm::cl::init(true)};
+  Option<bool> deferP{
+      *this, "defer-p",
+      llvm::cl::desc("with overlap-softmax, make the next P after P V's wait "
+                     "(quire-overlap-softmax defer-p)"),
+      llvm::cl::init(false)};
   Option<bool> pingpong{
       *this, "pingpong",
       llvm::cl::desc("run the two warpgroups of a wgmma attention loop half "
@@ -238,6 +243,9 @@ struct CompileOptions {
   /// With overlapSoftmax, K's stage released once the scores retire
   /// (quire-overlap-softmax early-release).
   bool earlyRelease = true;
+  /// With overlapSoftmax, the next P made after P V's wait
+  /// (quire-overlap-softmax defer-p).
+  bool deferP = false;
   /// The two warpgroups of a wgmma attention loop half an iteration apart
   /// (quire-async-copies pingpong, quire-pingpong).
   bool pingpong = false;

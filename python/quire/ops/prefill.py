@@ -23,7 +23,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
           producer_registers=0, last_first=True, overlap_softmax=False,
           kv_desc=None, one_loop=True, persistent=False,
-          early_release=True):
+          early_release=True, defer_p=False):
     """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
     DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
@@ -93,6 +93,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         options += (("producer_registers", producer_registers),)
     if not early_release:
         options += (("early_release", False),)
+    if defer_p:
+        options += (("defer_p", True),)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
                              consts, args, num_stages, options)
 
@@ -205,11 +207,13 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
                    last_first=True, overlap_softmax=None, tma_pages=None,
-                   one_loop=True, persistent=False, early_release=True):
+                   one_loop=True, persistent=False, early_release=True,
+                   defer_p=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
-    producer_registers, early_release and overlap_softmax, quire.compile's;
+    producer_registers, early_release, defer_p and overlap_softmax,
+    quire.compile's;
     overlap_softmax None:
     configs.prefill_overlap_softmax, with 3 stages), the
     gathered rows' layout (gathered_rows, quire.compile's), the folded
@@ -276,6 +280,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         val.check_bool(tma_pages, "tma_pages")
     val.check_bool(one_loop, "one_loop")
     val.check_bool(early_release, "early_release")
+    val.check_bool(defer_p, "defer_p")
     if not isinstance(persistent, bool):
         persistent = val.to_int(persistent, "persistent", 1)
     _kernel._check_producer_registers("producer_registers", producer_registers)
@@ -287,7 +292,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
         producer_registers, last_first, overlap_softmax,
-        tma_pages if not host else False, one_loop, persistent, early_release)
+        tma_pages if not host else False, one_loop, persistent, early_release,
+        defer_p)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -328,7 +334,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
                    overlap_softmax=None, tma_pages=None, one_loop=True,
-                   persistent=False, early_release=True):
+                   persistent=False, early_release=True, defer_p=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -336,7 +342,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
     `early_dots`, which the caller compiles the kernel with), and
-    `producer_registers`, `early_release` and `overlap_softmax`
+    `producer_registers`, `early_release`, `defer_p` and `overlap_softmax`
     (quire.compile's; overlap_softmax None:
     configs.prefill_overlap_softmax, which also takes 3 stages unless `cfg`
     names them and the consumer warpgroups' turns; True: the overlap at the
@@ -476,8 +482,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
-           producer_registers, last_first, overlap_softmax, kv_desc,
-           one_loop and not separate, persistent, early_release,
+           producer_registers, last_first, overlap_softmax, early_release,
+           defer_p, kv_desc, one_loop and not separate, persistent,
            token_strides)
     spec = _plans.get(key)
     if spec is None:
@@ -487,7 +493,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
             pingpong, gathered_rows, token_strides, warp_specialize,
             producer_warpgroup, producer_registers, last_first,
-            overlap_softmax, kv_desc, one_loop, persistent, early_release))
+            overlap_softmax, kv_desc, one_loop, persistent, early_release,
+            defer_p))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

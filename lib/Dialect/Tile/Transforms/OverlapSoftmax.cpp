@@ -161,8 +161,9 @@ std::optional<Candidate> match(scf::ForOp loop) {
 /// (tile.warpgroup_turn around them), FlashAttention-3's ping-pong.
 /// `early`: K's stage is released as soon as the scores that read it retire
 /// (where K and V have releases of their own), so the producer refills it an
-/// iteration sooner.
-void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early) {
+/// iteration sooner. `deferP`: the next P is made after P V's wait.
+void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early,
+             bool deferP) {
   Location loc = c.output.getLoc();
   auto turn = [&](OpBuilder &b, TurnAction action) -> Operation * {
     return turns ? WarpgroupTurnOp::create(b, loc, action) : nullptr;
@@ -317,14 +318,16 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early) {
   c.fullV->erase();
   c.release->erase();
   c.output->erase();
-  // The next P is made from the softmax's results only once the P V that
-  // reads the previous one has retired (FlashAttention-3 converts after its
-  // wait too): the ops that only make the carried P (the 16-bit truncation,
-  // the change to the operand layout) move before the yield. Made earlier,
-  // P's registers are still P V's operand, and ptxas then waits for P V
-  // before the softmax instead.
+  // With `deferP` the next P is made from the softmax's results only once
+  // the P V that reads the previous one has retired (FlashAttention-3
+  // converts after its wait too): the ops that only make the carried P (the
+  // 16-bit truncation, the change to the operand layout) move before the
+  // yield. Made earlier, P's registers are still P V's operand, and ptxas
+  // may then wait for P V before the softmax instead.
   llvm::SetVector<Operation *> makesP;
-  SmallVector<Operation *> work{pVal.getDefiningOp()};
+  SmallVector<Operation *> work;
+  if (deferP)
+    work.push_back(pVal.getDefiningOp());
   while (!work.empty()) {
     Operation *op = work.pop_back_val();
     if (!op || op->getBlock() != body || op->getNumRegions() ||
@@ -397,7 +400,7 @@ struct OverlapSoftmaxPass
       auto func = loop->getParentOfType<func::FuncOp>();
       loop->removeAttr(TileDialect::getPingpongAttrName());
       rewrite(loop, c, pingpong && getNumWarps(func) == 2 * kWarpsPerWarpgroup,
-              earlyRelease);
+              earlyRelease, deferP);
     }
     // The carried P takes the registers the query held: the query moves to
     // shared memory where it is still in registers.

@@ -6,8 +6,7 @@
 // phase of iteration i - 1); the scores are retired first (`older`, pending
 // 1: P V stays in flight over the softmax); P V's wait (pending 0), the
 // release of its V stage and the rescale by this iteration's alpha follow
-// the softmax, and only then is the next P made from it (its registers were
-// P V's operand). K's stage (each buffer has its release mbarriers) is released
+// the softmax. K's stage (each buffer has its release mbarriers) is released
 // as soon as the scores retire: the producer refills it an iteration sooner.
 // Iteration 0's wait, scores, K's release, softmax and rescale are peeled before
 // the loop (where it runs: scf.if), which then starts at its second
@@ -39,6 +38,12 @@
 // With early-release=false K's stage goes back beside V's, at the end of the
 // iteration.
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true" "--quire-overlap-softmax=early-release=false" | FileCheck %s --check-prefix=LATE
+// With defer-p the next P is made from the softmax only after P V (which
+// reads the previous P) retired: its truncation and layout change follow the
+// rescale. The kernel goes through ptxas.
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true overlap-softmax=true defer-p=true" | FileCheck %s --check-prefix=DEFER
+// RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --num-warps 4 --warp-specialize --overlap-softmax --defer-p -o %t.defer.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.defer.ptx -o %t.defer.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // Off by default; without producer warps (loops staged by the warps that
 // compute, waiting on cp.async groups) the pass changes nothing, nor does it
 // on a matmul (one dot, carrying its accumulator).
@@ -72,10 +77,7 @@
 // CHECK:           %[[DONE:.*]] = tile.warpgroup_wait %[[PV]] {pending = 0 : i32}
 // CHECK-NEXT:      tile.tma_release stage %[[SP]] if %true {async_proxy, buffer = 1 : i32
 // CHECK-NEXT:      %[[SCALED:.*]] = arith.mulf %[[DONE]], %{{.*}} : tensor<{{.*}}x128xf32
-// The next P only after P V (which reads the previous P) retired.
-// CHECK-NEXT:      %[[P16:.*]] = arith.truncf
-// CHECK-NEXT:      %[[NEXTP:.*]] = tile.convert_layout %[[P16]]
-// CHECK-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[SCALED]], %{{.*}}, %[[NEXTP]], %[[STAGE]], %{{.*}} :
+// CHECK-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[SCALED]], %{{.*}}, %{{.*}}, %[[STAGE]], %{{.*}} :
 // The last P V.
 // CHECK:         scf.if %[[RUNS]] -> (
 // CHECK-NEXT:      tile.tma_wait stage %[[LOOP]]#5 phase %[[LOOP]]#6 {async_proxy, buffer = 1 : i32
@@ -99,7 +101,19 @@
 // LATE:           %[[DONE:.*]] = tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
 // LATE:           tile.tma_release stage %{{.*}} {async_proxy, buffer = 1 : i32
 // LATE:           tile.tma_release stage %{{.*}} {async_proxy, buffer = 0 : i32
-// LATE-NEXT:      arith.truncf
+// LATE-NEXT:      scf.yield
+
+// DEFER-LABEL: func.func @paged_prefill_attention
+// DEFER:         } else {
+// DEFER:         :7 = scf.for
+// DEFER:           %[[E:.*]] = math.exp2 %{{.*}} : tensor<64x64xf32
+// DEFER-NOT:       arith.truncf %[[E]]
+// DEFER:           %[[DONE:.*]] = tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
+// DEFER-NEXT:      tile.tma_release
+// DEFER-NEXT:      %[[SCALED:.*]] = arith.mulf %[[DONE]]
+// DEFER-NEXT:      %[[P16:.*]] = arith.truncf %[[E]]
+// DEFER-NEXT:      %[[NEXTP:.*]] = tile.convert_layout %[[P16]]
+// DEFER-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[SCALED]], %{{.*}}, %[[NEXTP]],
 
 // OFF-LABEL: func.func @paged_prefill_attention
 // OFF-NOT:   older
