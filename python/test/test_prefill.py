@@ -768,19 +768,27 @@ def test_persistent_matches_float64(separate):
                                  persistent="yes")
 
 
-def test_persistent_kernel_is_warp_specialized():
-    """The persistent cache form at the op's default tiles on sm_90: one
-    producer warpgroup (384 threads) whose tile loop counts the fills
-    (tile.tma_acquire in the prologue too), the consumers' tile loop with
-    the softmax overlap inside and its turns around it; ptxas takes it."""
+def _cache_form_kernel(**options):
+    """The op's default cache-form kernel on sm_90 (128 x 128 tiles, 16-token
+    pages, a producer warpgroup, the softmax overlap with turns at 3 stages)
+    with `options` (_spec's), compiled, and its tile IR's stripped lines."""
     from quire.ops import launch, prefill
     from quire.ops.features import Features
     none = Features(-1, 0.0, None, None, False, {})
     spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, False,
                          False, True, False, none, num_stages=3,
                          warp_specialize=True, producer_warpgroup=True,
-                         overlap_softmax=True, pingpong=True, persistent=True)
+                         overlap_softmax=True, pingpong=True, **options)
     kernel = launch.compiled(spec, 90, 8)
+    return kernel, [line.strip() for line in kernel.asm("tile").splitlines()]
+
+
+def test_persistent_kernel_is_warp_specialized():
+    """The persistent cache form at the op's default tiles on sm_90: one
+    producer warpgroup (384 threads) whose tile loop counts the fills
+    (tile.tma_acquire in the prologue too), the consumers' tile loop with
+    the softmax overlap inside and its turns around it; ptxas takes it."""
+    kernel, _ = _cache_form_kernel(persistent=True)
     tile = kernel.asm("tile")
     assert kernel.threads == 384
     assert len(re.findall(r"iter_args\(%\w+ = %c0_i32\) -> \(i32\)", tile)) == 2
@@ -807,17 +815,7 @@ def test_early_release_frees_k_when_the_scores_retire(early):
     release K's stage right after the scores' wait, in the loop and after
     the peeled scores; without it, beside V's at the end of the iteration.
     ptxas takes both."""
-    from quire.ops import launch, prefill
-    from quire.ops.features import Features
-    none = Features(-1, 0.0, None, None, False, {})
-    spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, False,
-                         False, True, False, none, num_stages=3,
-                         warp_specialize=True, producer_warpgroup=True,
-                         overlap_softmax=True, pingpong=True,
-                         early_release=early)
-    kernel = launch.compiled(spec, 90, 8)
-    tile = kernel.asm("tile")
-    lines = [line.strip() for line in tile.splitlines()]
+    kernel, lines = _cache_form_kernel(early_release=early)
     acquires = [line for line in lines if line.startswith("tile.tma_acquire")]
     assert [("buffer = 0" in a, "buffer = 1" in a) for a in acquires] == \
         [(True, False), (False, True)]
@@ -846,18 +844,8 @@ def test_defer_p_makes_the_next_p_after_p_v():
     """defer_p on the op's default cache-form kernel (sm_90): in the loop,
     the next P's truncation to f16 follows P V's wait; without it, it
     precedes the wait. ptxas takes it; the op checks the hook's type."""
-    from quire.ops import launch, prefill
-    from quire.ops.features import Features
-    none = Features(-1, 0.0, None, None, False, {})
-
     def loop_order(defer):
-        spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, False,
-                             False, True, False, none, num_stages=3,
-                             warp_specialize=True, producer_warpgroup=True,
-                             overlap_softmax=True, pingpong=True,
-                             defer_p=defer)
-        kernel = launch.compiled(spec, 90, 8)
-        lines = [line.strip() for line in kernel.asm("tile").splitlines()]
+        kernel, lines = _cache_form_kernel(defer_p=defer)
         wait = next(i for i, line in enumerate(lines)
                     if "{pending = 0 : i32}" in line and "warpgroup_wait" in line)
         trunc = [i for i, line in enumerate(lines)
