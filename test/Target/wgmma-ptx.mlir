@@ -81,7 +81,7 @@
 // The f32 accumulator leaves in 16-byte stores: lanes 4g + t and 4g + (t ^ 1)
 // first trade their pairs of columns (LoadStoreToLLVM.cpp, planWideStore).
 // ASYNC:       shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
-// ASYNC:       st.global.v2.b64
+// ASYNC:       st.global.v4.b32
 // ASYNC-LABEL: .entry scores(
 // ASYNC:       wgmma.wait_group.sync.aligned 1;
 // ASYNC:       wgmma.wait_group.sync.aligned 0;

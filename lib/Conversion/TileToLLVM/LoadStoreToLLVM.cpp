@@ -381,22 +381,12 @@ void storeVector(OpBuilder &b, Location loc, Value ptr, ArrayRef<Value> elems,
 void storeWide(OpBuilder &b, Location loc, const WideStorePlan &plan,
                ValueRange ptrs, ArrayRef<Value> values, ValueRange masks) {
   Type mem = values[0].getType();
-  unsigned bits = mem.getIntOrFloatBitWidth(), run = plan.run;
-  unsigned runBits = llvm::Log2_32(run), groupBits = run * bits;
-  Type groupInt = b.getIntegerType(groupBits);
-  Type shuffled = b.getIntegerType(std::max(32u, groupBits));
-  // One integer per run of registers: what a shuffle moves.
-  SmallVector<Value> groups;
-  for (unsigned r = 0; r < values.size(); r += run) {
-    Value v = LLVM::UndefOp::create(b, loc, VectorType::get({run}, mem));
-    for (unsigned i = 0; i < run; ++i)
-      v = LLVM::InsertElementOp::create(b, loc, v, values[r + i],
-                                        i32Const(b, loc, i));
-    v = LLVM::BitcastOp::create(b, loc, groupInt, v);
-    if (groupInt != shuffled)
-      v = LLVM::ZExtOp::create(b, loc, shuffled, v);
-    groups.push_back(v);
-  }
+  unsigned run = plan.run, runBits = llvm::Log2_32(run);
+  // The PTX words of each run of registers: what a shuffle moves.
+  Packing p = packing(run, mem.getIntOrFloatBitWidth());
+  SmallVector<SmallVector<Value>> groups;
+  for (unsigned r = 0; r < values.size(); r += run)
+    groups.push_back(pack(b, loc, values.slice(r, run), p));
   Value lane = getThreadIds(b, loc).lane;
   Value zero = i32Const(b, loc, 0), delta = zero;
   unsigned vecRegs = run - 1;
@@ -411,14 +401,16 @@ void storeWide(OpBuilder &b, Location loc, const WideStorePlan &plan,
     for (unsigned lo = 0; lo < groups.size(); ++lo) {
       if (lo & g)
         continue;
-      Value &keep = groups[lo], &high = groups[lo | g];
-      // A lane with the bit clear keeps its low register and sends its
-      // high one; its partner keeps the high one and sends the low one.
-      Value send = LLVM::SelectOp::create(b, loc, set, keep, high);
-      Value recv = shuffleXor(b, loc, send, 1u << laneBit);
-      Value newLow = LLVM::SelectOp::create(b, loc, set, recv, keep);
-      high = LLVM::SelectOp::create(b, loc, set, high, recv);
-      keep = newLow;
+      for (unsigned w = 0; w < p.words; ++w) {
+        Value &keep = groups[lo][w], &high = groups[lo | g][w];
+        // A lane with the bit clear keeps its low register and sends its
+        // high one; its partner keeps the high one and sends the low one.
+        Value send = LLVM::SelectOp::create(b, loc, set, keep, high);
+        Value recv = shuffleXor(b, loc, send, 1u << laneBit);
+        Value newLow = LLVM::SelectOp::create(b, loc, set, recv, keep);
+        high = LLVM::SelectOp::create(b, loc, set, high, recv);
+        keep = newLow;
+      }
     }
     delta = LLVM::AddOp::create(
         b, loc, delta,
@@ -428,15 +420,8 @@ void storeWide(OpBuilder &b, Location loc, const WideStorePlan &plan,
             zero));
   }
   SmallVector<Value> elems;
-  auto vecTy = VectorType::get({run}, mem);
-  for (Value g : groups) {
-    if (groupInt != shuffled)
-      g = LLVM::TruncOp::create(b, loc, groupInt, g);
-    Value v = LLVM::BitcastOp::create(b, loc, vecTy, g);
-    for (unsigned i = 0; i < run; ++i)
-      elems.push_back(
-          LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i)));
-  }
+  for (ArrayRef<Value> words : groups)
+    llvm::append_range(elems, unpack(b, loc, words, p, mem));
   for (unsigned r0 = 0; r0 < values.size(); ++r0) {
     if (r0 & vecRegs)
       continue;
