@@ -101,7 +101,6 @@ std::optional<Candidate> match(scf::ForOp loop) {
         c.release.getBuffer() != c.fullV.getBuffer() ||
         c.releaseK.getStage() != c.release.getStage() ||
         !matchPattern(c.releaseK.getPred(), m_One()) ||
-        !c.releaseK->isBeforeInBlock(body->getTerminator()) ||
         c.releaseK->isBeforeInBlock(c.output))
       return std::nullopt;
   }
