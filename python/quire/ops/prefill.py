@@ -213,10 +213,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
     producer_registers, early_release, defer_p and overlap_softmax,
-    quire.compile's;
-    overlap_softmax None:
-    configs.prefill_overlap_softmax, with 3 stages), the
-    gathered rows' layout (gathered_rows, quire.compile's), the folded
+    quire.compile's; overlap_softmax None: configs.prefill_overlap_softmax,
+    with 3 stages), the gathered rows' layout (gathered_rows, quire.compile's), the folded
     scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
     chunk's blocks (last_first, prefill_kernel.LAST_FIRST) open for
     benchmarks. `tma_pages`: on the GPU, pass the caches as tensor
@@ -394,13 +392,15 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     programs_asked = persistent
     persistent = persistent is not False and not skip_decode
     flat = flat and not persistent
-    if not flat and not persistent and -(-max_q // block_m) > 65535:
+    # The first grid: a chunk's blocks of block_m tokens, its tiles.
+    mblocks = max(1, -(-max_q // block_m))
+    tiles = num_seqs * num_heads * mblocks
+    if not flat and not persistent and mblocks > 65535:
         val.unsupported(what, f"max_query_len {max_q} (grid z, chunks of "
                         f"{block_m} tokens, is at most 65535)")
     if flat and programs > val.I32_MAX:
         val.unsupported(what, f"{num_tokens} tokens in {num_seqs} sequences "
                         "(grid x is below 2^31)")
-    tiles = num_seqs * num_heads * max(1, -(-max_q // block_m))
     if persistent and tiles > val.I32_MAX // 2:
         val.unsupported(what, f"{tiles} tiles of a persistent launch (its "
                         "32-bit tile index stops at 2^30)")
@@ -515,13 +515,12 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                       search_steps=max(0, num_seqs - 1).bit_length())
         grid = (programs, num_heads, 1)
     else:
-        grid = (num_seqs, num_heads, max(1, -(-max_q // block_m)))
+        grid = (num_seqs, num_heads, mblocks)
     if persistent:
-        tiles = grid[0] * grid[1] * grid[2]
         if programs_asked is True:
             programs_asked = 4 if q.device == "cpu" else \
                 device_resources(q.device)[0]
         values.update(num_seqs=num_seqs, num_q_heads=num_heads,
-                      num_mblocks=grid[2])
+                      num_mblocks=mblocks)
         grid = (min(tiles, programs_asked), 1, 1)
     return [(spec, grid, values, num_warps)], tensors
