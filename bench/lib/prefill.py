@@ -50,7 +50,8 @@ def configs(torch):
 # stage released with V's after P V rather than once the scores retire
 # (cache late release: quire-overlap-softmax early-release off); with the
 # next P made after P V's wait (cache defer p: quire-overlap-softmax
-# defer-p); with a
+# defer-p); with the output's rescale skipped in a warp whose factors are
+# all 1 (cache skip rescale: quire-skip-unit-rescale); with a
 # persistent program per SM taking the tiles in turn (cache persist), and
 # the same kernel with a program per tile (cache persist 1: what its code
 # costs without the schedule);
@@ -95,6 +96,8 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("cache late release", DEFAULT, dict(separate=False,
                                                  early_release=False)),
             ("cache defer p", DEFAULT, dict(separate=False, defer_p=True)),
+            ("cache skip rescale", DEFAULT, dict(separate=False,
+                                                 skip_unit_rescale=True)),
             ("cache persist", DEFAULT, dict(separate=False,
                                             persistent=True)),
             ("cache persist 1", DEFAULT, dict(separate=False,

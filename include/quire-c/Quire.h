@@ -217,6 +217,13 @@ quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
  * --defer-p). Zero (the default) makes it where the kernel does. */
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetDeferP(QuireCompileOptions *options, int32_t deferP);
+/* Nonzero: an attention loop's rescale of its accumulator by
+ * exp(m - m_new) is skipped in a warp whose factors are all 1, with the same
+ * results (quirec --skip-unit-rescale). Zero (the default) always
+ * multiplies. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetSkipUnitRescale(QuireCompileOptions *options,
+                                      int32_t skipUnitRescale);
 /* Nonzero: with wgmma, 3 or more async stages and 8 warps, the two
  * warpgroups of an attention loop (two wgmma dots, the second's A computed
  * from the first's result) run half an iteration apart, one's softmax beside

@@ -66,6 +66,7 @@ struct QuireCompileOptions {
   bool overlapSoftmax = false;
   bool earlyRelease = true;
   bool deferP = false;
+  bool skipUnitRescale = false;
   bool pingpong = false;
   bool wideFp8Operands = true;
   bool gatheredRows = false;
@@ -352,6 +353,12 @@ void quireCompileOptionsSetDeferP(QuireCompileOptions *options,
     options->deferP = deferP != 0;
 }
 
+void quireCompileOptionsSetSkipUnitRescale(QuireCompileOptions *options,
+                                           int32_t skipUnitRescale) {
+  if (options)
+    options->skipUnitRescale = skipUnitRescale != 0;
+}
+
 void quireCompileOptionsSetPingpong(QuireCompileOptions *options,
                                     int32_t pingpong) {
   if (options)
@@ -430,6 +437,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.overlapSoftmax = options->overlapSoftmax;
   compileOptions.earlyRelease = options->earlyRelease;
   compileOptions.deferP = options->deferP;
+  compileOptions.skipUnitRescale = options->skipUnitRescale;
   compileOptions.pingpong = options->pingpong;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.gatheredRows = options->gatheredRows;

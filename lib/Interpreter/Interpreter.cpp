@@ -1872,6 +1872,15 @@ LogicalResult Interpreter::exec(Operation *op) {
       .Case([&](tile::AtomicCASOp o) { return execAtomicCAS(o); })
       .Case([&](tile::DotOp o) { return execDot(o); })
       .Case([&](tile::ReduceOp o) { return execReduce(o); })
+      // One thread runs the program, so its warp holds every element.
+      .Case([&](tile::WarpAnyOp o) {
+        const RtValue &m = get(o.getMask());
+        RtValue r;
+        r.ints.push_back(llvm::any_of(m.ints, [](int64_t x) { return x; }) ? -1
+                                                                           : 0);
+        set(o.getResult(), std::move(r));
+        return success();
+      })
       .Case([&](tile::PagedLoadOp o) { return execPagedLoad(o); })
       .Case([&](tile::AssertOp o) { return execAssert(o); })
       .Case([&](tile::PrintOp o) { return execPrint(o); })

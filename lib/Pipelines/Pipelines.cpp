@@ -166,6 +166,9 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
       pm.addPass(createCSEPass());
     }
   }
+  // Last: the passes above match loops without its branches.
+  if (options.skipUnitRescale)
+    pm.addPass(tile::createSkipUnitRescale());
 }
 
 void mlir::quire::buildLLVMPipeline(OpPassManager &pm,
@@ -362,6 +365,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.overlapSoftmax = options.overlapSoftmax;
   popts.earlyRelease = options.earlyRelease;
   popts.deferP = options.deferP;
+  popts.skipUnitRescale = options.skipUnitRescale;
   popts.pingpong = options.pingpong;
   popts.wideFp8Operands = options.wideFp8Operands;
   popts.gatheredRows = options.gatheredRows;

@@ -374,7 +374,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             wide_fp8_operands=True, tma=True, tma_release=False,
             warp_specialize=False, producer_warpgroup=False, pingpong=False,
             gathered_rows=False, producer_registers=0,
-            overlap_softmax=False, early_release=True, defer_p=False):
+            overlap_softmax=False, early_release=True, defer_p=False,
+            skip_unit_rescale=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -404,6 +405,9 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     (`early_release`, default True; quirec --early-release), False
     releases it with V's after P V; `defer_p=True` makes the next P after
     P V's wait (quirec --defer-p).
+    `skip_unit_rescale=True` skips an attention loop's rescale of its
+    accumulator by exp(m - m_new) in a warp whose factors are all 1, with
+    the same results (quirec --skip-unit-rescale).
     `pingpong=True` (with wgmma, num_stages >= 3 and 8 warps) runs the two
     warpgroups of an attention loop (two dots, the second's A computed from
     the first's result) half an iteration apart, so one's softmax runs
@@ -466,6 +470,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "producer_registers": producer_registers,
                "overlap_softmax": overlap_softmax,
                "early_release": early_release, "defer_p": defer_p,
+               "skip_unit_rescale": skip_unit_rescale,
                "pingpong": pingpong, "gathered_rows": gathered_rows}
     for option, value in options.items():
         _OPTION_CHECKS.get(option, check_bool)(option, value)

@@ -137,6 +137,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetDeferP":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetSkipUnitRescale":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetGatheredRows":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetFpFusion":
@@ -277,6 +279,9 @@ OPTIONS = (
            "release K's stage with V's, after P V (early_release)"),
     Option("defer_p", False, "quireCompileOptionsSetDeferP",
            "make the next P after P V's wait (defer_p)"),
+    Option("skip_unit_rescale", False, "quireCompileOptionsSetSkipUnitRescale",
+           "skip an attention rescale by factors that are all 1 "
+           "(skip_unit_rescale)"),
     Option("pingpong", False, "quireCompileOptionsSetPingpong",
            "run two warpgroups half an iteration apart (pingpong)"),
     Option("gathered_rows", False, "quireCompileOptionsSetGatheredRows",

@@ -183,6 +183,12 @@ static cl::opt<bool> deferP(
              "its registers are written once P V no longer reads them "
              "(quire-overlap-softmax defer-p; default false)"),
     cl::cat(category));
+static cl::opt<bool> skipUnitRescale(
+    "skip-unit-rescale", cl::init(false),
+    cl::desc("skip an attention loop's rescale of its accumulator by "
+             "exp(m - m_new) in a warp whose factors are all 1, with the "
+             "same results (quire-skip-unit-rescale; default false)"),
+    cl::cat(category));
 static cl::opt<bool> pingpong(
     "pingpong", cl::init(false),
     cl::desc("with --wgmma, --async-stages=3 or more and 8 warps, run the two "
@@ -309,6 +315,7 @@ int main(int argc, char **argv) {
   options.overlapSoftmax = overlapSoftmax;
   options.earlyRelease = earlyRelease;
   options.deferP = deferP;
+  options.skipUnitRescale = skipUnitRescale;
   options.pingpong = pingpong;
   options.wideFp8Operands = wideFp8Operands;
   options.gatheredRows = gatheredRows;

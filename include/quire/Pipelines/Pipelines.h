@@ -152,6 +152,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::desc("with overlap-softmax, make the next P after P V's wait "
                      "(quire-overlap-softmax defer-p)"),
       llvm::cl::init(false)};
+  Option<bool> skipUnitRescale{
+      *this, "skip-unit-rescale",
+      llvm::cl::desc("skip an attention loop's rescale of its accumulator in "
+                     "a warp whose factors are all 1 "
+                     "(quire-skip-unit-rescale)"),
+      llvm::cl::init(false)};
   Option<bool> pingpong{
       *this, "pingpong",
       llvm::cl::desc("run the two warpgroups of a wgmma attention loop half "
@@ -246,6 +252,9 @@ struct CompileOptions {
   /// With overlapSoftmax, the next P made after P V's wait
   /// (quire-overlap-softmax defer-p).
   bool deferP = false;
+  /// An attention loop's rescale skipped in a warp whose factors are all 1
+  /// (quire-skip-unit-rescale).
+  bool skipUnitRescale = false;
   /// The two warpgroups of a wgmma attention loop half an iteration apart
   /// (quire-async-copies pingpong, quire-pingpong).
   bool pingpong = false;

@@ -8,7 +8,8 @@
 //  3. across warps (when warp bits move along the axis), partials go through
 //     shared memory, one slot per warp position along the axis.
 // The result is in the slice layout of the source, so every thread ends with
-// the reduced values of the rows it held.
+// the reduced values of the rows it held. tile.warp_any reduces a mask
+// over a warp only (vote.sync).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,7 @@
 #include "quire/Dialect/Tile/IR/Tile.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
@@ -192,10 +194,33 @@ struct ReduceOpLowering : public ConvertOpToLLVMPattern<tile::ReduceOp> {
   TileToLLVMState &state;
 };
 
+/// tile.warp_any %mask => the thread's elements or-ed, then
+/// vote.sync.any over the full warp: one value in every lane of a warp.
+struct WarpAnyOpLowering : public ConvertOpToLLVMPattern<tile::WarpAnyOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(tile::WarpAnyOp op, OneToNOpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ValueRange in = adaptor.getMask();
+    if (in.empty())
+      return op.emitOpError() << "internal error: a mask without registers";
+    Value any = in.front();
+    for (Value v : in.drop_front())
+      any = LLVM::OrOp::create(rewriter, loc, any, v);
+    rewriter.replaceOpWithNewOp<NVVM::VoteSyncOp>(op, rewriter.getI1Type(),
+                                                  i32Const(rewriter, loc, -1),
+                                                  any, NVVM::VoteSyncKind::any);
+    return success();
+  }
+};
+
 } // namespace
 
 void tilellvm::populateReducePatterns(LLVMTypeConverter &converter,
                                       RewritePatternSet &patterns,
                                       TileToLLVMState &state) {
   patterns.add<ReduceOpLowering>(converter, state);
+  patterns.add<WarpAnyOpLowering>(converter);
 }

@@ -23,7 +23,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
           producer_registers=0, last_first=True, overlap_softmax=False,
           kv_desc=None, one_loop=True, persistent=False,
-          early_release=True, defer_p=False):
+          early_release=True, defer_p=False, skip_unit_rescale=False):
     """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
     DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
@@ -95,6 +95,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         options += (("early_release", False),)
     if defer_p:
         options += (("defer_p", True),)
+    if skip_unit_rescale:
+        options += (("skip_unit_rescale", True),)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
                              consts, args, num_stages, options)
 
@@ -208,12 +210,12 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    producer_warpgroup=None, producer_registers=0,
                    last_first=True, overlap_softmax=None, tma_pages=None,
                    one_loop=True, persistent=False, early_release=True,
-                   defer_p=False):
+                   defer_p=False, skip_unit_rescale=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
-    producer_registers, early_release, defer_p and overlap_softmax,
-    quire.compile's; overlap_softmax None: configs.prefill_overlap_softmax,
+    producer_registers, early_release, defer_p, skip_unit_rescale and
+    overlap_softmax, quire.compile's; overlap_softmax None: configs.prefill_overlap_softmax,
     with 3 stages), the gathered rows' layout (gathered_rows, quire.compile's), the folded
     scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
     chunk's blocks (last_first, prefill_kernel.LAST_FIRST) open for
@@ -279,6 +281,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     val.check_bool(one_loop, "one_loop")
     val.check_bool(early_release, "early_release")
     val.check_bool(defer_p, "defer_p")
+    val.check_bool(skip_unit_rescale, "skip_unit_rescale")
     if not isinstance(persistent, bool):
         persistent = val.to_int(persistent, "persistent", 1)
     _kernel._check_producer_registers("producer_registers", producer_registers)
@@ -291,7 +294,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
         producer_registers, last_first, overlap_softmax,
         tma_pages if not host else False, one_loop, persistent, early_release,
-        defer_p)
+        defer_p, skip_unit_rescale)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -332,7 +335,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
                    overlap_softmax=None, tma_pages=None, one_loop=True,
-                   persistent=False, early_release=True, defer_p=False):
+                   persistent=False, early_release=True, defer_p=False,
+                   skip_unit_rescale=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -340,8 +344,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
     `early_dots`, which the caller compiles the kernel with), and
-    `producer_registers`, `early_release`, `defer_p` and `overlap_softmax`
-    (quire.compile's; overlap_softmax None:
+    `producer_registers`, `early_release`, `defer_p`, `skip_unit_rescale`
+    and `overlap_softmax` (quire.compile's; overlap_softmax None:
     configs.prefill_overlap_softmax, which also takes 3 stages unless `cfg`
     names them and the consumer warpgroups' turns; True: the overlap at the
     stages `cfg` names, with turns only if `pingpong`). `cfg` is
@@ -483,8 +487,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
            producer_registers, last_first, overlap_softmax, early_release,
-           defer_p, kv_desc, one_loop and not separate, persistent,
-           token_strides)
+           defer_p, skip_unit_rescale, kv_desc, one_loop and not separate,
+           persistent, token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
@@ -494,7 +498,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             pingpong, gathered_rows, token_strides, warp_specialize,
             producer_warpgroup, producer_registers, last_first,
             overlap_softmax, kv_desc, one_loop, persistent, early_release,
-            defer_p))
+            defer_p, skip_unit_rescale))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

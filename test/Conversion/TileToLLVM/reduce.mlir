@@ -134,4 +134,30 @@ func.func @reduce_xor(%x: !tile.ptr<i32> {tile.divisibility = 16 : i32}, %out: !
   return
 }
 
+// tile.warp_any: a thread's elements (4 here) or-ed, then one
+// vote.sync.any over the whole warp; the scf.if on it becomes a branch.
+// CHECK-LABEL: llvm.func @warp_any
+// CHECK-COUNT-3: llvm.or %{{.*}} : i1
+// CHECK:         %[[ANY:.*]] = nvvm.vote.sync  any %{{.*}}, %{{.*}} -> i1
+// CHECK:         llvm.cond_br %[[ANY]]
+func.func @warp_any(%x: !tile.ptr<f32> {tile.divisibility = 16 : i32}, %out: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
+  %r = tile.range 0, 512 : tensor<512xi32, #blocked>
+  %xs = tile.splat %x : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #blocked>
+  %xp = tile.addptr %xs, %r : tensor<512x!tile.ptr<f32>, #blocked>, tensor<512xi32, #blocked>
+  %a = tile.load %xp : tensor<512x!tile.ptr<f32>, #blocked>
+  %one = arith.constant dense<1.0> : tensor<512xf32, #blocked>
+  %ne = arith.cmpf une, %a, %one : tensor<512xf32, #blocked>
+  %any = tile.warp_any %ne : tensor<512xi1, #blocked>
+  %y = scf.if %any -> tensor<512xf32, #blocked> {
+    %d = arith.addf %a, %a : tensor<512xf32, #blocked>
+    scf.yield %d : tensor<512xf32, #blocked>
+  } else {
+    scf.yield %a : tensor<512xf32, #blocked>
+  }
+  %os = tile.splat %out : !tile.ptr<f32> -> tensor<512x!tile.ptr<f32>, #blocked>
+  %op = tile.addptr %os, %r : tensor<512x!tile.ptr<f32>, #blocked>, tensor<512xi32, #blocked>
+  tile.store %op, %y : tensor<512x!tile.ptr<f32>, #blocked>
+  return
+}
+
 }

@@ -391,6 +391,14 @@ func.func @reduce_xor_float(%x: tensor<16x64xf32>) {
 
 // -----
 
+func.func @warp_any_not_a_mask(%x: tensor<16xi32>) {
+  // expected-error @+1 {{operand #0 must be ranked tensor of 1-bit signless integer values}}
+  %a = tile.warp_any %x : tensor<16xi32>
+  return
+}
+
+// -----
+
 func.func @reduce_result(%x: tensor<16x64xf32>) {
   // expected-error @+1 {{result type 'tensor<64xf32>' must be 'tensor<16xf32>' (the source without dimension 1)}}
   %r = tile.reduce sum %x {axis = 1 : i32} : tensor<16x64xf32> -> tensor<64xf32>

@@ -81,6 +81,9 @@ func.func @compute(%a: tensor<64x32xf16>, %b: tensor<32x16xbf16>, %bb: tensor<32
   %n = tile.reduce min %i {axis = 0 : i32} : tensor<128xi32> -> i32
   // CHECK: tile.reduce xor %{{.*}} {axis = 0 : i32} : tensor<128xi32> -> i32
   %xr = tile.reduce xor %i {axis = 0 : i32} : tensor<128xi32> -> i32
+  // CHECK: tile.warp_any %{{.*}} : tensor<16xi1>
+  %ne = arith.cmpf une, %s, %s : tensor<16xf32>
+  %any = tile.warp_any %ne : tensor<16xi1>
   return
 }
 

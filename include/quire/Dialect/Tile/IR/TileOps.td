@@ -455,6 +455,27 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_WarpAnyOp : Tile_Op<"warp_any", [Pure]> {
+  let summary = "whether any element the executing warp holds is true";
+  let description = [{
+    True in a warp where some element of `mask` that its threads hold is
+    true (on the GPU, each thread's elements combined, then `vote.sync.any`
+    over the warp); the interpreter, which runs a program as one thread,
+    combines all of `mask`. The value may differ between the warps of a
+    program, but not within one, so a branch on it does not diverge. It is
+    meant for skipping work that would leave values unchanged: both sides
+    of such a branch must compute the same elements, as
+    `quire-skip-unit-rescale` guards a multiply by factors that are all 1.
+
+    ```mlir
+    %any = tile.warp_any %ne : tensor<128xi1, #tile.slice<{dim = 1, parent = #mma}>>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$mask);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$mask attr-dict `:` type($mask)";
+}
+
 def Tile_ConvertLayoutOp : Tile_Op<"convert_layout", [Pure]> {
   let summary = "move a tensor to another distributed layout";
   let description = [{

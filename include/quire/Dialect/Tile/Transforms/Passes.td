@@ -778,4 +778,41 @@ def PingPong : Pass<"quire-pingpong", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def SkipUnitRescale : Pass<"quire-skip-unit-rescale", "::mlir::ModuleOp"> {
+  let summary = "skip an attention loop's rescale of its accumulator in a "
+                "warp whose factors are all 1";
+  let description = [{
+    Online softmax rescales the running output by `alpha = exp(m - m_new)`
+    every iteration, where `m_new` is the row maximum so far: a multiply
+    per accumulator element (a thread's whole share of the output tile),
+    although `alpha` is exactly 1 in every row whose maximum did not change
+    (most rows, once a row has seen some keys). In a kernel's loop, the
+    pass finds the rescale of a loop-carried accumulator that feeds a dot's
+    accumulator (directly or through the loop's yield),
+
+    ```mlir
+    %b = tile.broadcast (tile.expand_dims %alpha)   (%alpha = exp2/exp(%x - %y))
+    %r = arith.mulf %acc, %b
+    ```
+
+    and multiplies only in a warp where some row it holds has `alpha != 1`
+    (or NaN):
+
+    ```mlir
+    %ne = arith.cmpf une, %alpha, dense<1.0>
+    %any = tile.warp_any %ne
+    %r = scf.if %any { arith.mulf %acc, %b } else { %acc }
+    ```
+
+    `x * 1.0 == x` for every float, so the results are the same; a warp
+    tests its own rows (a few compares and one `vote.sync`) and skips its
+    multiplies, 64 a thread for a 128 x 128 f32 output tile in 8 warps. Run
+    it after the passes that match the loop's ops (quire-overlap-softmax,
+    quire-pingpong), which do not expect the branch.
+  }];
+  let dependentDialects = ["::mlir::quire::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // QUIRE_DIALECT_TILE_TRANSFORMS_PASSES_TD
