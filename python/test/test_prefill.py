@@ -862,3 +862,61 @@ def test_defer_p_makes_the_next_p_after_p_v():
     with pytest.raises(TypeError, match="defer_p"):
         quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
                                  defer_p="yes")
+
+
+def test_skip_unit_rescale_guards_the_rescale():
+    """skip_unit_rescale on the op's default cache-form kernel (sm_90): in
+    the loop, after P V's wait, the rescale of the carried output is the
+    only op in a branch on tile.warp_any of its factors (not 1); the PTX
+    votes once. Off (the default), no branch. ptxas takes it; the op checks
+    the hook's type."""
+    kernel, lines = _cache_form_kernel(skip_unit_rescale=True)
+    wait = next(i for i, line in enumerate(lines)
+                if "{pending = 0 : i32}" in line and "warpgroup_wait" in line)
+    anys = [i for i, line in enumerate(lines) if "tile.warp_any" in line]
+    assert len(anys) == 1 and anys[0] > wait
+    assert lines[anys[0] + 1].startswith("%") and "scf.if" in lines[anys[0] + 1]
+    assert "arith.mulf" in lines[anys[0] + 2]
+    assert lines[anys[0] + 3].startswith("scf.yield")
+    assert kernel.ptx.count("vote.sync.any.pred") == 1
+    ptxas_sm90a(kernel.ptx, "prefill_skip_rescale")
+    kernel, lines = _cache_form_kernel()
+    assert not any("tile.warp_any" in line for line in lines)
+    assert "vote.sync" not in kernel.ptx
+    rng = np.random.default_rng(14)
+    a, kn, vn = _case(rng, [5], [20], 16, 4, 2, 64)
+    with pytest.raises(TypeError, match="skip_unit_rescale"):
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 skip_unit_rescale=1)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("options", [dict(skip_unit_rescale=True),
+                                     dict(defer_p=True),
+                                     dict(skip_unit_rescale=True,
+                                          defer_p=True)],
+                         ids=["skip", "defer", "both"])
+def test_cache_form_loop_options_match_float64(options):
+    """The cache form's loop options that are off by default, on the GPU
+    (the sm_90 kernel with the softmax overlap): against float64 with a
+    NaN-poisoned output and cache tails, ragged contexts up to 1500 tokens
+    (the longer the row, the more warps skip their rescale), a chunk
+    without context and one of a single token."""
+    import torch
+    from quire.ops import prefill
+    rng = np.random.default_rng(15)
+    a, _, _ = _case(rng, [1500, 0, 300, 77], [200, 129, 1, 64], 16, 8, 2,
+                    128)
+    _poison_tails(a)
+    ref = reference(a, None, None, 1 / math.sqrt(128))
+    t = {k: torch.from_numpy(np.ascontiguousarray(x)).cuda()
+         for k, x in a.items()}
+    out = torch.full_like(t["query"], float("nan"))
+    prefill._plans.clear()
+    quire.ops._paged_prefill(*t.values(), None, out, None, None, 200,
+                             **options)
+    assert _rel(out.cpu().numpy(), ref) < 2e-3
+    (spec,) = prefill._plans.values()
+    assert dict(spec.options).get("overlap_softmax") is True
+    for name, value in options.items():
+        assert dict(spec.options)[name] == value
