@@ -905,10 +905,10 @@ def test_cache_form_loop_options_match_float64(options):
     import torch
     from quire.ops import prefill
     rng = np.random.default_rng(15)
-    a, _, _ = _case(rng, [1500, 0, 300, 77], [200, 129, 1, 64], 16, 8, 2,
-                    128)
+    a, kn, vn = _case(rng, [1500, 0, 300, 77], [200, 129, 1, 64], 16, 8, 2,
+                      128)
     _poison_tails(a)
-    ref = reference(a, None, None, 1 / math.sqrt(128))
+    ref = reference(a, kn, vn, 1 / math.sqrt(128))
     t = {k: torch.from_numpy(np.ascontiguousarray(x)).cuda()
          for k, x in a.items()}
     out = torch.full_like(t["query"], float("nan"))
