@@ -48,11 +48,10 @@ def configs(torch):
 # (cache ov, cache ov s3), at 3 with the consumer warpgroups' turns (cache
 # ov s3 pp; ws overlap s3 pp with k_new/v_new); the cache form with K's
 # stage released with V's after P V rather than once the scores retire
-# (cache late release: quire-overlap-softmax early-release off); with the
-# next P made after P V's wait (cache defer p: quire-overlap-softmax
-# defer-p); with the output's rescale skipped in a warp whose factors are
-# all 1 (cache skip rescale: quire-skip-unit-rescale); with a
-# persistent program per SM taking the tiles in turn (cache persist), and
+# (cache late release: quire-overlap-softmax early-release off); the
+# output's rescale skipped in a warp whose factors are all 1, in the cache
+# form and with K/V separate (cache skip rescale, skip rescale:
+# quire-skip-unit-rescale); with a persistent program per SM taking the tiles in turn (cache persist), and
 # the same kernel with a program per tile (cache persist 1: what its code
 # costs without the schedule);
 # at 64 keys a step with the producer warpgroup, without and with early
@@ -95,9 +94,9 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
                                              num_stages=3, pingpong=True)),
             ("cache late release", DEFAULT, dict(separate=False,
                                                  early_release=False)),
-            ("cache defer p", DEFAULT, dict(separate=False, defer_p=True)),
             ("cache skip rescale", DEFAULT, dict(separate=False,
                                                  skip_unit_rescale=True)),
+            ("skip rescale", DEFAULT, dict(skip_unit_rescale=True)),
             ("cache persist", DEFAULT, dict(separate=False,
                                             persistent=True)),
             ("cache persist 1", DEFAULT, dict(separate=False,

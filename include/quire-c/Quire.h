@@ -212,11 +212,6 @@ quireCompileOptionsSetOverlapSoftmax(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
                                    int32_t earlyRelease);
-/* Nonzero: with the softmax overlap, the next P is made after P V's wait, so
- * its registers are written once P V no longer reads them (quirec
- * --defer-p). Zero (the default) makes it where the kernel does. */
-QUIRE_CAPI_EXPORTED void
-quireCompileOptionsSetDeferP(QuireCompileOptions *options, int32_t deferP);
 /* Nonzero: an attention loop's rescale of its accumulator by
  * exp(m - m_new) is skipped in a warp whose factors are all 1, with the same
  * results (quirec --skip-unit-rescale). Zero (the default) always

@@ -65,7 +65,6 @@ struct QuireCompileOptions {
   bool earlyDots = false;
   bool overlapSoftmax = false;
   bool earlyRelease = true;
-  bool deferP = false;
   bool skipUnitRescale = false;
   bool pingpong = false;
   bool wideFp8Operands = true;
@@ -347,12 +346,6 @@ void quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
     options->earlyRelease = earlyRelease != 0;
 }
 
-void quireCompileOptionsSetDeferP(QuireCompileOptions *options,
-                                  int32_t deferP) {
-  if (options)
-    options->deferP = deferP != 0;
-}
-
 void quireCompileOptionsSetSkipUnitRescale(QuireCompileOptions *options,
                                            int32_t skipUnitRescale) {
   if (options)
@@ -436,7 +429,6 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.earlyDots = options->earlyDots;
   compileOptions.overlapSoftmax = options->overlapSoftmax;
   compileOptions.earlyRelease = options->earlyRelease;
-  compileOptions.deferP = options->deferP;
   compileOptions.skipUnitRescale = options->skipUnitRescale;
   compileOptions.pingpong = options->pingpong;
   compileOptions.wideFp8Operands = options->wideFp8Operands;

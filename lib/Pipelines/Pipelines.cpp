@@ -150,7 +150,6 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
       tile::OverlapSoftmaxOptions overlap;
       overlap.pingpong = options.pingpong;
       overlap.earlyRelease = options.earlyRelease;
-      overlap.deferP = options.deferP;
       pm.addPass(tile::createOverlapSoftmax(overlap));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
@@ -364,7 +363,6 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.earlyDots = options.earlyDots;
   popts.overlapSoftmax = options.overlapSoftmax;
   popts.earlyRelease = options.earlyRelease;
-  popts.deferP = options.deferP;
   popts.skipUnitRescale = options.skipUnitRescale;
   popts.pingpong = options.pingpong;
   popts.wideFp8Operands = options.wideFp8Operands;

@@ -374,7 +374,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             wide_fp8_operands=True, tma=True, tma_release=False,
             warp_specialize=False, producer_warpgroup=False, pingpong=False,
             gathered_rows=False, producer_registers=0,
-            overlap_softmax=False, early_release=True, defer_p=False,
+            overlap_softmax=False, early_release=True,
             skip_unit_rescale=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
@@ -403,8 +403,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     both async, so it runs during the softmax (quirec --overlap-softmax);
     there K's stage goes back to the producer once the scores retire
     (`early_release`, default True; quirec --early-release), False
-    releases it with V's after P V; `defer_p=True` makes the next P after
-    P V's wait (quirec --defer-p).
+    releases it with V's after P V.
     `skip_unit_rescale=True` skips an attention loop's rescale of its
     accumulator by exp(m - m_new) in a warp whose factors are all 1, with
     the same results (quirec --skip-unit-rescale).
@@ -469,7 +468,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "producer_warpgroup": producer_warpgroup,
                "producer_registers": producer_registers,
                "overlap_softmax": overlap_softmax,
-               "early_release": early_release, "defer_p": defer_p,
+               "early_release": early_release,
                "skip_unit_rescale": skip_unit_rescale,
                "pingpong": pingpong, "gathered_rows": gathered_rows}
     for option, value in options.items():

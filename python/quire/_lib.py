@@ -135,8 +135,6 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetEarlyRelease":
                 (None, [c_void_p, ctypes.c_int32]),
-                "quireCompileOptionsSetDeferP":
-                (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetSkipUnitRescale":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetGatheredRows":
@@ -277,8 +275,6 @@ OPTIONS = (
            "(overlap_softmax)"),
     Option("early_release", True, "quireCompileOptionsSetEarlyRelease",
            "release K's stage with V's, after P V (early_release)"),
-    Option("defer_p", False, "quireCompileOptionsSetDeferP",
-           "make the next P after P V's wait (defer_p)"),
     Option("skip_unit_rescale", False, "quireCompileOptionsSetSkipUnitRescale",
            "skip an attention rescale by factors that are all 1 "
            "(skip_unit_rescale)"),

@@ -840,30 +840,6 @@ def test_early_release_frees_k_when_the_scores_retire(early):
     ptxas_sm90a(kernel.ptx, f"prefill_release_{early}")
 
 
-def test_defer_p_makes_the_next_p_after_p_v():
-    """defer_p on the op's default cache-form kernel (sm_90): in the loop,
-    the next P's truncation to f16 follows P V's wait; without it, it
-    precedes the wait. ptxas takes it; the op checks the hook's type."""
-    def loop_order(defer):
-        kernel, lines = _cache_form_kernel(defer_p=defer)
-        wait = next(i for i, line in enumerate(lines)
-                    if "{pending = 0 : i32}" in line and "warpgroup_wait" in line)
-        trunc = [i for i, line in enumerate(lines)
-                 if "arith.truncf" in line and "xf16" in line]
-        return kernel, wait, trunc
-
-    kernel, wait, trunc = loop_order(True)
-    assert any(t > wait for t in trunc)
-    ptxas_sm90a(kernel.ptx, "prefill_defer_p")
-    _, wait, trunc = loop_order(False)
-    assert not any(wait < t < wait + 4 for t in trunc)
-    rng = np.random.default_rng(12)
-    a, kn, vn = _case(rng, [5], [20], 16, 4, 2, 64)
-    with pytest.raises(TypeError, match="defer_p"):
-        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
-                                 defer_p="yes")
-
-
 def test_skip_unit_rescale_guards_the_rescale():
     """skip_unit_rescale on the op's default cache-form kernel (sm_90): in
     the loop, after P V's wait, the rescale of the carried output is the
@@ -891,17 +867,14 @@ def test_skip_unit_rescale_guards_the_rescale():
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("options", [dict(skip_unit_rescale=True),
-                                     dict(defer_p=True),
-                                     dict(skip_unit_rescale=True,
-                                          defer_p=True)],
-                         ids=["skip", "defer", "both"])
-def test_cache_form_loop_options_match_float64(options):
-    """The cache form's loop options that are off by default, on the GPU
-    (the sm_90 kernel with the softmax overlap): against float64 with a
-    NaN-poisoned output and cache tails, ragged contexts up to 1500 tokens
-    (the longer the row, the more warps skip their rescale), a chunk
-    without context and one of a single token."""
+@pytest.mark.parametrize("separate", [False, True], ids=["cache", "kv"])
+def test_skip_unit_rescale_matches_float64(separate):
+    """skip_unit_rescale on the GPU, in the cache form (sm_90: the softmax
+    overlap) and with the chunk's K/V separate (the rescale right before
+    P V): against float64 with a NaN-poisoned output and cache tails,
+    ragged contexts up to 1500 tokens (the longer the row, the more warps
+    skip their rescale), a chunk without context and one of a single
+    token."""
     import torch
     from quire.ops import prefill
     rng = np.random.default_rng(15)
@@ -911,12 +884,14 @@ def test_cache_form_loop_options_match_float64(options):
     ref = reference(a, kn, vn, 1 / math.sqrt(128))
     t = {k: torch.from_numpy(np.ascontiguousarray(x)).cuda()
          for k, x in a.items()}
+    kv = [torch.from_numpy(x).cuda() for x in (kn, vn)] if separate else \
+        [None, None]
     out = torch.full_like(t["query"], float("nan"))
     prefill._plans.clear()
-    quire.ops._paged_prefill(*t.values(), None, out, None, None, 200,
-                             **options)
+    quire.ops._paged_prefill(*t.values(), None, out, *kv, 200,
+                             skip_unit_rescale=True)
     assert _rel(out.cpu().numpy(), ref) < 2e-3
     (spec,) = prefill._plans.values()
-    assert dict(spec.options).get("overlap_softmax") is True
-    for name, value in options.items():
-        assert dict(spec.options)[name] == value
+    options = dict(spec.options)
+    assert options["skip_unit_rescale"] is True
+    assert options.get("overlap_softmax", False) == (not separate)

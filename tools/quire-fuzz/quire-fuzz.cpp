@@ -64,7 +64,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     readFlag(first, "producer-warpgroup=", options.producerWarpgroup);
     readFlag(first, "overlap-softmax=", options.overlapSoftmax);
     readFlag(first, "early-release=", options.earlyRelease);
-    readFlag(first, "defer-p=", options.deferP);
     readFlag(first, "skip-unit-rescale=", options.skipUnitRescale);
     readFlag(first, "early-dots=", options.earlyDots);
     readFlag(first, "pingpong=", options.pingpong);

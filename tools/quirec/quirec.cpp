@@ -177,12 +177,6 @@ static cl::opt<bool> earlyRelease(
              "scores that read it retire, before V's "
              "(quire-overlap-softmax early-release; default true)"),
     cl::cat(category));
-static cl::opt<bool> deferP(
-    "defer-p", cl::init(false),
-    cl::desc("with --overlap-softmax, make the next P after P V's wait, so "
-             "its registers are written once P V no longer reads them "
-             "(quire-overlap-softmax defer-p; default false)"),
-    cl::cat(category));
 static cl::opt<bool> skipUnitRescale(
     "skip-unit-rescale", cl::init(false),
     cl::desc("skip an attention loop's rescale of its accumulator by "
@@ -314,7 +308,6 @@ int main(int argc, char **argv) {
   options.earlyDots = earlyDots;
   options.overlapSoftmax = overlapSoftmax;
   options.earlyRelease = earlyRelease;
-  options.deferP = deferP;
   options.skipUnitRescale = skipUnitRescale;
   options.pingpong = pingpong;
   options.wideFp8Operands = wideFp8Operands;

@@ -147,11 +147,6 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "scores retire, before V's (quire-overlap-softmax "
                      "early-release)"),
       llvm::cl::init(true)};
-  Option<bool> deferP{
-      *this, "defer-p",
-      llvm::cl::desc("with overlap-softmax, make the next P after P V's wait "
-                     "(quire-overlap-softmax defer-p)"),
-      llvm::cl::init(false)};
   Option<bool> skipUnitRescale{
       *this, "skip-unit-rescale",
       llvm::cl::desc("skip an attention loop's rescale of its accumulator in "
@@ -249,9 +244,6 @@ struct CompileOptions {
   /// With overlapSoftmax, K's stage released once the scores retire
   /// (quire-overlap-softmax early-release).
   bool earlyRelease = true;
-  /// With overlapSoftmax, the next P made after P V's wait
-  /// (quire-overlap-softmax defer-p).
-  bool deferP = false;
   /// An attention loop's rescale skipped in a warp whose factors are all 1
   /// (quire-skip-unit-rescale).
   bool skipUnitRescale = false;

@@ -23,7 +23,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
           producer_registers=0, last_first=True, overlap_softmax=False,
           kv_desc=None, one_loop=True, persistent=False,
-          early_release=True, defer_p=False, skip_unit_rescale=False):
+          early_release=True, skip_unit_rescale=False):
     """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
     DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
@@ -93,8 +93,6 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         options += (("producer_registers", producer_registers),)
     if not early_release:
         options += (("early_release", False),)
-    if defer_p:
-        options += (("defer_p", True),)
     if skip_unit_rescale:
         options += (("skip_unit_rescale", True),)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
@@ -210,11 +208,11 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    producer_warpgroup=None, producer_registers=0,
                    last_first=True, overlap_softmax=None, tma_pages=None,
                    one_loop=True, persistent=False, early_release=True,
-                   defer_p=False, skip_unit_rescale=False):
+                   skip_unit_rescale=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
-    producer_registers, early_release, defer_p, skip_unit_rescale and
+    producer_registers, early_release, skip_unit_rescale and
     overlap_softmax, quire.compile's; overlap_softmax None: configs.prefill_overlap_softmax,
     with 3 stages), the gathered rows' layout (gathered_rows, quire.compile's), the folded
     scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
@@ -280,7 +278,6 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         val.check_bool(tma_pages, "tma_pages")
     val.check_bool(one_loop, "one_loop")
     val.check_bool(early_release, "early_release")
-    val.check_bool(defer_p, "defer_p")
     val.check_bool(skip_unit_rescale, "skip_unit_rescale")
     if not isinstance(persistent, bool):
         persistent = val.to_int(persistent, "persistent", 1)
@@ -294,7 +291,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
         producer_registers, last_first, overlap_softmax,
         tma_pages if not host else False, one_loop, persistent, early_release,
-        defer_p, skip_unit_rescale)
+        skip_unit_rescale)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -335,7 +332,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
                    overlap_softmax=None, tma_pages=None, one_loop=True,
-                   persistent=False, early_release=True, defer_p=False,
+                   persistent=False, early_release=True,
                    skip_unit_rescale=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
@@ -344,7 +341,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
     `early_dots`, which the caller compiles the kernel with), and
-    `producer_registers`, `early_release`, `defer_p`, `skip_unit_rescale`
+    `producer_registers`, `early_release`, `skip_unit_rescale`
     and `overlap_softmax` (quire.compile's; overlap_softmax None:
     configs.prefill_overlap_softmax, which also takes 3 stages unless `cfg`
     names them and the consumer warpgroups' turns; True: the overlap at the
@@ -487,7 +484,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
            producer_registers, last_first, overlap_softmax, early_release,
-           defer_p, skip_unit_rescale, kv_desc, one_loop and not separate,
+           skip_unit_rescale, kv_desc, one_loop and not separate,
            persistent, token_strides)
     spec = _plans.get(key)
     if spec is None:
@@ -498,7 +495,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             pingpong, gathered_rows, token_strides, warp_specialize,
             producer_warpgroup, producer_registers, last_first,
             overlap_softmax, kv_desc, one_loop, persistent, early_release,
-            defer_p, skip_unit_rescale))
+            skip_unit_rescale))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

@@ -160,9 +160,8 @@ std::optional<Candidate> match(scf::ForOp loop) {
 /// (tile.warpgroup_turn around them), FlashAttention-3's ping-pong.
 /// `early`: K's stage is released as soon as the scores that read it retire
 /// (where K and V have releases of their own), so the producer refills it an
-/// iteration sooner. `deferP`: the next P is made after P V's wait.
-void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early,
-             bool deferP) {
+/// iteration sooner.
+void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early) {
   Location loc = c.output.getLoc();
   auto turn = [&](OpBuilder &b, TurnAction action) -> Operation * {
     return turns ? WarpgroupTurnOp::create(b, loc, action) : nullptr;
@@ -312,36 +311,10 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early,
     return use.getOwner() != prevDot && use.getOwner() != done;
   });
   Value scaled = c.output.getC() == c.acc ? done.getResult(0) : c.output.getC();
-  Operation *newYield = body->getTerminator();
-  newYield->setOperand(c.accIndex, scaled);
+  body->getTerminator()->setOperand(c.accIndex, scaled);
   c.fullV->erase();
   c.release->erase();
   c.output->erase();
-  // With `deferP` the next P is made from the softmax's results only once
-  // the P V that reads the previous one has retired (FlashAttention-3
-  // converts after its wait too): the ops that only make the carried P (the
-  // 16-bit truncation, the change to the operand layout) move before the
-  // yield. Made earlier, P's registers are still P V's operand, and ptxas
-  // may then wait for P V before the softmax instead.
-  llvm::SetVector<Operation *> makesP;
-  SmallVector<Operation *> work;
-  if (deferP)
-    work.push_back(pVal.getDefiningOp());
-  while (!work.empty()) {
-    Operation *op = work.pop_back_val();
-    if (!op || op->getBlock() != body || op->getNumRegions() ||
-        !isMemoryEffectFree(op) || makesP.contains(op) ||
-        !llvm::all_of(op->getUsers(), [&](Operation *user) {
-          return user == newYield || makesP.contains(user);
-        }))
-      continue;
-    makesP.insert(op);
-    for (Value v : op->getOperands())
-      work.push_back(v.getDefiningOp());
-  }
-  for (Operation *op : inBodyOrder(newLoop, makesP))
-    op->moveBefore(newYield);
-
   // After the loop, where iteration 0 ran: the last P V.
   b.setInsertionPointAfter(newLoop);
   Value accOut = newLoop.getResult(c.accIndex);
@@ -399,7 +372,7 @@ struct OverlapSoftmaxPass
       auto func = loop->getParentOfType<func::FuncOp>();
       loop->removeAttr(TileDialect::getPingpongAttrName());
       rewrite(loop, c, pingpong && getNumWarps(func) == 2 * kWarpsPerWarpgroup,
-              earlyRelease, deferP);
+              earlyRelease);
     }
     // The carried P takes the registers the query held: the query moves to
     // shared memory where it is still in registers.

@@ -38,12 +38,6 @@
 // With early-release=false K's stage goes back beside V's, at the end of the
 // iteration.
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true" "--quire-overlap-softmax=early-release=false" | FileCheck %s --check-prefix=LATE
-// With defer-p the next P is made from the softmax only after P V (which
-// reads the previous P) retired: its truncation and layout change follow the
-// rescale. The kernel goes through ptxas.
-// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true overlap-softmax=true defer-p=true" | FileCheck %s --check-prefix=DEFER
-// RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --num-warps 4 --warp-specialize --overlap-softmax --defer-p -o %t.defer.ptx
-// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.defer.ptx -o %t.defer.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // Off by default; without producer warps (loops staged by the warps that
 // compute, waiting on cp.async groups) the pass changes nothing, nor does it
 // on a matmul (one dot, carrying its accumulator).
@@ -102,18 +96,6 @@
 // LATE:           tile.tma_release stage %{{.*}} {async_proxy, buffer = 1 : i32
 // LATE:           tile.tma_release stage %{{.*}} {async_proxy, buffer = 0 : i32
 // LATE-NEXT:      scf.yield
-
-// DEFER-LABEL: func.func @paged_prefill_attention
-// DEFER:         } else {
-// DEFER:         :7 = scf.for
-// DEFER:           %[[E:.*]] = math.exp2 %{{.*}} : tensor<64x64xf32
-// DEFER-NOT:       arith.truncf %[[E]]
-// DEFER:           %[[DONE:.*]] = tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
-// DEFER-NEXT:      tile.tma_release
-// DEFER-NEXT:      %[[SCALED:.*]] = arith.mulf %[[DONE]]
-// DEFER-NEXT:      %[[P16:.*]] = arith.truncf %[[E]]
-// DEFER-NEXT:      %[[NEXTP:.*]] = tile.convert_layout %[[P16]]
-// DEFER-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[SCALED]], %{{.*}}, %[[NEXTP]],
 
 // OFF-LABEL: func.func @paged_prefill_attention
 // OFF-NOT:   older

@@ -687,19 +687,12 @@ def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
     sooner, so with 3 stages K's copies run two iterations ahead as V's
     do.
 
-    With `defer-p` the ops that only make the next iteration's P from the
-    softmax's results (its 16-bit truncation and operand layout) move after
-    `P V`'s wait, as FlashAttention-3 orders them: the registers of the P
-    that `P V` reads are written only after it retires, so ptxas need not
-    wait for `P V` before the softmax to reuse them.
   }];
   let options = [
     Option<"pingpong", "pingpong", "bool", "false",
            "the two consumer warpgroups issue each iteration's dots in turn">,
     Option<"earlyRelease", "early-release", "bool", "true",
-           "release K's stage once the scores retire">,
-    Option<"deferP", "defer-p", "bool", "false",
-           "make the next P after P V's wait">
+           "release K's stage once the scores retire">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
