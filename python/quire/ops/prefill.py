@@ -213,9 +213,10 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
     producer_registers, early_release, skip_unit_rescale and
-    overlap_softmax, quire.compile's; overlap_softmax None: configs.prefill_overlap_softmax,
-    with 3 stages), the gathered rows' layout (gathered_rows, quire.compile's), the folded
-    scale (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
+    overlap_softmax, quire.compile's; overlap_softmax None:
+    configs.prefill_overlap_softmax, with 3 stages), the gathered rows'
+    layout (gathered_rows, quire.compile's), the folded scale
+    (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
     chunk's blocks (last_first, prefill_kernel.LAST_FIRST) open for
     benchmarks. `tma_pages`: on the GPU, pass the caches as tensor
     descriptors where TMA can copy their pages (prefill_launch; None:
