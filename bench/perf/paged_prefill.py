@@ -66,8 +66,15 @@ def main(argv=None):
                    help="time Quire and its ablation only")
     p.add_argument("--ablation", help="comma-separated ablation columns to time "
                    "(lib/prefill.ABLATION's names; default all)")
+    p.add_argument("--repeat", type=int, default=1, metavar="N",
+                   help="time Quire's forms (the default and the ablation's "
+                   "columns) N times in turn and report each one's fastest: "
+                   "a difference of a few percent between two forms in one "
+                   "pass can be the machine's (default 1)")
     p.add_argument("--out", help="folder for the plot (default $BENCH_OUT or bench/out)")
     args = p.parse_args(argv)
+    if args.repeat < 1:
+        p.error(f"--repeat: must be >= 1, got {args.repeat}")
     rows = ROWS
     if args.rows:
         try:
@@ -119,9 +126,13 @@ def main(argv=None):
             ql = torch.randint(1, 1025, (8,), generator=g).tolist()
         inp = prefill.make_inputs(ctx, ql, page, gen)
         out = torch.empty_like(inp["q"])
-        tq = us(lambda: prefill.run_quire(inp, scale, out))
-        ablation = [us(lambda c=c, o=o: prefill.run_quire(inp, scale, out, c, **o))
-                    for _, c, o in ablation_cols]
+        timed = [lambda: prefill.run_quire(inp, scale, out)] + \
+            [lambda c=c, o=o: prefill.run_quire(inp, scale, out, c, **o)
+             for _, c, o in ablation_cols]
+        times = [float("inf")] * len(timed)
+        for _ in range(args.repeat):
+            times = [min(t, us(fn)) for t, fn in zip(times, timed)]
+        tq, ablation = times[0], times[1:]
         tunes = [us(lambda: prefill.run_quire(inp, scale, out, c))
                  for c in prefill.configs(torch)] if args.tune else []
         best = None
