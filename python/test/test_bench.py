@@ -114,6 +114,49 @@ def test_sass_summary_splits_regions_and_counts_retries(tmp_path):
     assert "no CSV header" in res.stderr
 
 
+def test_sass_map_folds_runs_and_keeps_the_waits(tmp_path):
+    # cuobjdump's layout: an address comment, the instruction, its encoding.
+    sass = [
+        ("0000", "MOV R1, c[0x0][0x28]"),
+        ("0010", "USETMAXREG.TRY_ALLOC.CTAPOOL 0xc8"),
+        ("0020", "FMNMX.NAN R15, R24, R25, !PT"),
+        ("0030", "FMNMX.NAN R16, R26, R27, !PT"),
+        ("0040", "WARPGROUP.DEPBAR.LE gsb0, 0x0"),
+        ("0050", "@!P1 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR23+0x98], RZ"),
+        ("0060", "MUFU.EX2 R17, R17"),
+        ("0070", "MUFU.EX2 R18, R18"),
+        ("0080", "F2FP.F16.F32.PACK_AB R154, R28, R19"),
+        ("0090", "@P2 BRA 0x20"),
+    ]
+    path = tmp_path / "k.sass"
+    path.write_text("\tcode for sm_90a\n" + "".join(
+        f"        /*{a}*/                   {t} ;   /* 0x0 */\n"
+        "                                                   /* 0x0 */\n"
+        for a, t in sass))
+    res = _run("sass_map", str(path), "--from", "TRY_ALLOC")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.splitlines() == [
+        "  0010 USETMAXREG x1",
+        "  0020 FMNMX x2",
+        "  0040   WARPGROUP.DEPBAR.LE gsb0, 0x0",
+        "  0050   @!P1 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR23+0x98], RZ",
+        "  0060 MUFU x2",
+        "  0080 F2FP x1",
+        "  0090   @P2 BRA 0x20",
+    ]
+    res = _run("sass_map", str(path), "--from", "HGMMA")
+    assert res.returncode == 1 and "no instruction contains 'HGMMA'" in res.stderr
+    empty = tmp_path / "empty.sass"
+    empty.write_text("not a listing\n")
+    res = _run("sass_map", str(empty))
+    assert res.returncode == 1 and "no SASS instructions" in res.stderr
+
+
+def test_paged_prefill_checks_repeat_before_torch():
+    res = _run("paged_prefill", "--repeat", "0")
+    assert res.returncode == 2 and "--repeat: must be >= 1, got 0" in res.stderr
+
+
 @pytest.mark.parametrize("args, message", [
     (["--columns", "default,nope", "--a", "."], "'nope' is not one of default"),
     (["--order", "abc", "--a", "."], "--order: a sequence of a and b"),
