@@ -51,9 +51,9 @@ def configs(torch):
 # (cache late release: quire-overlap-softmax early-release off); the
 # output's rescale skipped in a warp whose factors are all 1, in the cache
 # form and with K/V separate (cache skip rescale, skip rescale:
-# quire-skip-unit-rescale); with a persistent program per SM taking the tiles in turn (cache persist), and
-# the same kernel with a program per tile (cache persist 1: what its code
-# costs without the schedule);
+# quire-skip-unit-rescale); with a persistent program per SM taking the
+# tiles in turn (cache persist), and the same kernel with a program per
+# tile (cache persist 1: what its code costs without the schedule);
 # at 64 keys a step with the producer warpgroup, without and with early
 # dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
 # the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the

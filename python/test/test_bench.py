@@ -145,7 +145,8 @@ def test_sass_map_folds_runs_and_keeps_the_waits(tmp_path):
         "  0090   @P2 BRA 0x20",
     ]
     res = _run("sass_map", str(path), "--from", "HGMMA")
-    assert res.returncode == 1 and "no instruction contains 'HGMMA'" in res.stderr
+    assert res.returncode == 1
+    assert "no instruction contains 'HGMMA'" in res.stderr
     empty = tmp_path / "empty.sass"
     empty.write_text("not a listing\n")
     res = _run("sass_map", str(empty))
@@ -154,7 +155,8 @@ def test_sass_map_folds_runs_and_keeps_the_waits(tmp_path):
 
 def test_paged_prefill_checks_repeat_before_torch():
     res = _run("paged_prefill", "--repeat", "0")
-    assert res.returncode == 2 and "--repeat: must be >= 1, got 0" in res.stderr
+    assert res.returncode == 2
+    assert "--repeat: must be >= 1, got 0" in res.stderr
 
 
 @pytest.mark.parametrize("args, message", [

@@ -851,7 +851,8 @@ def test_skip_unit_rescale_guards_the_rescale():
                 if "{pending = 0 : i32}" in line and "warpgroup_wait" in line)
     anys = [i for i, line in enumerate(lines) if "tile.warp_any" in line]
     assert len(anys) == 1 and anys[0] > wait
-    assert lines[anys[0] + 1].startswith("%") and "scf.if" in lines[anys[0] + 1]
+    guard = lines[anys[0] + 1]
+    assert guard.startswith("%") and "scf.if" in guard
     assert "arith.mulf" in lines[anys[0] + 2]
     assert lines[anys[0] + 3].startswith("scf.yield")
     assert kernel.ptx.count("vote.sync.any.pred") == 1
