@@ -51,9 +51,12 @@ def configs(torch):
 # (cache late release: quire-overlap-softmax early-release off); the
 # output's rescale skipped in a warp whose factors are all 1, in the cache
 # form and with K/V separate (cache skip rescale, skip rescale:
-# quire-skip-unit-rescale); with a persistent program per SM taking the
-# tiles in turn (cache persist), and the same kernel with a program per
-# tile (cache persist 1: what its code costs without the schedule);
+# quire-skip-unit-rescale); V's stage released after the softmax's row
+# sums, in the cache form and with K/V separate (cache ordered release,
+# ordered release: quire-overlap-softmax ordered-release); with a
+# persistent program per SM taking the tiles in turn (cache persist), and
+# the same kernel with a program per tile (cache persist 1: what its code
+# costs without the schedule);
 # at 64 keys a step with the producer warpgroup, without and with early
 # dots at 3 stages (ws bn64, ws bn64 early: the next scores in flight over
 # the softmax; at 128 keys they spill 2 KB a thread); 64 keys a step (the
@@ -97,6 +100,9 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("cache skip rescale", DEFAULT, dict(separate=False,
                                                  skip_unit_rescale=True)),
             ("skip rescale", DEFAULT, dict(skip_unit_rescale=True)),
+            ("cache ordered release", DEFAULT, dict(separate=False,
+                                                    ordered_release=True)),
+            ("ordered release", DEFAULT, dict(ordered_release=True)),
             ("cache persist", DEFAULT, dict(separate=False,
                                             persistent=True)),
             ("cache persist 1", DEFAULT, dict(separate=False,

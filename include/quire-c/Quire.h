@@ -212,6 +212,13 @@ quireCompileOptionsSetOverlapSoftmax(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
                                    int32_t earlyRelease);
+/* Nonzero: with the softmax overlap, V's stage is released after the
+ * softmax's row sums, so ptxas keeps the release and the wait for P V
+ * before it after the softmax (quirec --ordered-release). Zero (the
+ * default) leaves the release's place to ptxas. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetOrderedRelease(QuireCompileOptions *options,
+                                     int32_t orderedRelease);
 /* Nonzero: an attention loop's rescale of its accumulator by
  * exp(m - m_new) is skipped in a warp whose factors are all 1, with the same
  * results (quirec --skip-unit-rescale). Zero (the default) always

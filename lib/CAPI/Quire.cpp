@@ -65,6 +65,7 @@ struct QuireCompileOptions {
   bool earlyDots = false;
   bool overlapSoftmax = false;
   bool earlyRelease = true;
+  bool orderedRelease = false;
   bool skipUnitRescale = false;
   bool pingpong = false;
   bool wideFp8Operands = true;
@@ -346,6 +347,12 @@ void quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
     options->earlyRelease = earlyRelease != 0;
 }
 
+void quireCompileOptionsSetOrderedRelease(QuireCompileOptions *options,
+                                          int32_t orderedRelease) {
+  if (options)
+    options->orderedRelease = orderedRelease != 0;
+}
+
 void quireCompileOptionsSetSkipUnitRescale(QuireCompileOptions *options,
                                            int32_t skipUnitRescale) {
   if (options)
@@ -429,6 +436,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.earlyDots = options->earlyDots;
   compileOptions.overlapSoftmax = options->overlapSoftmax;
   compileOptions.earlyRelease = options->earlyRelease;
+  compileOptions.orderedRelease = options->orderedRelease;
   compileOptions.skipUnitRescale = options->skipUnitRescale;
   compileOptions.pingpong = options->pingpong;
   compileOptions.wideFp8Operands = options->wideFp8Operands;

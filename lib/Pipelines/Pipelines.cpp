@@ -150,6 +150,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
       tile::OverlapSoftmaxOptions overlap;
       overlap.pingpong = options.pingpong;
       overlap.earlyRelease = options.earlyRelease;
+      overlap.orderedRelease = options.orderedRelease;
       pm.addPass(tile::createOverlapSoftmax(overlap));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
@@ -363,6 +364,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.earlyDots = options.earlyDots;
   popts.overlapSoftmax = options.overlapSoftmax;
   popts.earlyRelease = options.earlyRelease;
+  popts.orderedRelease = options.orderedRelease;
   popts.skipUnitRescale = options.skipUnitRescale;
   popts.pingpong = options.pingpong;
   popts.wideFp8Operands = options.wideFp8Operands;

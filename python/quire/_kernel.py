@@ -375,7 +375,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             warp_specialize=False, producer_warpgroup=False, pingpong=False,
             gathered_rows=False, producer_registers=0,
             overlap_softmax=False, early_release=True,
-            skip_unit_rescale=False):
+            ordered_release=False, skip_unit_rescale=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -403,7 +403,9 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     both async, so it runs during the softmax (quirec --overlap-softmax);
     there K's stage goes back to the producer once the scores retire
     (`early_release`, default True; quirec --early-release), False
-    releases it with V's after P V.
+    releases it with V's after P V; `ordered_release=True` releases V's
+    stage after the softmax's row sums, so the wait for P V stays after the
+    softmax (quirec --ordered-release).
     `skip_unit_rescale=True` skips an attention loop's rescale of its
     accumulator by exp(m - m_new) in a warp whose factors are all 1, with
     the same results (quirec --skip-unit-rescale).
@@ -469,6 +471,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "producer_registers": producer_registers,
                "overlap_softmax": overlap_softmax,
                "early_release": early_release,
+               "ordered_release": ordered_release,
                "skip_unit_rescale": skip_unit_rescale,
                "pingpong": pingpong, "gathered_rows": gathered_rows}
     for option, value in options.items():

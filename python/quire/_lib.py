@@ -135,6 +135,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetEarlyRelease":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetOrderedRelease":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetSkipUnitRescale":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetGatheredRows":
@@ -275,6 +277,9 @@ OPTIONS = (
            "(overlap_softmax)"),
     Option("early_release", True, "quireCompileOptionsSetEarlyRelease",
            "release K's stage with V's, after P V (early_release)"),
+    Option("ordered_release", False, "quireCompileOptionsSetOrderedRelease",
+           "release V's stage after the softmax's row sums "
+           "(ordered_release)"),
     Option("skip_unit_rescale", False, "quireCompileOptionsSetSkipUnitRescale",
            "skip an attention rescale by factors that are all 1 "
            "(skip_unit_rescale)"),

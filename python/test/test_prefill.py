@@ -867,6 +867,59 @@ def test_skip_unit_rescale_guards_the_rescale():
                                  skip_unit_rescale=1)
 
 
+def test_ordered_release_waits_for_the_row_sums():
+    """ordered_release on the op's default cache-form kernel (sm_90): in
+    the loop, the release of V's stage right after P V's wait takes the
+    softmax's carried row sums as `after`; the PTX predicates its fence
+    and arrival on them. Off (the default), the release takes nothing.
+    ptxas takes it; the op checks the hook's type."""
+    kernel, lines = _cache_form_kernel(ordered_release=True)
+    wait = next(i for i, line in enumerate(lines)
+                if "{pending = 0 : i32}" in line and "warpgroup_wait" in line)
+    release = lines[wait + 1]
+    assert release.startswith("tile.tma_release") and " after %" in release
+    sums = release.split(" after ")[1].split(" :")[0]
+    assert any(line.startswith(f"{sums} = arith.addf") for line in lines)
+    assert sum(" after %" in line for line in lines) == 1
+    assert kernel.ptx.count("0f7F800000") == 2   # the thread's two rows
+    assert "@q fence.proxy.async.shared::cta;" in kernel.ptx
+    ptxas_sm90a(kernel.ptx, "prefill_ordered_release")
+    kernel, lines = _cache_form_kernel()
+    assert not any(" after %" in line for line in lines)
+    assert "0f7F800000" not in kernel.ptx
+    rng = np.random.default_rng(16)
+    a, kn, vn = _case(rng, [5], [20], 16, 4, 2, 64)
+    with pytest.raises(TypeError, match="ordered_release"):
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 ordered_release="yes")
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("separate", [False, True], ids=["cache", "kv"])
+def test_ordered_release_matches_float64(separate):
+    """ordered_release on the GPU, in the cache form and with the chunk's
+    K/V separate: against float64 with a NaN-poisoned output and cache
+    tails, ragged contexts (a chunk without context, one of one token)."""
+    import torch
+    from quire.ops import prefill
+    rng = np.random.default_rng(17)
+    a, kn, vn = _case(rng, [1500, 0, 300, 77], [200, 129, 1, 64], 16, 8, 2,
+                      128)
+    _poison_tails(a)
+    ref = reference(a, kn, vn, 1 / math.sqrt(128))
+    t = {k: torch.from_numpy(np.ascontiguousarray(x)).cuda()
+         for k, x in a.items()}
+    kv = [torch.from_numpy(x).cuda() for x in (kn, vn)] if separate else \
+        [None, None]
+    out = torch.full_like(t["query"], float("nan"))
+    prefill._plans.clear()
+    quire.ops._paged_prefill(*t.values(), None, out, *kv, 200,
+                             ordered_release=True)
+    assert _rel(out.cpu().numpy(), ref) < 2e-3
+    (spec,) = prefill._plans.values()
+    assert dict(spec.options)["ordered_release"] is True
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("separate", [False, True], ids=["cache", "kv"])
 def test_skip_unit_rescale_matches_float64(separate):

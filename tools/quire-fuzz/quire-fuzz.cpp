@@ -64,6 +64,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     readFlag(first, "producer-warpgroup=", options.producerWarpgroup);
     readFlag(first, "overlap-softmax=", options.overlapSoftmax);
     readFlag(first, "early-release=", options.earlyRelease);
+    readFlag(first, "ordered-release=", options.orderedRelease);
     readFlag(first, "skip-unit-rescale=", options.skipUnitRescale);
     readFlag(first, "early-dots=", options.earlyDots);
     readFlag(first, "pingpong=", options.pingpong);

@@ -177,6 +177,13 @@ static cl::opt<bool> earlyRelease(
              "scores that read it retire, before V's "
              "(quire-overlap-softmax early-release; default true)"),
     cl::cat(category));
+static cl::opt<bool> orderedRelease(
+    "ordered-release", cl::init(false),
+    cl::desc("with --overlap-softmax, release V's stage after the "
+             "softmax's row sums, so the wait for P V stays after the "
+             "softmax (quire-overlap-softmax ordered-release; default "
+             "false)"),
+    cl::cat(category));
 static cl::opt<bool> skipUnitRescale(
     "skip-unit-rescale", cl::init(false),
     cl::desc("skip an attention loop's rescale of its accumulator by "
@@ -308,6 +315,7 @@ int main(int argc, char **argv) {
   options.earlyDots = earlyDots;
   options.overlapSoftmax = overlapSoftmax;
   options.earlyRelease = earlyRelease;
+  options.orderedRelease = orderedRelease;
   options.skipUnitRescale = skipUnitRescale;
   options.pingpong = pingpong;
   options.wideFp8Operands = wideFp8Operands;

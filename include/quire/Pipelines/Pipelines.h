@@ -147,6 +147,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "scores retire, before V's (quire-overlap-softmax "
                      "early-release)"),
       llvm::cl::init(true)};
+  Option<bool> orderedRelease{
+      *this, "ordered-release",
+      llvm::cl::desc("with overlap-softmax, release V's stage after the "
+                     "softmax's row sums, so the wait for P V stays after "
+                     "the softmax (quire-overlap-softmax ordered-release)"),
+      llvm::cl::init(false)};
   Option<bool> skipUnitRescale{
       *this, "skip-unit-rescale",
       llvm::cl::desc("skip an attention loop's rescale of its accumulator in "
@@ -244,6 +250,9 @@ struct CompileOptions {
   /// With overlapSoftmax, K's stage released once the scores retire
   /// (quire-overlap-softmax early-release).
   bool earlyRelease = true;
+  /// With overlapSoftmax, V's stage released after the softmax's row sums
+  /// (quire-overlap-softmax ordered-release).
+  bool orderedRelease = false;
   /// An attention loop's rescale skipped in a warp whose factors are all 1
   /// (quire-skip-unit-rescale).
   bool skipUnitRescale = false;

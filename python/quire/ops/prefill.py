@@ -23,7 +23,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
           producer_registers=0, last_first=True, overlap_softmax=False,
           kv_desc=None, one_loop=True, persistent=False,
-          early_release=True, skip_unit_rescale=False):
+          early_release=True, skip_unit_rescale=False,
+          ordered_release=False):
     """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
     DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
@@ -95,6 +96,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
         options += (("early_release", False),)
     if skip_unit_rescale:
         options += (("skip_unit_rescale", True),)
+    if ordered_release:
+        options += (("ordered_release", True),)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
                              consts, args, num_stages, options)
 
@@ -208,12 +211,12 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    producer_warpgroup=None, producer_registers=0,
                    last_first=True, overlap_softmax=None, tma_pages=None,
                    one_loop=True, persistent=False, early_release=True,
-                   skip_unit_rescale=False):
+                   skip_unit_rescale=False, ordered_release=False):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
-    producer_registers, early_release, skip_unit_rescale and
-    overlap_softmax, quire.compile's; overlap_softmax None:
+    producer_registers, early_release, skip_unit_rescale,
+    ordered_release and overlap_softmax, quire.compile's; overlap_softmax None:
     configs.prefill_overlap_softmax, with 3 stages), the gathered rows'
     layout (gathered_rows, quire.compile's), the folded scale
     (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
@@ -280,6 +283,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     val.check_bool(one_loop, "one_loop")
     val.check_bool(early_release, "early_release")
     val.check_bool(skip_unit_rescale, "skip_unit_rescale")
+    val.check_bool(ordered_release, "ordered_release")
     if not isinstance(persistent, bool):
         persistent = val.to_int(persistent, "persistent", 1)
     _kernel._check_producer_registers("producer_registers", producer_registers)
@@ -292,7 +296,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
         producer_registers, last_first, overlap_softmax,
         tma_pages if not host else False, one_loop, persistent, early_release,
-        skip_unit_rescale)
+        skip_unit_rescale, ordered_release)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -334,7 +338,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    producer_registers=0, last_first=True,
                    overlap_softmax=None, tma_pages=None, one_loop=True,
                    persistent=False, early_release=True,
-                   skip_unit_rescale=False):
+                   skip_unit_rescale=False, ordered_release=False):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -342,10 +346,10 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
     `early_dots`, which the caller compiles the kernel with), and
-    `producer_registers`, `early_release`, `skip_unit_rescale`
-    and `overlap_softmax` (quire.compile's; overlap_softmax None:
-    configs.prefill_overlap_softmax, which also takes 3 stages unless `cfg`
-    names them and the consumer warpgroups' turns; True: the overlap at the
+    `producer_registers`, `early_release`, `skip_unit_rescale`,
+    `ordered_release` and `overlap_softmax` (quire.compile's;
+    overlap_softmax None: configs.prefill_overlap_softmax, which also takes
+    3 stages unless `cfg` names them and the consumer warpgroups' turns; True: the overlap at the
     stages `cfg` names, with turns only if `pingpong`). `cfg` is
     (block_m, block_n, num_warps, num_stages), None for each default, the
     defaults those of configs.prefill_config for compute capability `sm`
@@ -485,8 +489,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
            producer_registers, last_first, overlap_softmax, early_release,
-           skip_unit_rescale, kv_desc, one_loop and not separate,
-           persistent, token_strides)
+           skip_unit_rescale, ordered_release, kv_desc,
+           one_loop and not separate, persistent, token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
@@ -496,7 +500,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             pingpong, gathered_rows, token_strides, warp_specialize,
             producer_warpgroup, producer_registers, last_first,
             overlap_softmax, kv_desc, one_loop, persistent, early_release,
-            skip_unit_rescale))
+            skip_unit_rescale, ordered_release))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

@@ -1152,6 +1152,14 @@ func.func @tma_release_buffer(%s: i32, %p: i1) {
 
 // -----
 
+func.func @tma_release_after(%s: i32, %p: i1, %l: tensor<64xi32>) {
+  // expected-error @+1 {{'after' must be an f32 value or a tensor of f32, got 'tensor<64xi32>'}}
+  tile.tma_release stage %s if %p after %l : tensor<64xi32> {buffer = 0 : i32, stages = 2 : i32}
+  return
+}
+
+// -----
+
 func.func @tma_acquire_stages(%s: i32) {
   // expected-error @+1 {{stages must be >= 1, got 0}}
   tile.tma_acquire stage %s phase %s {buffer = 0 : i32, stages = 0 : i32}

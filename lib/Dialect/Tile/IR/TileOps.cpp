@@ -666,6 +666,11 @@ LogicalResult TmaWaitOp::verify() {
 }
 
 LogicalResult TmaReleaseOp::verify() {
+  if (Value after = getAfter();
+      after && !getElementTypeOrSelf(after.getType()).isF32())
+    return emitOpError() << "'after' must be an f32 value or a tensor of "
+                            "f32, got "
+                         << after.getType();
   return verifyTmaBuffer(*this, getBuffer(), getStages());
 }
 

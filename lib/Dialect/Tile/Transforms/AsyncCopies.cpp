@@ -757,7 +757,7 @@ struct AsyncCopiesPass
       // end of the body.
       OpBuilder b(newLoop.getBody()->getTerminator());
       Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-      TmaReleaseOp::create(b, loc, stageArg, yes,
+      TmaReleaseOp::create(b, loc, stageArg, yes, /*after=*/Value(),
                            b.getI32IntegerAttr(buffers.front()),
                            b.getI32IntegerAttr(S));
     }
@@ -788,7 +788,7 @@ struct AsyncCopiesPass
         Value prev = arith::SelectOp::create(
             b, loc, atZero, cst(b, S - 1),
             arith::SubIOp::create(b, loc, stageArg, cst(b, 1)));
-        TmaReleaseOp::create(b, loc, prev, first,
+        TmaReleaseOp::create(b, loc, prev, first, /*after=*/Value(),
                              b.getI32IntegerAttr(buffers.front()),
                              b.getI32IntegerAttr(S));
       }

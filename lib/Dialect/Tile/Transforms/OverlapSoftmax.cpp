@@ -24,6 +24,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -156,12 +157,30 @@ std::optional<Candidate> match(scf::ForOp loop) {
   return c;
 }
 
+/// The row sums of the online softmax in `body`: a carried value
+/// `%l * alpha + sum(p)` (an addf of a tile.reduce sum) defined before
+/// `before`, or null.
+Value rowSums(Block *body, Operation *before) {
+  for (Value v : body->getTerminator()->getOperands()) {
+    auto add = v.getDefiningOp<arith::AddFOp>();
+    if (!add || add->getBlock() != body || !add->isBeforeInBlock(before) ||
+        !getElementTypeOrSelf(v.getType()).isF32())
+      continue;
+    for (Value operand : add->getOperands())
+      if (auto sum = operand.getDefiningOp<ReduceOp>();
+          sum && sum.getKind() == ReduceKind::Sum)
+        return v;
+  }
+  return Value();
+}
+
 /// `turns`: the two consumer warpgroups issue each iteration's dots in turn
 /// (tile.warpgroup_turn around them), FlashAttention-3's ping-pong.
 /// `early`: K's stage is released as soon as the scores that read it retire
 /// (where K and V have releases of their own), so the producer refills it an
-/// iteration sooner.
-void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early) {
+/// iteration sooner. `late`: V's stage is released after the softmax's row
+/// sums (rowSums), not wherever ptxas schedules it.
+void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early, bool late) {
   Location loc = c.output.getLoc();
   auto turn = [&](OpBuilder &b, TurnAction action) -> Operation * {
     return turns ? WarpgroupTurnOp::create(b, loc, action) : nullptr;
@@ -303,8 +322,9 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early) {
   auto done = WarpgroupWaitOp::create(b, loc, ValueRange{prevDot.getResult()},
                                       b.getI32IntegerAttr(0), UnitAttr());
   Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-  TmaReleaseOp::create(b, c.release.getLoc(), stagePrev, yes, releaseBuffer,
-                       c.release.getStagesAttr(), releaseProxy);
+  Value after = late ? rowSums(body, c.output) : Value();
+  TmaReleaseOp::create(b, c.release.getLoc(), stagePrev, yes, after,
+                       releaseBuffer, c.release.getStagesAttr(), releaseProxy);
   for (Operation *op : c.rescale)
     op->moveBefore(c.output);
   c.acc.replaceUsesWithIf(done.getResult(0), [&](OpOperand &use) {
@@ -335,7 +355,7 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early) {
     lastDot.setAsync(false);
     turn(tb, TurnAction::Pass);
     Value always = arith::ConstantOp::create(tb, loc, tb.getBoolAttr(true));
-    TmaReleaseOp::create(tb, loc, st, always, releaseBuffer,
+    TmaReleaseOp::create(tb, loc, st, always, /*after=*/Value(), releaseBuffer,
                          prevDot.getStagesAttr(), releaseProxy);
     scf::YieldOp::create(tb, loc, lastDot.getResult());
     OpBuilder eb = last.getElseBodyBuilder();
@@ -372,7 +392,7 @@ struct OverlapSoftmaxPass
       auto func = loop->getParentOfType<func::FuncOp>();
       loop->removeAttr(TileDialect::getPingpongAttrName());
       rewrite(loop, c, pingpong && getNumWarps(func) == 2 * kWarpsPerWarpgroup,
-              earlyRelease);
+              earlyRelease, orderedRelease);
     }
     // The carried P takes the registers the query held: the query moves to
     // shared memory where it is still in registers.

@@ -999,7 +999,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     // through the generic one (cp.async): the release fences first.
     Value yes = arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true));
     for (auto [buffer, reader] : llvm::zip(l.buffers, l.readers))
-      TmaReleaseOp::create(cb, loc, reader.second, yes, buffer, l.stages,
+      TmaReleaseOp::create(cb, loc, reader.second, yes, /*after=*/Value(),
+                           buffer, l.stages,
                            /*async_proxy=*/true);
     cb.setInsertionPoint(l.after);
     if (n + 1 < loops.size()) {

@@ -38,6 +38,15 @@
 // With early-release=false K's stage goes back beside V's, at the end of the
 // iteration.
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true" "--quire-overlap-softmax=early-release=false" | FileCheck %s --check-prefix=LATE
+// With ordered-release V's stage is released after the softmax's row sums:
+// the release after P V's wait takes the carried sums (l * alpha + sum(p))
+// as `after`, and the PTX predicates its fence and arrival on them (x <=
+// +inf or unordered, true for every float), so ptxas keeps the release and
+// the wait before it after the softmax.
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true overlap-softmax=true ordered-release=true" | FileCheck %s --check-prefix=ORDERED
+// RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --num-warps 4 --warp-specialize --overlap-softmax --ordered-release -o %t.ordered.ptx
+// RUN: FileCheck %s --input-file=%t.ordered.ptx --check-prefix=ORDERED-PTX
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ordered.ptx -o %t.ordered.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // Off by default; without producer warps (loops staged by the warps that
 // compute, waiting on cp.async groups) the pass changes nothing, nor does it
 // on a matmul (one dot, carrying its accumulator).
@@ -96,6 +105,27 @@
 // LATE:           tile.tma_release stage %{{.*}} {async_proxy, buffer = 1 : i32
 // LATE:           tile.tma_release stage %{{.*}} {async_proxy, buffer = 0 : i32
 // LATE-NEXT:      scf.yield
+
+// ORDERED-LABEL: func.func @paged_prefill_attention
+// ORDERED:         scf.for
+// ORDERED:           tile.warpgroup_wait %{{.*}} {older, pending = 1 : i32}
+// ORDERED:           %[[SUM:.*]] = tile.reduce sum
+// ORDERED:           %[[L:.*]] = arith.addf {{.*}}%[[SUM]]
+// ORDERED:           tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
+// ORDERED-NEXT:      tile.tma_release stage %{{.*}} if %true after %[[L]] : tensor<{{[0-9]+}}xf32, {{.*}}> {async_proxy, buffer = 1 : i32
+// The last P V's release (after the loop) has nothing to wait for.
+// ORDERED:         scf.if
+// ORDERED:           tile.warpgroup_dot a(
+// ORDERED-NEXT:      tile.tma_release stage %{{.*}} if %{{[^ ]*}} {async_proxy, buffer = 1 : i32
+
+// ORDERED-PTX-LABEL: .entry paged_prefill_attention
+// ORDERED-PTX:       wgmma.wait_group.sync.aligned 0;
+// ORDERED-PTX:       setp.leu.f32 q, %r{{[0-9]+}}, 0f7F800000;
+// ORDERED-PTX-NEXT:  setp.leu.and.f32 q, %r{{[0-9]+}}, 0f7F800000, q;
+// ORDERED-PTX-NEXT:  @q fence.proxy.async.shared::cta;
+// ORDERED-PTX-NEXT:  bar.warp.sync -1;
+// ORDERED-PTX-NEXT:  and.pred a, %p{{[0-9]+}}, q;
+// ORDERED-PTX-NEXT:  @a mbarrier.arrive.shared::cta.b64 _, [%r{{[0-9]+}}];
 
 // OFF-LABEL: func.func @paged_prefill_attention
 // OFF-NOT:   older

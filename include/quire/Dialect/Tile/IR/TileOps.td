@@ -840,13 +840,25 @@ def Tile_TmaReleaseOp : Tile_Op<"tma_release", [MemoryEffects<[MemRead, MemWrite
     (`cp.async`, quire-warp-specialize): each thread fences
     (`fence.proxy.async.shared::cta`) before the warp's arrival.
 
+    With `after %v` (an f32 value or tensor) the release comes after `%v`:
+    each thread's fence and arrival depend on its elements of `%v` (a
+    comparison that holds for every float), so ptxas cannot schedule them,
+    or a `wgmma` wait they follow, before `%v` is computed. Ordering alone:
+    the release happens exactly as without it. quire-overlap-softmax gives
+    the release after P V's wait the softmax's row sums.
+
     ```mlir
     tile.tma_release stage %s if %p {buffer = 0 : i32, stages = 3 : i32}
+    tile.tma_release stage %s if %p after %l : tensor<128xf32, #slice>
+        {buffer = 1 : i32, stages = 3 : i32}
     ```
   }];
-  let arguments = (ins I32:$stage, I1:$pred, I32Attr:$buffer, I32Attr:$stages,
+  let arguments = (ins I32:$stage, I1:$pred, Optional<AnyType>:$after,
+                       I32Attr:$buffer, I32Attr:$stages,
                        UnitAttr:$async_proxy);
-  let assemblyFormat = "`stage` $stage `if` $pred attr-dict";
+  let assemblyFormat = [{
+    `stage` $stage `if` $pred (`after` $after^ `:` type($after))? attr-dict
+  }];
   let hasVerifier = 1;
 }
 

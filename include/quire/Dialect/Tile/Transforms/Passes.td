@@ -687,12 +687,22 @@ def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
     sooner, so with 3 stages K's copies run two iterations ahead as V's
     do.
 
+    With `ordered-release`, the release of V's stage after `P V`'s wait comes
+    after the softmax's row sums (`tile.tma_release ... after %l`, where a
+    carried row statistic is `%l_new = %l * alpha + sum(p)`): ptxas
+    otherwise schedules the release, which depends on nothing the softmax
+    computes, at the softmax's start, and the wait for `P V` with it, so
+    the softmax no longer runs while `P V` does (docs/performance.md,
+    "The V release and the wait for P V").
+
   }];
   let options = [
     Option<"pingpong", "pingpong", "bool", "false",
            "the two consumer warpgroups issue each iteration's dots in turn">,
     Option<"earlyRelease", "early-release", "bool", "true",
-           "release K's stage once the scores retire">
+           "release K's stage once the scores retire">,
+    Option<"orderedRelease", "ordered-release", "bool", "false",
+           "release V's stage after the softmax's row sums">
   ];
   let dependentDialects = ["::mlir::quire::tile::TileDialect",
                            "::mlir::arith::ArithDialect",
