@@ -693,7 +693,7 @@ def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
     otherwise schedules the release, which depends on nothing the softmax
     computes, at the softmax's start, and the wait for `P V` with it, so
     the softmax no longer runs while `P V` does (docs/performance.md,
-    "The V release and the wait for P V").
+    "The wait for P V follows V's release").
 
   }];
   let options = [
