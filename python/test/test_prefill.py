@@ -894,15 +894,15 @@ def test_ordered_release_waits_for_the_row_sums():
                                  ordered_release="yes")
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("separate", [False, True], ids=["cache", "kv"])
-def test_ordered_release_matches_float64(separate):
-    """ordered_release on the GPU, in the cache form and with the chunk's
-    K/V separate: against float64 with a NaN-poisoned output and cache
-    tails, ragged contexts (a chunk without context, one of one token)."""
+def _loop_option_matches_float64(option, separate, seed):
+    """The prefill op with quire.compile's `option` on, in the cache form
+    (sm_90: the softmax overlap) or with the chunk's K/V separate, against
+    float64 with a NaN-poisoned output and cache tails, ragged contexts up
+    to 1500 tokens, a chunk without context and one of a single token.
+    Returns the plan's compile options."""
     import torch
     from quire.ops import prefill
-    rng = np.random.default_rng(17)
+    rng = np.random.default_rng(seed)
     a, kn, vn = _case(rng, [1500, 0, 300, 77], [200, 129, 1, 64], 16, 8, 2,
                       128)
     _poison_tails(a)
@@ -914,38 +914,25 @@ def test_ordered_release_matches_float64(separate):
     out = torch.full_like(t["query"], float("nan"))
     prefill._plans.clear()
     quire.ops._paged_prefill(*t.values(), None, out, *kv, 200,
-                             ordered_release=True)
+                             **{option: True})
     assert _rel(out.cpu().numpy(), ref) < 2e-3
     (spec,) = prefill._plans.values()
-    assert dict(spec.options)["ordered_release"] is True
+    options = dict(spec.options)
+    assert options[option] is True
+    assert options.get("overlap_softmax", False) == (not separate)
+    return options
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("separate", [False, True], ids=["cache", "kv"])
+def test_ordered_release_matches_float64(separate):
+    """ordered_release on the GPU (_loop_option_matches_float64)."""
+    _loop_option_matches_float64("ordered_release", separate, 17)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("separate", [False, True], ids=["cache", "kv"])
 def test_skip_unit_rescale_matches_float64(separate):
-    """skip_unit_rescale on the GPU, in the cache form (sm_90: the softmax
-    overlap) and with the chunk's K/V separate (the rescale right before
-    P V): against float64 with a NaN-poisoned output and cache tails,
-    ragged contexts up to 1500 tokens (the longer the row, the more warps
-    skip their rescale), a chunk without context and one of a single
-    token."""
-    import torch
-    from quire.ops import prefill
-    rng = np.random.default_rng(15)
-    a, kn, vn = _case(rng, [1500, 0, 300, 77], [200, 129, 1, 64], 16, 8, 2,
-                      128)
-    _poison_tails(a)
-    ref = reference(a, kn, vn, 1 / math.sqrt(128))
-    t = {k: torch.from_numpy(np.ascontiguousarray(x)).cuda()
-         for k, x in a.items()}
-    kv = [torch.from_numpy(x).cuda() for x in (kn, vn)] if separate else \
-        [None, None]
-    out = torch.full_like(t["query"], float("nan"))
-    prefill._plans.clear()
-    quire.ops._paged_prefill(*t.values(), None, out, *kv, 200,
-                             skip_unit_rescale=True)
-    assert _rel(out.cpu().numpy(), ref) < 2e-3
-    (spec,) = prefill._plans.values()
-    options = dict(spec.options)
-    assert options["skip_unit_rescale"] is True
-    assert options.get("overlap_softmax", False) == (not separate)
+    """skip_unit_rescale on the GPU (_loop_option_matches_float64): the
+    longer the row, the more warps skip their rescale."""
+    _loop_option_matches_float64("skip_unit_rescale", separate, 15)
