@@ -349,8 +349,9 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     `producer_registers`, `early_release`, `skip_unit_rescale`,
     `ordered_release` and `overlap_softmax` (quire.compile's;
     overlap_softmax None: configs.prefill_overlap_softmax, which also takes
-    3 stages unless `cfg` names them and the consumer warpgroups' turns; True: the overlap at the
-    stages `cfg` names, with turns only if `pingpong`). `cfg` is
+    3 stages unless `cfg` names them and the consumer warpgroups' turns;
+    True: the overlap at the stages `cfg` names, with turns only if
+    `pingpong`). `cfg` is
     (block_m, block_n, num_warps, num_stages), None for each default, the
     defaults those of configs.prefill_config for compute capability `sm`
     (the interpreter: 90) and `wgmma`; `fold_scale` as the kernel's

@@ -178,9 +178,10 @@ Value rowSums(Block *body, Operation *before) {
 /// (tile.warpgroup_turn around them), FlashAttention-3's ping-pong.
 /// `early`: K's stage is released as soon as the scores that read it retire
 /// (where K and V have releases of their own), so the producer refills it an
-/// iteration sooner. `late`: V's stage is released after the softmax's row
+/// iteration sooner. `ordered`: V's stage is released after the softmax's row
 /// sums (rowSums), not wherever ptxas schedules it.
-void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early, bool late) {
+void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early,
+             bool ordered) {
   Location loc = c.output.getLoc();
   auto turn = [&](OpBuilder &b, TurnAction action) -> Operation * {
     return turns ? WarpgroupTurnOp::create(b, loc, action) : nullptr;
@@ -322,7 +323,7 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early, bool late) {
   auto done = WarpgroupWaitOp::create(b, loc, ValueRange{prevDot.getResult()},
                                       b.getI32IntegerAttr(0), UnitAttr());
   Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-  Value after = late ? rowSums(body, c.output) : Value();
+  Value after = ordered ? rowSums(body, c.output) : Value();
   TmaReleaseOp::create(b, c.release.getLoc(), stagePrev, yes, after,
                        releaseBuffer, c.release.getStagesAttr(), releaseProxy);
   for (Operation *op : c.rescale)
