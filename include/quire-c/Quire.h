@@ -226,6 +226,13 @@ quireCompileOptionsSetOrderedRelease(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetSkipUnitRescale(QuireCompileOptions *options,
                                       int32_t skipUnitRescale);
+/* Nonzero: a dot loop whose body branches on its induction variable (a
+ * mask of the last tiles) is split where the branch turns, the iterations
+ * before it without the branch (quirec --split-iterations). Zero (the
+ * default) keeps one loop. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetSplitIterations(QuireCompileOptions *options,
+                                      int32_t splitIterations);
 /* Nonzero: with wgmma, 3 or more async stages and 8 warps, the two
  * warpgroups of an attention loop (two wgmma dots, the second's A computed
  * from the first's result) run half an iteration apart, one's softmax beside

@@ -67,6 +67,7 @@ struct QuireCompileOptions {
   bool earlyRelease = true;
   bool orderedRelease = false;
   bool skipUnitRescale = false;
+  bool splitIterations = false;
   bool pingpong = false;
   bool wideFp8Operands = true;
   bool gatheredRows = false;
@@ -353,6 +354,12 @@ void quireCompileOptionsSetOrderedRelease(QuireCompileOptions *options,
     options->orderedRelease = orderedRelease != 0;
 }
 
+void quireCompileOptionsSetSplitIterations(QuireCompileOptions *options,
+                                           int32_t splitIterations) {
+  if (options)
+    options->splitIterations = splitIterations != 0;
+}
+
 void quireCompileOptionsSetSkipUnitRescale(QuireCompileOptions *options,
                                            int32_t skipUnitRescale) {
   if (options)
@@ -438,6 +445,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.earlyRelease = options->earlyRelease;
   compileOptions.orderedRelease = options->orderedRelease;
   compileOptions.skipUnitRescale = options->skipUnitRescale;
+  compileOptions.splitIterations = options->splitIterations;
   compileOptions.pingpong = options->pingpong;
   compileOptions.wideFp8Operands = options->wideFp8Operands;
   compileOptions.gatheredRows = options->gatheredRows;

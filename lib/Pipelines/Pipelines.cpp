@@ -169,6 +169,12 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
   // Last: the passes above match loops without its branches.
   if (options.skipUnitRescale)
     pm.addPass(tile::createSkipUnitRescale());
+  // After every pass that matches one loop.
+  if (options.splitIterations) {
+    pm.addPass(tile::createSplitIterations());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+  }
 }
 
 void mlir::quire::buildLLVMPipeline(OpPassManager &pm,
@@ -366,6 +372,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.earlyRelease = options.earlyRelease;
   popts.orderedRelease = options.orderedRelease;
   popts.skipUnitRescale = options.skipUnitRescale;
+  popts.splitIterations = options.splitIterations;
   popts.pingpong = options.pingpong;
   popts.wideFp8Operands = options.wideFp8Operands;
   popts.gatheredRows = options.gatheredRows;

@@ -375,7 +375,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             warp_specialize=False, producer_warpgroup=False, pingpong=False,
             gathered_rows=False, producer_registers=0,
             overlap_softmax=False, early_release=True,
-            ordered_release=False, skip_unit_rescale=False):
+            ordered_release=False, skip_unit_rescale=False,
+            split_iterations=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -409,6 +410,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     `skip_unit_rescale=True` skips an attention loop's rescale of its
     accumulator by exp(m - m_new) in a warp whose factors are all 1, with
     the same results (quirec --skip-unit-rescale).
+    `split_iterations=True` splits a dot loop whose body branches on its
+    induction variable (an attention loop's mask of its last tiles) where
+    the branch turns: the iterations before it run without the branch, in
+    the same software pipeline (quirec --split-iterations).
     `pingpong=True` (with wgmma, num_stages >= 3 and 8 warps) runs the two
     warpgroups of an attention loop (two dots, the second's A computed from
     the first's result) half an iteration apart, so one's softmax runs
@@ -473,6 +478,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "early_release": early_release,
                "ordered_release": ordered_release,
                "skip_unit_rescale": skip_unit_rescale,
+               "split_iterations": split_iterations,
                "pingpong": pingpong, "gathered_rows": gathered_rows}
     for option, value in options.items():
         _OPTION_CHECKS.get(option, check_bool)(option, value)

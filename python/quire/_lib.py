@@ -137,6 +137,8 @@ def _declare(lib):
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetOrderedRelease":
                 (None, [c_void_p, ctypes.c_int32]),
+                "quireCompileOptionsSetSplitIterations":
+                (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetSkipUnitRescale":
                 (None, [c_void_p, ctypes.c_int32]),
                 "quireCompileOptionsSetGatheredRows":
@@ -283,6 +285,9 @@ OPTIONS = (
     Option("skip_unit_rescale", False, "quireCompileOptionsSetSkipUnitRescale",
            "skip an attention rescale by factors that are all 1 "
            "(skip_unit_rescale)"),
+    Option("split_iterations", False, "quireCompileOptionsSetSplitIterations",
+           "split a dot loop where a branch on its induction variable "
+           "turns (split_iterations)"),
     Option("pingpong", False, "quireCompileOptionsSetPingpong",
            "run two warpgroups half an iteration apart (pingpong)"),
     Option("gathered_rows", False, "quireCompileOptionsSetGatheredRows",

@@ -771,14 +771,18 @@ def test_persistent_matches_float64(separate):
 def _cache_form_kernel(**options):
     """The op's default cache-form kernel on sm_90 (128 x 128 tiles, 16-token
     pages, a producer warpgroup, the softmax overlap with turns at 3 stages)
-    with `options` (_spec's), compiled, and its tile IR's stripped lines."""
+    with `options` (_spec's, or prefill.LOOP_PASSES'), compiled, and its
+    tile IR's stripped lines."""
     from quire.ops import launch, prefill
     from quire.ops.features import Features
     none = Features(-1, 0.0, None, None, False, {})
+    passes = prefill.loop_passes({n: options.pop(n) for n in list(options)
+                                  if n in prefill.LOOP_PASSES})
     spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, False,
                          False, True, False, none, num_stages=3,
                          warp_specialize=True, producer_warpgroup=True,
-                         overlap_softmax=True, pingpong=True, **options)
+                         overlap_softmax=True, pingpong=True, passes=passes,
+                         **options)
     kernel = launch.compiled(spec, 90, 8)
     return kernel, [line.strip() for line in kernel.asm("tile").splitlines()]
 
@@ -894,6 +898,45 @@ def test_ordered_release_waits_for_the_row_sums():
                                  ordered_release="yes")
 
 
+def test_split_iterations_takes_the_mask_out_of_the_first_loop():
+    """split_iterations on the op's default cache-form kernel (sm_90): the
+    consumers' loop becomes two of one pipeline, the first without the
+    causal mask's branch (no -inf select), the second with it, carrying
+    the first's results; ptxas takes it. Off (the default), one loop. The op checks the hook's type and name."""
+    kernel, lines = _cache_form_kernel(split_iterations=True)
+
+    def consumer_loops(lines):
+        start = lines.index("tile.warpgroup_turn start")
+        end = lines.index("tile.warpgroup_turn end")
+        return [i for i in range(start, end)
+                if " = scf.for " in lines[i]]
+
+    first, second = consumer_loops(lines)
+    masked = [i for i, line in enumerate(lines)
+              if line.startswith("%") and "arith.select" in line and
+              "128x128xi1" in line]
+    # (The peeled first iteration's before the loops, the second loop's.)
+    assert not any(first < i < second for i in masked)
+    assert any(i > second for i in masked)
+    bound = lines[first].split(" to ")[1].split(" step ")[0]
+    assert lines[second].split(" = scf.for %")[1].split(" = ")[1] \
+        .startswith(bound + " to ")
+    results = lines[first].split(" = scf.for ")[0].split(":")[0]
+    assert f"= {results}#0," in lines[second]
+    ptxas_sm90a(kernel.ptx, "prefill_split_iterations")
+    kernel, lines = _cache_form_kernel()
+    assert len(consumer_loops(lines)) == 1
+    rng = np.random.default_rng(18)
+    a, kn, vn = _case(rng, [5], [20], 16, 4, 2, 64)
+    with pytest.raises(TypeError, match="split_iterations"):
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 split_iterations=0)
+    with pytest.raises(TypeError, match="unexpected keyword argument "
+                       "'split_iteration'"):
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 split_iteration=True)
+
+
 def _loop_option_matches_float64(option, separate, seed):
     """The prefill op with quire.compile's `option` on, in the cache form
     (sm_90: the softmax overlap) or with the chunk's K/V separate, against
@@ -928,6 +971,15 @@ def _loop_option_matches_float64(option, separate, seed):
 def test_ordered_release_matches_float64(separate):
     """ordered_release on the GPU (_loop_option_matches_float64)."""
     _loop_option_matches_float64("ordered_release", separate, 17)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("separate", [False, True], ids=["cache", "kv"])
+def test_split_iterations_matches_float64(separate):
+    """split_iterations on the GPU (_loop_option_matches_float64): the
+    ragged contexts put the split anywhere from the first tile to the
+    last."""
+    _loop_option_matches_float64("split_iterations", separate, 19)
 
 
 @pytest.mark.gpu

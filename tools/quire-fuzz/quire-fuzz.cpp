@@ -66,6 +66,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     readFlag(first, "early-release=", options.earlyRelease);
     readFlag(first, "ordered-release=", options.orderedRelease);
     readFlag(first, "skip-unit-rescale=", options.skipUnitRescale);
+    readFlag(first, "split-iterations=", options.splitIterations);
     readFlag(first, "early-dots=", options.earlyDots);
     readFlag(first, "pingpong=", options.pingpong);
     readFlag(first, "gathered-rows=", options.gatheredRows);

@@ -190,6 +190,12 @@ static cl::opt<bool> skipUnitRescale(
              "exp(m - m_new) in a warp whose factors are all 1, with the "
              "same results (quire-skip-unit-rescale; default false)"),
     cl::cat(category));
+static cl::opt<bool> splitIterations(
+    "split-iterations", cl::init(false),
+    cl::desc("split a dot loop where a branch on its induction variable "
+             "turns (a mask of the last tiles), the iterations before it "
+             "without the branch (quire-split-iterations; default false)"),
+    cl::cat(category));
 static cl::opt<bool> pingpong(
     "pingpong", cl::init(false),
     cl::desc("with --wgmma, --async-stages=3 or more and 8 warps, run the two "
@@ -317,6 +323,7 @@ int main(int argc, char **argv) {
   options.earlyRelease = earlyRelease;
   options.orderedRelease = orderedRelease;
   options.skipUnitRescale = skipUnitRescale;
+  options.splitIterations = splitIterations;
   options.pingpong = pingpong;
   options.wideFp8Operands = wideFp8Operands;
   options.gatheredRows = gatheredRows;

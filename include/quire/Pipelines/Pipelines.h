@@ -159,6 +159,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "a warp whose factors are all 1 "
                      "(quire-skip-unit-rescale)"),
       llvm::cl::init(false)};
+  Option<bool> splitIterations{
+      *this, "split-iterations",
+      llvm::cl::desc("split a dot loop where a branch on its induction "
+                     "variable turns, the iterations before it without the "
+                     "branch (quire-split-iterations)"),
+      llvm::cl::init(false)};
   Option<bool> pingpong{
       *this, "pingpong",
       llvm::cl::desc("run the two warpgroups of a wgmma attention loop half "
@@ -256,6 +262,9 @@ struct CompileOptions {
   /// An attention loop's rescale skipped in a warp whose factors are all 1
   /// (quire-skip-unit-rescale).
   bool skipUnitRescale = false;
+  /// A dot loop split where a branch on its induction variable turns
+  /// (quire-split-iterations).
+  bool splitIterations = false;
   /// The two warpgroups of a wgmma attention loop half an iteration apart
   /// (quire-async-copies pingpong, quire-pingpong).
   bool pingpong = false;

@@ -14,6 +14,25 @@ ROLES = ("query", "key_cache", "value_cache", "block_table",
          "query_start_loc", "seq_lens", "out", "key", "value",
          "alibi_slopes", "sinks", "q_descale", "k_descale", "v_descale")
 _plans = {}
+# quire.compile's options for the passes that reshape the attention loop
+# after its schedule (docs/passes.md), with their defaults: the op's
+# _paged_prefill takes each by name and passes the ones set otherwise
+# through prefill_launch to the kernel's compile options.
+LOOP_PASSES = {"early_release": True, "skip_unit_rescale": False,
+               "ordered_release": False, "split_iterations": False}
+
+
+def loop_passes(options):
+    """The (name, value) pairs of the LOOP_PASSES `options` (a dict of
+    keyword arguments) sets to other than their defaults, checked: an
+    unknown name or a value that is not a bool raises TypeError."""
+    for name, value in options.items():
+        if name not in LOOP_PASSES:
+            raise TypeError(f"{WHAT}: unexpected keyword argument '{name}'")
+        val.check_bool(value, name)
+    return tuple((name, options[name]) for name in LOOP_PASSES
+                 if options.get(name, LOOP_PASSES[name]) !=
+                 LOOP_PASSES[name])
 
 
 def _spec(dtype, group, head_dim, page_size, block_m, block_n,
@@ -22,14 +41,13 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           fold_scale=True, pingpong=False, gathered_rows=False,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
           producer_registers=0, last_first=True, overlap_softmax=False,
-          kv_desc=None, one_loop=True, persistent=False,
-          early_release=True, skip_unit_rescale=False,
-          ordered_release=False):
+          kv_desc=None, one_loop=True, persistent=False, passes=()):
     """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
     DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
     `separate`: the chunk's keys read in the context's loop (ONE_LOOP);
-    False: in a loop of their own."""
+    False: in a loop of their own. `passes`: loop_passes' pairs, compile
+    options as they are."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -92,12 +110,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     options = tuple((name, True) for name, on in flags.items() if on)
     if producer_registers:
         options += (("producer_registers", producer_registers),)
-    if not early_release:
-        options += (("early_release", False),)
-    if skip_unit_rescale:
-        options += (("skip_unit_rescale", True),)
-    if ordered_release:
-        options += (("ordered_release", True),)
+    options += tuple(passes)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
                              consts, args, num_stages, options)
 
@@ -210,13 +223,13 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
                    last_first=True, overlap_softmax=None, tma_pages=None,
-                   one_loop=True, persistent=False, early_release=True,
-                   skip_unit_rescale=False, ordered_release=False):
+                   one_loop=True, persistent=False, **passes):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
-    producer_registers, early_release, skip_unit_rescale,
-    ordered_release and overlap_softmax, quire.compile's; overlap_softmax None:
+    producer_registers, overlap_softmax and the LOOP_PASSES `passes`
+    (early_release, skip_unit_rescale, ordered_release, split_iterations),
+    quire.compile's; overlap_softmax None:
     configs.prefill_overlap_softmax, with 3 stages), the gathered rows'
     layout (gathered_rows, quire.compile's), the folded scale
     (fold_scale, prefill_kernel.FOLD_SCALE) and the order of a
@@ -281,9 +294,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     if tma_pages is not None:
         val.check_bool(tma_pages, "tma_pages")
     val.check_bool(one_loop, "one_loop")
-    val.check_bool(early_release, "early_release")
-    val.check_bool(skip_unit_rescale, "skip_unit_rescale")
-    val.check_bool(ordered_release, "ordered_release")
+    passes = loop_passes(passes)
     if not isinstance(persistent, bool):
         persistent = val.to_int(persistent, "persistent", 1)
     _kernel._check_producer_registers("producer_registers", producer_registers)
@@ -295,8 +306,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
         producer_registers, last_first, overlap_softmax,
-        tma_pages if not host else False, one_loop, persistent, early_release,
-        skip_unit_rescale, ordered_release)
+        tma_pages if not host else False, one_loop, persistent, passes)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -337,8 +347,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
                    overlap_softmax=None, tma_pages=None, one_loop=True,
-                   persistent=False, early_release=True,
-                   skip_unit_rescale=False, ordered_release=False):
+                   persistent=False, passes=()):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -346,12 +355,11 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     `warp_specialize` and `producer_warpgroup`: quire.compile's options
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
     `early_dots`, which the caller compiles the kernel with), and
-    `producer_registers`, `early_release`, `skip_unit_rescale`,
-    `ordered_release` and `overlap_softmax` (quire.compile's;
-    overlap_softmax None: configs.prefill_overlap_softmax, which also takes
-    3 stages unless `cfg` names them and the consumer warpgroups' turns;
-    True: the overlap at the stages `cfg` names, with turns only if
-    `pingpong`). `cfg` is
+    `producer_registers`, `overlap_softmax` and `passes` (loop_passes'
+    pairs), quire.compile's (overlap_softmax None:
+    configs.prefill_overlap_softmax, which also takes 3 stages unless `cfg`
+    names them and the consumer warpgroups' turns; True: the overlap at the
+    stages `cfg` names, with turns only if `pingpong`). `cfg` is
     (block_m, block_n, num_warps, num_stages), None for each default, the
     defaults those of configs.prefill_config for compute capability `sm`
     (the interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
@@ -489,8 +497,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
-           producer_registers, last_first, overlap_softmax, early_release,
-           skip_unit_rescale, ordered_release, kv_desc,
+           producer_registers, last_first, overlap_softmax, passes, kv_desc,
            one_loop and not separate, persistent, token_strides)
     spec = _plans.get(key)
     if spec is None:
@@ -500,8 +507,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
             pingpong, gathered_rows, token_strides, warp_specialize,
             producer_warpgroup, producer_registers, last_first,
-            overlap_softmax, kv_desc, one_loop, persistent, early_release,
-            skip_unit_rescale, ordered_release))
+            overlap_softmax, kv_desc, one_loop, persistent, passes))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,

@@ -818,4 +818,50 @@ def SkipUnitRescale : Pass<"quire-skip-unit-rescale", "::mlir::ModuleOp"> {
                            "::mlir::scf::SCFDialect"];
 }
 
+def SplitIterations : Pass<"quire-split-iterations", "::mlir::ModuleOp"> {
+  let summary = "split a dot loop at the iteration where a branch on its "
+                "induction variable turns, the iterations before it without "
+                "the branch";
+  let description = [{
+    An attention loop masks only its last tiles (the causal diagonal, the
+    sequence's end): its body branches on the induction variable,
+
+    ```mlir
+    scf.for %i = %lb to %ub step %s {
+      %e = arith.addi %i, %c          (or %i itself)
+      %t = arith.cmpi sgt, %e, %x     (%x defined outside the loop)
+      %r = scf.if %t { mask } else { no mask }
+      ...
+    }
+    ```
+
+    and the branch costs every iteration: the code around it cannot be
+    scheduled across it (in the overlapped softmax, the row maximum waits
+    for it). In a kernel's loop that holds a dot (`tile.dot`,
+    `tile.warpgroup_dot`), with a constant positive step and an i32 or
+    narrower induction variable, the pass finds the first `scf.if` of the
+    body whose condition is a signed compare of `%i + constant` (or `%i`)
+    with a loop-invariant value, so it holds one value up to an iteration
+    and the other after it, and splits the loop there:
+
+    ```mlir
+    %k = first iteration (on the loop's grid, within [%lb, %ub]) whose
+         condition differs from the first's, computed before the loop in i64
+    %a = scf.for %i = %lb to %k step %s { no mask, inline }
+    %b = scf.for %i = %k to %ub step %s iter_args(%a) { the branch, as before }
+    ```
+
+    The second loop keeps the branch, so it is exact whatever its
+    condition does; the first runs only iterations where `%i + c` neither
+    wraps nor reaches the other side of `%x`. Both loops carry the same
+    state, so a loop software-pipelined before (quire-overlap-softmax's
+    peeled first scores and last `P V`) stays one pipeline: no second
+    prologue or drain, unlike two loops in the kernel's source. Run it last
+    among the loop passes: the others match one loop.
+  }];
+  let dependentDialects = ["::mlir::quire::tile::TileDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect"];
+}
+
 #endif // QUIRE_DIALECT_TILE_TRANSFORMS_PASSES_TD
