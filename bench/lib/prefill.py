@@ -53,9 +53,10 @@ def configs(torch):
 # form and with K/V separate (cache skip rescale, skip rescale:
 # quire-skip-unit-rescale); V's stage released after the softmax's row
 # sums, in the cache form and with K/V separate (cache ordered release,
-# ordered release: quire-overlap-softmax ordered-release); the loop split
-# where its mask starts, in the cache form and with K/V separate (cache
-# split iterations, split iterations: quire-split-iterations); with a
+# ordered release: quire-overlap-softmax ordered-release); the cache form
+# without its loop split where the mask starts (cache no split:
+# quire-split-iterations off), the split with K/V separate (split
+# iterations); with a
 # persistent program per SM taking the tiles in turn (cache persist), and
 # the same kernel with a program per tile (cache persist 1: what its code
 # costs without the schedule);
@@ -105,8 +106,8 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("cache ordered release", DEFAULT, dict(separate=False,
                                                     ordered_release=True)),
             ("ordered release", DEFAULT, dict(ordered_release=True)),
-            ("cache split iterations", DEFAULT, dict(separate=False,
-                                                     split_iterations=True)),
+            ("cache no split", DEFAULT, dict(separate=False,
+                                             split_iterations=False)),
             ("split iterations", DEFAULT, dict(split_iterations=True)),
             ("cache persist", DEFAULT, dict(separate=False,
                                             persistent=True)),

@@ -669,10 +669,12 @@ def test_one_loop_matches_two_loops(causal, window):
 def test_cache_form_takes_the_softmax_overlap():
     """The chunk's K/V from the cache with pages of 16 tokens, at the
     default 128 x 128 tiles with the producer warpgroup: the kernel
-    compiles with quire-overlap-softmax at 3 stages and the consumer
-    warpgroups' turns (configs.prefill_overlap_softmax); separate K/V, pages of 128, the chunk in a
-    loop of its own, the overlap turned off or 2 stages asked for keep 2
-    stages without it. The interpreter's result is the same."""
+    compiles with quire-overlap-softmax at 3 stages, the consumer
+    warpgroups' turns (configs.prefill_overlap_softmax) and
+    quire-split-iterations (unless turned off); separate K/V, pages of
+    128, the chunk in a loop of its own, the overlap turned off or 2 stages
+    asked for keep 2 stages without either. The interpreter's result is the
+    same."""
     from quire.ops import configs, prefill
     tiles = (128, 128, 8)
     assert configs.prefill_overlap_softmax(tiles, 90, True, False, 16)
@@ -685,7 +687,9 @@ def test_cache_form_takes_the_softmax_overlap():
             (16, False, {}, True), (16, True, {}, False),
             (128, False, {}, False), (16, False, dict(one_loop=False), False),
             (16, False, dict(overlap_softmax=False), False),
-            (16, False, dict(num_stages=2), False)):
+            (16, False, dict(num_stages=2), False),
+            (16, False, dict(split_iterations=False), True)):
+        split = overlap and "split_iterations" not in options
         a, kn, vn = _case(rng, [0, 37, 200], [70, 33, 129], page, 4, 2, 128)
         ref = reference(a, kn, vn, 1 / math.sqrt(128))
         prefill._plans.clear()
@@ -698,6 +702,7 @@ def test_cache_form_takes_the_softmax_overlap():
         options = dict(specs[0].options)
         assert options.get("overlap_softmax", False) == overlap
         assert options.get("pingpong", False) == overlap
+        assert options.get("split_iterations", False) == split
         assert specs[0].num_stages == (3 if overlap else 2)
 
 
@@ -771,13 +776,14 @@ def test_persistent_matches_float64(separate):
 def _cache_form_kernel(**options):
     """The op's default cache-form kernel on sm_90 (128 x 128 tiles, 16-token
     pages, a producer warpgroup, the softmax overlap with turns at 3 stages)
-    with `options` (_spec's, or prefill.LOOP_PASSES'), compiled, and its
-    tile IR's stripped lines."""
+    with `options` (_spec's, or prefill.LOOP_PASSES'; split_iterations off
+    unless given), compiled, and its tile IR's stripped lines."""
     from quire.ops import launch, prefill
     from quire.ops.features import Features
     none = Features(-1, 0.0, None, None, False, {})
-    passes = prefill.loop_passes({n: options.pop(n) for n in list(options)
-                                  if n in prefill.LOOP_PASSES})
+    given = {n: options.pop(n) for n in list(options)
+             if n in prefill.LOOP_PASSES}
+    passes = prefill.loop_passes(dict({"split_iterations": False}, **given))
     spec = prefill._spec("f16", 4, 128, 16, 128, 128, True, True, False,
                          False, True, False, none, num_stages=3,
                          warp_specialize=True, producer_warpgroup=True,

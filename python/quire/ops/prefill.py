@@ -2,7 +2,7 @@
 that unified_attention shares: validation, the specialization and the
 launch of prefill_kernel.py."""
 
-from .. import _args, _kernel
+from .. import _args, _kernel, _lib
 from . import configs, features, launch, plan as plans, validation as val
 from .decode import device_resources, device_sm, outputs, run
 from ..compiler import code_generator
@@ -15,24 +15,33 @@ ROLES = ("query", "key_cache", "value_cache", "block_table",
          "alibi_slopes", "sinks", "q_descale", "k_descale", "v_descale")
 _plans = {}
 # quire.compile's options for the passes that reshape the attention loop
-# after its schedule (docs/passes.md), with their defaults: the op's
-# _paged_prefill takes each by name and passes the ones set otherwise
-# through prefill_launch to the kernel's compile options.
+# after its schedule (docs/passes.md), with the op's defaults (None: the
+# op's choice, prefill_launch's): _paged_prefill takes each by name,
+# prefill_launch passes the ones that differ from quire.compile's defaults
+# to the kernel's compile options.
 LOOP_PASSES = {"early_release": True, "skip_unit_rescale": False,
-               "ordered_release": False, "split_iterations": False}
+               "ordered_release": False, "split_iterations": None}
 
 
 def loop_passes(options):
-    """The (name, value) pairs of the LOOP_PASSES `options` (a dict of
-    keyword arguments) sets to other than their defaults, checked: an
-    unknown name or a value that is not a bool raises TypeError."""
+    """The (name, value) pairs of LOOP_PASSES, each the value `options` (a
+    dict of keyword arguments) gives or the default, checked: an unknown
+    name or a value that is not a bool (or None, where that is the
+    default) raises TypeError."""
     for name, value in options.items():
         if name not in LOOP_PASSES:
             raise TypeError(f"{WHAT}: unexpected keyword argument '{name}'")
-        val.check_bool(value, name)
-    return tuple((name, options[name]) for name in LOOP_PASSES
-                 if options.get(name, LOOP_PASSES[name]) !=
-                 LOOP_PASSES[name])
+        if value is not None or LOOP_PASSES[name] is not None:
+            val.check_bool(value, name)
+    return tuple((name, options.get(name, LOOP_PASSES[name]))
+                 for name in LOOP_PASSES)
+
+
+def _compile_passes(passes):
+    """The pairs of loop_passes' `passes` whose values differ from
+    quire.compile's defaults: the kernel's compile options."""
+    defaults = {o.name: o.default for o in _lib.OPTIONS}
+    return tuple((n, x) for n, x in passes if x != defaults[n])
 
 
 def _spec(dtype, group, head_dim, page_size, block_m, block_n,
@@ -46,8 +55,8 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
     DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
     `separate`: the chunk's keys read in the context's loop (ONE_LOOP);
-    False: in a loop of their own. `passes`: loop_passes' pairs, compile
-    options as they are."""
+    False: in a loop of their own. `passes`: loop_passes' pairs (no
+    None), compile options where they differ from quire.compile's."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -110,7 +119,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     options = tuple((name, True) for name, on in flags.items() if on)
     if producer_registers:
         options += (("producer_registers", producer_registers),)
-    options += tuple(passes)
+    options += _compile_passes(passes)
     return launch.specialize(paged_prefill, "paged_prefill_attention",
                              consts, args, num_stages, options)
 
@@ -347,7 +356,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
                    overlap_softmax=None, tma_pages=None, one_loop=True,
-                   persistent=False, passes=()):
+                   persistent=False, passes=None):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -356,10 +365,11 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     (None: configs.prefill_warp_specialize for both, unless `pingpong` or
     `early_dots`, which the caller compiles the kernel with), and
     `producer_registers`, `overlap_softmax` and `passes` (loop_passes'
-    pairs), quire.compile's (overlap_softmax None:
+    pairs; None: the defaults), quire.compile's (overlap_softmax None:
     configs.prefill_overlap_softmax, which also takes 3 stages unless `cfg`
-    names them and the consumer warpgroups' turns; True: the overlap at the
-    stages `cfg` names, with turns only if `pingpong`). `cfg` is
+    names them, the consumer warpgroups' turns and, unless `passes` says,
+    split_iterations; True: the overlap at the stages `cfg` names, with
+    turns only if `pingpong`). `cfg` is
     (block_m, block_n, num_warps, num_stages), None for each default, the
     defaults those of configs.prefill_config for compute capability `sm`
     (the interpreter: 90) and `wgmma`; `fold_scale` as the kernel's
@@ -479,6 +489,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         token_strides = tuple((n, x) for n, x in token_strides
                               if n not in ("k_token_stride",
                                            "v_token_stride"))
+    passes = dict(loop_passes({}) if passes is None else passes)
+    chosen = overlap_softmax is None
     if overlap_softmax is None:
         # One loop through cp.async (not TMA's pages, whose clears the
         # overlap leaves alone), at 3 stages; not over the dots' turns or
@@ -493,6 +505,11 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             # rows, docs/performance.md).
             num_stages = 3
             pingpong = True
+    if passes["split_iterations"] is None:
+        # The mask's branch out of the overlapped loop's unmasked tiles
+        # (quire-split-iterations; docs/performance.md).
+        passes["split_iterations"] = chosen and overlap_softmax
+    passes = tuple(passes.items())
     key = (dtype, kv_dtype, group, head_dim, page_size, block_m, block_n,
            aligned_pointers, aligned_strides, separate, checked, causal,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
