@@ -99,12 +99,13 @@ std::optional<Split> findSplit(scf::ForOp loop) {
 }
 
 /// Whether `loop` is one the pass splits: in a kernel, a dot in its body, a
-/// constant positive step, an induction variable of at most 32 bits.
+/// constant positive step, a signed induction variable of at most 32 bits.
 bool isCandidate(scf::ForOp loop) {
   auto func = loop->getParentOfType<func::FuncOp>();
   auto type = dyn_cast<IntegerType>(loop.getInductionVar().getType());
   APInt step;
   if (!func || !isKernel(func) || !type || type.getWidth() > 32 ||
+      loop.getUnsignedCmp() ||
       !matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
       !step.isStrictlyPositive())
     return false;

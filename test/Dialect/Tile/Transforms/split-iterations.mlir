@@ -164,10 +164,10 @@ func.func @negative_offset(%x: i32, %lb: i32, %ub: i32) attributes {tile.kernel}
 
 // Left as they are: a loop without a dot; a condition on a carried value,
 // on a value computed in the loop, unsigned or (in)equality; a step that
-// is not a constant or not positive; a 64-bit induction variable; a
-// function that is not a kernel.
+// is not a constant or not positive; a 64-bit induction variable; a loop
+// over unsigned bounds; a function that is not a kernel.
 // CHECK-LABEL: func.func @near_misses
-// CHECK-COUNT-7: scf.for
+// CHECK-COUNT-8: scf.for
 // CHECK-NOT:     scf.for
 // CHECK-LABEL: func.func @not_a_kernel
 // CHECK-COUNT-1: scf.for
@@ -259,7 +259,18 @@ func.func @near_misses(%x: i32, %n: i32, %s: i32, %n64: i64, %x64: i64) attribut
     %o = tile.dot %h, %h, %a : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
     scf.yield %o : tensor<16x16xf32>
   }
-  "test.use"(%r0, %r1#0, %r2, %r3, %r4, %r5, %r6) : (tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>) -> ()
+  // Unsigned bounds.
+  %r7 = scf.for unsigned %i = %c0 to %n step %c1 iter_args(%acc = %acc0) -> (tensor<16x16xf32>) : i32 {
+    %t = arith.cmpi sgt, %i, %x : i32
+    %a = scf.if %t -> (tensor<16x16xf32>) {
+      scf.yield %acc : tensor<16x16xf32>
+    } else {
+      scf.yield %z : tensor<16x16xf32>
+    }
+    %o = tile.dot %h, %h, %a : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+    scf.yield %o : tensor<16x16xf32>
+  }
+  "test.use"(%r0, %r1#0, %r2, %r3, %r4, %r5, %r6, %r7) : (tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>) -> ()
   return
 }
 

@@ -838,8 +838,8 @@ def SplitIterations : Pass<"quire-split-iterations", "::mlir::ModuleOp"> {
     and the branch costs every iteration: the code around it cannot be
     scheduled across it (in the overlapped softmax, the row maximum waits
     for it). In a kernel's loop that holds a dot (`tile.dot`,
-    `tile.warpgroup_dot`), with a constant positive step and an i32 or
-    narrower induction variable, the pass finds the first `scf.if` of the
+    `tile.warpgroup_dot`), with a constant positive step and a signed i32
+    or narrower induction variable, the pass finds the first `scf.if` of the
     body whose condition is a signed compare of `%i + constant` (or `%i`)
     with a loop-invariant value, so it holds one value up to an iteration
     and the other after it, and splits the loop there:
