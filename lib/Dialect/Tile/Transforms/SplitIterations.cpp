@@ -151,12 +151,14 @@ void split(scf::ForOp loop, Split s) {
   auto wide = [&](Value v) -> Value {
     return arith::ExtSIOp::create(b, loc, i64, v);
   };
-  llvm::SmallDenseMap<int64_t, Value> constants;
+  SmallVector<std::pair<int64_t, Value>> constants;
   auto constant = [&](int64_t c) -> Value {
-    Value &v = constants[c];
-    if (!v)
-      v = arith::ConstantIntOp::create(b, loc, i64, c);
-    return v;
+    for (auto &[value, op] : constants)
+      if (value == c)
+        return op;
+    Value op = arith::ConstantIntOp::create(b, loc, i64, c);
+    constants.push_back({c, op});
+    return op;
   };
   Value lb = wide(loop.getLowerBound()), ub = wide(loop.getUpperBound());
   Value x = wide(s.bound);
