@@ -908,7 +908,8 @@ def test_split_iterations_takes_the_mask_out_of_the_first_loop():
     """split_iterations on the op's default cache-form kernel (sm_90): the
     consumers' loop becomes two of one pipeline, the first without the
     causal mask's branch (no -inf select), the second with it, carrying
-    the first's results; ptxas takes it. Off (the default), one loop. The op checks the hook's type and name."""
+    the first's results; ptxas takes it. Without it (the helper's default),
+    one loop. The op checks the hook's type and name."""
     kernel, lines = _cache_form_kernel(split_iterations=True)
 
     def consumer_loops(lines):
