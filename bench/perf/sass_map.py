@@ -15,6 +15,7 @@ For example, where P V's wait sits in the prefill kernel's loop:
     bench/run.py sass_map prefill.sass --from USETMAXREG.TRY_ALLOC
 """
 
+import itertools
 import re
 import sys
 
@@ -42,23 +43,18 @@ def instructions(text):
 
 def fold(insts):
     """The map's lines: key instructions in full, other runs counted."""
-    lines, run = [], None
-    for address, opcode, full in insts:
-        if opcode.startswith(KEY):
-            if run:
-                lines.append(f"{run[0]:>6} {run[1]} x{run[2]}")
-                run = None
-            lines.append(f"{address:>6}   {full}")
-            continue
-        base = opcode.split(".")[0]
-        if run and run[1] == base:
-            run[2] += 1
+    def run_key(inst):
+        # (None for a key instruction: each printed on its own.)
+        opcode = inst[1]
+        return None if opcode.startswith(KEY) else opcode.split(".")[0]
+
+    lines = []
+    for base, group in itertools.groupby(insts, run_key):
+        group = list(group)
+        if base is None:
+            lines += [f"{address:>6}   {full}" for address, _, full in group]
         else:
-            if run:
-                lines.append(f"{run[0]:>6} {run[1]} x{run[2]}")
-            run = [address, base, 1]
-    if run:
-        lines.append(f"{run[0]:>6} {run[1]} x{run[2]}")
+            lines.append(f"{group[0][0]:>6} {base} x{len(group)}")
     return lines
 
 

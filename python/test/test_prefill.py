@@ -793,6 +793,15 @@ def _cache_form_kernel(**options):
     return kernel, [line.strip() for line in kernel.asm("tile").splitlines()]
 
 
+def _hook_rejected(seed, match, **hook):
+    """The op on a small case with the loop-pass `hook` raises TypeError
+    matching `match`."""
+    a, kn, vn = _case(np.random.default_rng(seed), [5], [20], 16, 4, 2, 64)
+    with pytest.raises(TypeError, match=match):
+        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
+                                 **hook)
+
+
 def test_persistent_kernel_is_warp_specialized():
     """The persistent cache form at the op's default tiles on sm_90: one
     producer warpgroup (384 threads) whose tile loop counts the fills
@@ -870,11 +879,7 @@ def test_skip_unit_rescale_guards_the_rescale():
     kernel, lines = _cache_form_kernel()
     assert not any("tile.warp_any" in line for line in lines)
     assert "vote.sync" not in kernel.ptx
-    rng = np.random.default_rng(14)
-    a, kn, vn = _case(rng, [5], [20], 16, 4, 2, 64)
-    with pytest.raises(TypeError, match="skip_unit_rescale"):
-        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
-                                 skip_unit_rescale=1)
+    _hook_rejected(14, "skip_unit_rescale", skip_unit_rescale=1)
 
 
 def test_ordered_release_waits_for_the_row_sums():
@@ -897,11 +902,7 @@ def test_ordered_release_waits_for_the_row_sums():
     kernel, lines = _cache_form_kernel()
     assert not any(" after %" in line for line in lines)
     assert "0f7F800000" not in kernel.ptx
-    rng = np.random.default_rng(16)
-    a, kn, vn = _case(rng, [5], [20], 16, 4, 2, 64)
-    with pytest.raises(TypeError, match="ordered_release"):
-        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
-                                 ordered_release="yes")
+    _hook_rejected(16, "ordered_release", ordered_release="yes")
 
 
 def test_split_iterations_takes_the_mask_out_of_the_first_loop():
@@ -933,15 +934,9 @@ def test_split_iterations_takes_the_mask_out_of_the_first_loop():
     ptxas_sm90a(kernel.ptx, "prefill_split_iterations")
     kernel, lines = _cache_form_kernel()
     assert len(consumer_loops(lines)) == 1
-    rng = np.random.default_rng(18)
-    a, kn, vn = _case(rng, [5], [20], 16, 4, 2, 64)
-    with pytest.raises(TypeError, match="split_iterations"):
-        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
-                                 split_iterations=0)
-    with pytest.raises(TypeError, match="unexpected keyword argument "
-                       "'split_iteration'"):
-        quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,
-                                 split_iteration=True)
+    _hook_rejected(18, "split_iterations", split_iterations=0)
+    _hook_rejected(18, "unexpected keyword argument 'split_iteration'",
+                   split_iteration=True)
 
 
 def _loop_option_matches_float64(option, separate, seed):
