@@ -190,12 +190,66 @@ void mlir::quire::buildLLVMPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
 }
 
+/// What is wrong with the numeric options the pipelines and the driver
+/// share (empty if nothing); `dash` prefixes each option's name.
+template <typename Options>
+static std::string badOptions(const Options &o, llvm::StringRef dash) {
+  std::string msg;
+  llvm::raw_string_ostream os(msg);
+  unsigned numWarps = o.numWarps, sharedBuffers = o.sharedBuffers,
+           asyncStages = o.asyncStages, maxRegisters = o.maxRegisters,
+           producerRegisters = o.producerRegisters;
+  if (!isSupportedSM(o.sm))
+    os << "not supported: " << dash << "sm " << static_cast<unsigned>(o.sm)
+       << " (supported: 80, 86, 89, 90)";
+  else if (numWarps == 0 || numWarps > 32 || (numWarps & (numWarps - 1)))
+    os << dash << "num-warps must be a power of two in [1, 32], got "
+       << numWarps;
+  else if (sharedBuffers < 1 || sharedBuffers > 2)
+    os << dash << "shared-buffers must be 1 or 2, got " << sharedBuffers;
+  else if (asyncStages > 8)
+    os << dash << "async-stages must be at most 8, got " << asyncStages;
+  else if (maxRegisters && (maxRegisters < 24 || maxRegisters > 255))
+    os << dash << "max-registers must be 0 (no cap) or in [24, 255], got "
+       << maxRegisters;
+  else if (!tile::isProducerRegisters(producerRegisters))
+    os << dash
+       << "producer-registers must be 0 (the estimate) or a multiple of 8 "
+          "in [24, 256], got "
+       << producerRegisters;
+  return msg;
+}
+
+/// Registers a pipeline whose options are checked as quirec checks its
+/// flags: bad values are an error, not a pass that divides by zero.
+static void registerCheckedPipeline(llvm::StringRef arg,
+                                    llvm::StringRef description,
+                                    void (*build)(OpPassManager &,
+                                                  const PipelineOptions &)) {
+  std::string name = arg.str();
+  registerPassPipeline(
+      arg, description,
+      [name, build](OpPassManager &pm, llvm::StringRef text,
+                    function_ref<LogicalResult(const Twine &)> error) {
+        PipelineOptions options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        if (std::string bad = badOptions(options, ""); !bad.empty())
+          return error(name + ": " + bad);
+        build(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> handler) {
+        handler(PipelineOptions());
+      });
+}
+
 void mlir::quire::registerPipelines() {
-  PassPipelineRegistration<PipelineOptions>(
+  registerCheckedPipeline(
       "quire-tile-pipeline",
       "canonicalize, lower paged loads and assign layouts (tile -> tile)",
       buildTilePipeline);
-  PassPipelineRegistration<PipelineOptions>(
+  registerCheckedPipeline(
       "quire-llvm-pipeline",
       "the tile pipeline, then tile -> LLVM + NVVM dialects",
       buildLLVMPipeline);
@@ -286,37 +340,8 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
       llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
 
-  if (!isSupportedSM(options.sm)) {
-    diagOS << "error: not supported: --sm " << options.sm
-           << " (supported: 80, 86, 89, 90)\n";
-    return failure();
-  }
-  if (options.numWarps == 0 || options.numWarps > 32 ||
-      (options.numWarps & (options.numWarps - 1))) {
-    diagOS << "error: --num-warps must be a power of two in [1, 32], got "
-           << options.numWarps << "\n";
-    return failure();
-  }
-  if (options.sharedBuffers < 1 || options.sharedBuffers > 2) {
-    diagOS << "error: --shared-buffers must be 1 or 2, got "
-           << options.sharedBuffers << "\n";
-    return failure();
-  }
-  if (options.asyncStages > 8) {
-    diagOS << "error: --async-stages must be at most 8, got "
-           << options.asyncStages << "\n";
-    return failure();
-  }
-  if (options.maxRegisters &&
-      (options.maxRegisters < 24 || options.maxRegisters > 255)) {
-    diagOS << "error: --max-registers must be 0 (no cap) or in [24, 255], got "
-           << options.maxRegisters << "\n";
-    return failure();
-  }
-  if (!tile::isProducerRegisters(options.producerRegisters)) {
-    diagOS << "error: --producer-registers must be 0 (the estimate) or a "
-              "multiple of 8 in [24, 256], got "
-           << options.producerRegisters << "\n";
+  if (std::string bad = badOptions(options, "--"); !bad.empty()) {
+    diagOS << "error: " << bad << "\n";
     return failure();
   }
   if (failed(checkNestingDepth(source, bufferName, kMaxNestingDepth, diagOS)))

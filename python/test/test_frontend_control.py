@@ -6,6 +6,7 @@ import pytest
 
 import quire
 import quire.language as tl
+from conftest import FakeCudaArray
 
 np = pytest.importorskip("numpy")
 
@@ -143,6 +144,31 @@ def test_loop_steps():
     out = np.zeros(3, np.int32)
     step_kernel[(1,)](out, 2, 20)
     assert list(out) == [sum(range(20, 2, -3)), 60, sum(range(2, 20, 2))]
+
+
+@quire.jit
+def wide_step_kernel(out_ptr, hi, lo, STEP: tl.constexpr):
+    n = 0
+    last = 0
+    for i in range(hi, lo, STEP):
+        n += 1
+        last = i
+    tl.store(out_ptr, n)
+    tl.store(out_ptr + 1, last)
+
+
+@pytest.mark.parametrize("hi,lo,step", [(2**31 - 1, 0, -2**30),
+                                        (1_100_000_000, -1_100_000_000,
+                                         -2**29),
+                                        (2**31 - 1, -2**31, -2**31 + 1),
+                                        (0, 2**31 - 1, -1)])
+def test_negative_step_spans_past_int32(hi, lo, step):
+    """hi - lo and the count pass 2**31 while every i fits int32: the
+    count is not wrapped (it was 0 iterations)."""
+    out = np.full(2, -7, np.int32)
+    wide_step_kernel[(1,)](out, hi, lo, STEP=step)
+    r = range(hi, lo, step)
+    assert list(out) == [len(r), r[-1] if r else 0]
 
 
 @quire.jit
@@ -284,3 +310,41 @@ def test_names_local_to_earlier_loops_and_branches_can_be_reused():
     reused_names_kernel[(1,)](out, 4)
     assert out[0] == sum(i * 2 for i in range(4)) + \
         sum(i * 3 for i in range(4)) + 8 + sum(range(4))
+
+
+@quire.jit
+def while_tensor_kernel(a_ptr, out_ptr, n, DOT: tl.constexpr):
+    """A while loop carrying a tile: a row sum's running total or, with
+    DOT, a dot's accumulator (whose mma layout the loop's regions share)."""
+    o = tl.arange(0, 16)
+    a = tl.load(a_ptr + o[:, None] * 16 + o[None, :])
+    i = 0
+    if DOT:
+        acc = tl.zeros((16, 16), tl.float32)
+        while i < n:
+            acc = tl.dot(a, a, acc)
+            i += 1
+        tl.store(out_ptr + o[:, None] * 16 + o[None, :], acc)
+    else:
+        acc = tl.zeros((16,), tl.float32)
+        while i < n:
+            acc = acc + tl.sum(a.to(tl.float32), 1)
+            i += 1
+        tl.store(out_ptr + o, acc)
+
+
+@pytest.mark.parametrize("dot", [False, True])
+def test_while_carries_a_tile(dot, monkeypatch):
+    rng = np.random.default_rng(7)
+    a = rng.integers(-3, 4, (16, 16)).astype(np.float16)
+    out = np.full((16, 16) if dot else (16,), np.nan, np.float32)
+    while_tensor_kernel[(1,)](a, out, 3, DOT=dot)
+    a64 = a.astype(np.float64)
+    want = 3 * (a64 @ a64) if dot else 3 * a64.sum(1)
+    np.testing.assert_array_equal(out, want)
+    # And for the GPU, where the loop's tiles take their layouts.
+    monkeypatch.delenv("QUIRE_INTERPRET")
+    ptx = while_tensor_kernel.warmup(
+        FakeCudaArray((256,), "<f2"), FakeCudaArray(out.shape, "<f4"), 3,
+        DOT=dot, grid=(1,), sm=90).asm["ptx"]
+    assert ("mma.sync" in ptx) == dot

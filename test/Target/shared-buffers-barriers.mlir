@@ -31,4 +31,4 @@
 // TWO: bra {{.*}}$L__BB0_[[L]];
 // RUN: not quire-opt %quire_src/examples/matmul.mlir "--quire-llvm-pipeline=shared-buffers=0" 2>&1 | FileCheck %s --check-prefix=BADPASS
 // BAD: error: --shared-buffers must be 1 or 2, got 3
-// BADPASS: error: shared-buffers must be 1 or 2, got 0
+// BADPASS: error: quire-llvm-pipeline: shared-buffers must be 1 or 2, got 0

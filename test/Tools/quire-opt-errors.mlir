@@ -18,3 +18,20 @@
 func.func @k() attributes {tile.kernel} {
   return
 }
+
+// Pass and pipeline options out of range are errors naming the option, as
+// quirec's flags are (a zero warp count divided by zero before).
+// RUN: not quire-opt %s --quire-pipeline-loads=num-warps=0 2>&1 | FileCheck %s --check-prefix=PLWARPS
+// PLWARPS: error: quire-pipeline-loads: num-warps must be a power of two in [1, 32], got 0
+// RUN: not quire-opt %s --quire-assign-layouts=num-warps=3 2>&1 | FileCheck %s --check-prefix=ALWARPS
+// ALWARPS: error: quire-assign-layouts: num-warps must be a power of two in [1, 32], got 3
+// RUN: not quire-opt %s --quire-async-copies=stages=100 2>&1 | FileCheck %s --check-prefix=STAGES
+// STAGES: error: quire-async-copies: stages must be in [2, 8], got 100
+// RUN: not quire-opt %s --quire-convert-tile-to-llvm=max-registers=5 2>&1 | FileCheck %s --check-prefix=MAXREG
+// MAXREG: error: quire-convert-tile-to-llvm: max-registers must be 0 (no cap) or in [24, 255], got 5
+// RUN: not quire-opt %s --quire-tile-pipeline=num-warps=0 2>&1 | FileCheck %s --check-prefix=TPWARPS
+// TPWARPS: error: quire-tile-pipeline: num-warps must be a power of two in [1, 32], got 0
+// RUN: not quire-opt %s --quire-llvm-pipeline=sm=75 2>&1 | FileCheck %s --check-prefix=TPSM
+// TPSM: error: quire-llvm-pipeline: not supported: sm 75 (supported: 80, 86, 89, 90)
+// RUN: not quire-opt %s --quire-llvm-pipeline=producer-registers=7 2>&1 | FileCheck %s --check-prefix=TPPROD
+// TPPROD: error: quire-llvm-pipeline: producer-registers must be 0 (the estimate) or a multiple of 8 in [24, 256], got 7

@@ -497,6 +497,12 @@ struct ConvertTileToLLVMPass
       return signalPassFailure();
     }
     state.sharedBuffers = sharedBuffers;
+    if (maxRegisters && (maxRegisters < 24 || maxRegisters > 255)) {
+      module.emitError() << "quire-convert-tile-to-llvm: max-registers must "
+                            "be 0 (no cap) or in [24, 255], got "
+                         << static_cast<unsigned>(maxRegisters);
+      return signalPassFailure();
+    }
 
     // Names of the kernels, to attach the shared memory size afterwards.
     SmallVector<std::string> kernels;

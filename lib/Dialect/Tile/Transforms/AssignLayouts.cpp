@@ -534,8 +534,9 @@ struct AssignLayoutsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (numWarps == 0 || numWarps > 32 || !llvm::isPowerOf2_32(numWarps)) {
-      module.emitError() << "num-warps must be a power of two in [1, 32], got "
-                         << numWarps;
+      module.emitError() << "quire-assign-layouts: num-warps must be a power "
+                            "of two in [1, 32], got "
+                         << static_cast<unsigned>(numWarps);
       return signalPassFailure();
     }
     module->setAttr(
@@ -670,6 +671,15 @@ struct AssignLayoutsPass
         for (unsigned i = 0; i < f.getNumResults(); ++i)
           s.unite({f.getInitArgs()[i], f.getRegionIterArgs()[i],
                    yield.getOperand(i), f.getResult(i)});
+      } else if (auto w = dyn_cast<scf::WhileOp>(op)) {
+        // What enters the condition region (the inits, what the body
+        // yields) and what leaves it (into the body and the results).
+        for (unsigned k = 0; k < w.getInits().size(); ++k)
+          s.unite({w.getInits()[k], w.getBeforeArguments()[k],
+                   w.getYieldOp().getOperand(k)});
+        for (unsigned k = 0; k < w.getNumResults(); ++k)
+          s.unite({w.getConditionOp().getArgs()[k], w.getAfterArguments()[k],
+                   w.getResult(k)});
       } else if (auto i = dyn_cast<scf::IfOp>(op)) {
         for (unsigned k = 0; k < i.getNumResults(); ++k) {
           SmallVector<Value> vs{i.getResult(k), i.thenYield().getOperand(k)};

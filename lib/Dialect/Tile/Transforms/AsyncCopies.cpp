@@ -226,9 +226,10 @@ struct AsyncCopiesPass
   }
 
   void runOnOperation() override {
-    if (stages < 2) {
+    if (stages < 2 || stages > 8) {
       getOperation().emitError()
-          << "quire-async-copies: stages must be >= 2, got " << stages;
+          << "quire-async-copies: stages must be in [2, 8], got "
+          << static_cast<unsigned>(stages);
       return signalPassFailure();
     }
     AxisInfoAnalysis info(getOperation());

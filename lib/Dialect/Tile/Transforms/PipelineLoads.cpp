@@ -165,6 +165,13 @@ struct PipelineLoadsPass
   using PipelineLoadsBase::PipelineLoadsBase;
 
   void runOnOperation() override {
+    if (numWarps == 0 || numWarps > 32 || !llvm::isPowerOf2_32(numWarps)) {
+      getOperation().emitError()
+          << "quire-pipeline-loads: num-warps must be a power of two in "
+             "[1, 32], got "
+          << static_cast<unsigned>(numWarps);
+      return signalPassFailure();
+    }
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       auto func = loop->getParentOfType<func::FuncOp>();

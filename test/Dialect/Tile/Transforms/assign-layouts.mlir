@@ -100,3 +100,37 @@ func.func @small_vectors(%p: !tile.ptr<i64> {tile.divisibility = 16 : i32},
   tile.store %qp, %f : tensor<1024x!tile.ptr<f32>>
   return
 }
+
+// An scf.while's carried tensors take one layout through both regions: the
+// inits, the condition region's arguments and what the body yields; what
+// the condition forwards, the body's arguments and the results. Here the
+// dot's accumulator, so the mma layout throughout.
+// CHECK-LABEL: func.func @while_carries_a_dot_accumulator
+// CHECK: scf.while (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (i32, [[T:tensor<16x16xf32, #tile.mma<\{warpsPerCTA = \[2, 2\]\}>>]]) -> (i32, [[T]])
+// CHECK: scf.condition(%{{.*}}) %{{.*}}, %{{.*}} : i32, [[T]]
+// CHECK: ^bb0(%{{.*}}: i32, %{{.*}}: [[T]]):
+// CHECK: tile.dot {{.*}} -> [[T]]
+// CHECK: scf.yield %{{.*}}, %{{.*}} : i32, [[T]]
+// CHECK: tile.reduce sum %{{.*}} {axis = 0 : i32} : [[T]] ->
+func.func @while_carries_a_dot_accumulator(%q: !tile.ptr<f32>, %n: i32)
+    attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %one = arith.constant dense<1.0> : tensor<16x16xf16>
+  %res:2 = scf.while (%i = %c0, %acc = %z) : (i32, tensor<16x16xf32>) -> (i32, tensor<16x16xf32>) {
+    %c = arith.cmpi slt, %i, %n : i32
+    scf.condition(%c) %i, %acc : i32, tensor<16x16xf32>
+  } do {
+  ^bb0(%i2: i32, %acc2: tensor<16x16xf32>):
+    %d = tile.dot %one, %one, %acc2 : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+    %i3 = arith.addi %i2, %c1 : i32
+    scf.yield %i3, %d : i32, tensor<16x16xf32>
+  }
+  %s = tile.reduce sum %res#1 {axis = 0 : i32} : tensor<16x16xf32> -> tensor<16xf32>
+  %r = tile.range 0, 16 : tensor<16xi32>
+  %ps = tile.splat %q : !tile.ptr<f32> -> tensor<16x!tile.ptr<f32>>
+  %pa = tile.addptr %ps, %r : tensor<16x!tile.ptr<f32>>, tensor<16xi32>
+  tile.store %pa, %s : tensor<16x!tile.ptr<f32>>
+  return
+}

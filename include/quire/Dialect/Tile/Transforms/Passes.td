@@ -422,7 +422,7 @@ def AsyncCopies : Pass<"quire-async-copies", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"stages", "stages", "unsigned", "2",
-           "shared-memory buffers per staged operand (2 or more)">,
+           "shared-memory buffers per staged operand (2 to 8)">,
     Option<"warpgroup", "warpgroup", "bool", "false",
            "compute staged dots with wgmma (tile.warpgroup_dot, sm_90)">,
     Option<"eagerRefill", "eager-refill", "bool", "false",
