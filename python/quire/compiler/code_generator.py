@@ -507,15 +507,20 @@ class CodeGenerator(ast.NodeVisitor):
         neg = isinstance(step, int) and step < 0
         if isinstance(step, int) and step == 0:
             raise core.CompileTimeError("the loop step must not be zero")
+        # A negative step counts its iterations in 64 bits: lb - ub and the
+        # count can pass 2**31 even where every i fits dt.
+        loop_dt = tl.int64 if neg else dt
         if neg:
             # for i in range(lb, ub, -s): j in [0, ceil((lb - ub) / s)),
             # i = lb - j * s.
             s = -step
-            span = semantic.sub(semantic.to_tensor(lb, b, dt), ub, b)
+            span = semantic.sub(
+                semantic.cast(semantic.to_tensor(lb, b, dt), loop_dt, b),
+                semantic.cast(semantic.to_tensor(ub, b, dt), loop_dt, b), b)
             count = semantic.floordiv(semantic.add(span, s - 1, b), s, b)
             count = semantic.maximum(count, 0, None, b)
-            lo, hi, st = semantic.const(b, 0, dt), count, \
-                semantic.const(b, 1, dt)
+            lo, hi, st = semantic.const(b, 0, loop_dt), count, \
+                semantic.const(b, 1, loop_dt)
         else:
             lo = semantic.cast(semantic.to_tensor(lb, b, dt), dt, b)
             hi = semantic.cast(semantic.to_tensor(ub, b, dt), dt, b)
@@ -531,13 +536,16 @@ class CodeGenerator(ast.NodeVisitor):
                     f"{a.name} = {i.handle.name}"
                     for a, i in zip(args, inits)) + ") -> (" + ", ".join(
                     i.type.mlir for i in inits) + ")"
-            return text + f" : {dt.mlir} "
+            return text + f" : {loop_dt.mlir} "
 
         def bind_iv(iv):
-            ivt = core.tensor(iv, dt)
+            ivt = core.tensor(iv, loop_dt)
             if neg:
-                return semantic.sub(semantic.to_tensor(lb, b, dt),
-                                    semantic.mul(ivt, -step, b), b)
+                # In [ub + 1, lb]: back to dt without loss.
+                i = semantic.sub(
+                    semantic.cast(semantic.to_tensor(lb, b, dt), loop_dt, b),
+                    semantic.mul(ivt, -step, b), b)
+                return semantic.cast(i, dt, b)
             return ivt
 
         self._emit_loop(node, carried, header, bind_iv, target, "for",
