@@ -59,14 +59,27 @@ static std::string shapeName(ArrayRef<int64_t> shape) {
 }
 
 /// `16x128` or `4096`: positive dimensions separated by `x`.
-static LogicalResult parseShape(StringRef text,
-                                SmallVectorImpl<int64_t> &shape) {
+/// The most a buffer quire-run makes (out, rand, values) may take: the
+/// interpreter visits every element, so more is a mistake, not a workload.
+constexpr int64_t kMaxBufferBytes = int64_t(1) << 32;
+
+/// Parses SHAPE (`16x128`) into `shape`; on failure `why` says what is wrong.
+static LogicalResult parseShape(StringRef text, SmallVectorImpl<int64_t> &shape,
+                                std::string &why) {
+  why = "malformed shape '" + text.str() + "' (e.g. 1024 or 16x128)";
   SmallVector<StringRef> dims;
   text.split(dims, 'x');
+  int64_t count = 1;
   for (StringRef dim : dims) {
     int64_t size;
     if (dim.getAsInteger(10, size) || size < 0 || size > (int64_t(1) << 40))
       return failure();
+    // The elements' count stays within 2^40 (so it cannot wrap).
+    if (size && count > (int64_t(1) << 40) / size) {
+      why = "shape '" + text.str() + "' has more than 2^40 elements";
+      return failure();
+    }
+    count *= size;
     shape.push_back(size);
   }
   return success(!shape.empty());
@@ -112,8 +125,8 @@ FailureOr<ArgSpec> mlir::quire::parseArgSpec(StringRef text,
     if (!isDTypeName(spec.dtype))
       return bad("unknown dtype '" + spec.dtype +
                  "' (f16 bf16 f32 f64 f8E4M3FN f8E5M2 i1 i8 i16 i32 i64)");
-    if (failed(parseShape(fields[2], spec.shape)))
-      return bad("malformed shape '" + fields[2] + "' (e.g. 1024 or 16x128)");
+    if (std::string why; failed(parseShape(fields[2], spec.shape, why)))
+      return bad(why);
     if (fields.size() == 4) {
       if (!fields[3].starts_with("fill="))
         return bad("expected fill=VALUE, got '" + fields[3] + "'");
@@ -130,8 +143,8 @@ FailureOr<ArgSpec> mlir::quire::parseArgSpec(StringRef text,
     if (!isDTypeName(spec.dtype))
       return bad("unknown dtype '" + spec.dtype +
                  "' (f16 bf16 f32 f64 f8E4M3FN f8E5M2 i1 i8 i16 i32 i64)");
-    if (failed(parseShape(fields[1], spec.shape)))
-      return bad("malformed shape '" + fields[1] + "' (e.g. 1024 or 16x128)");
+    if (std::string why; failed(parseShape(fields[1], spec.shape, why)))
+      return bad(why);
     for (StringRef option : ArrayRef<StringRef>(fields).drop_front(2)) {
       auto [key, value] = option.split('=');
       if (key == "seed") {
@@ -473,9 +486,12 @@ LogicalResult KernelLaunch::bind(func::FuncOp kernelOp, ArrayRef<ArgSpec> specs,
       buffer.shape = spec.shape;
       int64_t count = 1;
       for (int64_t d : buffer.shape)
-        count *= d;
-      if (count > (int64_t(1) << 34)) {
-        error = where + ": --arg '" + spec.text + "' is too large";
+        count *= d; // at most 2^40: parseShape checks it
+      if (count * elemBytes > kMaxBufferBytes) {
+        error = where + ": --arg '" + spec.text +
+                "' is too large: " + std::to_string(count * elemBytes) +
+                " bytes, and quire-run holds at most " +
+                std::to_string(kMaxBufferBytes) + " bytes a buffer";
         return failure();
       }
       buffer.data.assign(count * elemBytes, 0);
@@ -516,6 +532,15 @@ LogicalResult KernelLaunch::bind(func::FuncOp kernelOp, ArrayRef<ArgSpec> specs,
         Random rng(spec.seed ? *spec.seed : index);
         if (isFloat) {
           double lo = spec.lo.value_or(0.0), hi = spec.hi.value_or(1.0);
+          if (!spec.uniform && (spec.lo || spec.hi)) {
+            error = where + ": rand's lo= and hi= need dist=uniform (the "
+                            "normal distribution is the standard one)";
+            return failure();
+          }
+          if (hi < lo) {
+            error = where + ": rand needs lo <= hi";
+            return failure();
+          }
           for (int64_t e = 0; e < count; ++e) {
             double v =
                 spec.uniform ? lo + (hi - lo) * rng.uniform() : rng.normal();

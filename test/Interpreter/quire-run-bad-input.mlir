@@ -90,6 +90,16 @@
 // MAGIC: error: argument #0 of @scale (!tile.ptr<f32>): '{{.*}}text.npy': not a .npy file (bad magic)
 
 // The good case, to show the kernels themselves are fine.
+// Shapes and buffers too large for the interpreter, and random ranges that
+// say nothing (the element count wrapped before).
+// RUN: not quire-run %s --kernel scale --arg in:%t/f32.npy --arg out:%t/o.npy:f32:4294967296x4294967297 --arg f32:2 2>&1 | FileCheck %s --check-prefix=WRAP
+// WRAP: error: bad --arg 'out:{{.*}}o.npy:f32:4294967296x4294967297': shape '4294967296x4294967297' has more than 2^40 elements
+// RUN: not quire-run %s --kernel scale --arg in:%t/f32.npy --arg out:%t/o.npy:f32:2000000000 --arg f32:2 2>&1 | FileCheck %s --check-prefix=HUGE
+// HUGE: error: argument #1 of @scale (!tile.ptr<f32>): --arg 'out:{{.*}}o.npy:f32:2000000000' is too large: 8000000000 bytes, and quire-run holds at most 4294967296 bytes a buffer
+// RUN: not quire-run %s --kernel scale --arg rand:f32:4:dist=uniform:lo=5:hi=1 --arg out:%t/o.npy:f32:4 --arg f32:2 2>&1 | FileCheck %s --check-prefix=LOHI
+// LOHI: error: argument #0 of @scale (!tile.ptr<f32>): rand needs lo <= hi
+// RUN: not quire-run %s --kernel scale --arg rand:f32:4:lo=5 --arg out:%t/o.npy:f32:4 --arg f32:2 2>&1 | FileCheck %s --check-prefix=NORMAL
+// NORMAL: error: argument #0 of @scale (!tile.ptr<f32>): rand's lo= and hi= need dist=uniform (the normal distribution is the standard one)
 // RUN: quire-run %s --kernel scale --arg in:%t/f32.npy --arg out:%t/o.npy:f32:4 --arg f32:2 --print \
 // RUN:   | FileCheck %s --check-prefix=GOOD
 // GOOD: arg #1 (out, f32, 4):
