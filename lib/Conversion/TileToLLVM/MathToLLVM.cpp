@@ -10,6 +10,11 @@
 // division's refinement and slow path; `1.0 / x` so marked is rcp.approx.f32
 // (full range, 1 ulp). An unmarked divf stays div.rn.
 //
+// arith.fptosi/fptoui to i8 are llvm.fpto{s,u}i.sat.i8: PTX converts to 16
+// bits at the least, and LLVM's plain conversion keeps that result's low
+// byte, so 200.0 became -56. The 16-, 32- and 64-bit cvt.rzi saturate and
+// map NaN to 0 themselves, as the interpreter's conversions do.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Utility.h"
@@ -104,11 +109,38 @@ struct ApproxDivLowering : public ConvertOpToLLVMPattern<arith::DivFOp> {
   }
 };
 
+/// arith.fptosi/fptoui %x : f16|bf16|f32|f64 to i8
+///   => llvm.call_intrinsic "llvm.fpto{s,u}i.sat.i8.<type>"(%x)
+template <typename Op>
+struct SaturatingFPToI8Lowering : public ConvertOpToLLVMPattern<Op> {
+  SaturatingFPToI8Lowering(LLVMTypeConverter &c)
+      : ConvertOpToLLVMPattern<Op>(c, /*benefit=*/10) {}
+
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type src = op.getIn().getType();
+    if (!op.getType().isInteger(8) ||
+        !isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(src))
+      return failure();
+    std::string name;
+    llvm::raw_string_ostream os(name);
+    os << "llvm." << (std::is_same_v<Op, arith::FPToSIOp> ? "fptosi" : "fptoui")
+       << ".sat.i8." << src;
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, rewriter.getI8Type(), rewriter.getStringAttr(name),
+        ValueRange{adaptor.getIn()});
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::quire::populateMathToNVVMFastPatterns(LLVMTypeConverter &converter,
                                                  RewritePatternSet &patterns) {
   const double log2e = 1.4426950408889634, ln2 = 0.6931471805599453;
+  patterns.add<SaturatingFPToI8Lowering<arith::FPToSIOp>,
+               SaturatingFPToI8Lowering<arith::FPToUIOp>>(converter);
   patterns.add<FastMathLowering<math::ExpOp>>(converter, "ex2.approx.ftz.f32",
                                               log2e, 1.0);
   patterns.add<FastMathLowering<math::Exp2Op>>(converter, "ex2.approx.ftz.f32",

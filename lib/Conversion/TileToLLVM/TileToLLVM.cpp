@@ -10,7 +10,8 @@
 // types, 1:N from a tensor to its registers; (2) scf to cf; (3) scalar arith,
 // math and cf to LLVM, with fast-math NVVM paths for exp/log/tanh. Before
 // them, a tensor division marked `arcp` whose divisor repeats a smaller value
-// becomes a multiplication by that value's reciprocal (replicatedDivisors).
+// becomes a multiplication by that value's reciprocal (replicatedDivisors),
+// and floordivsi/ceildivsi/ceildivui become the divisions LLVM has.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,11 +30,13 @@
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::quire {
 #define GEN_PASS_DEF_CONVERTTILETOLLVM
@@ -478,6 +481,13 @@ struct ConvertTileToLLVMPass
     }
     if (failed(checkFp8Ops(module, sm)))
       return signalPassFailure();
+    // floordivsi, ceildivsi and ceildivui in the ops LLVM has (the
+    // interpreter runs them as they are).
+    {
+      RewritePatternSet expand(ctx);
+      arith::populateCeilFloorDivExpandOpsPatterns(expand);
+      walkAndApplyPatterns(module, std::move(expand));
+    }
     AxisInfoAnalysis axisInfo(module);
     // The value hints have served: they describe tensors, and the lowered
     // ops (one per register) must not carry them.

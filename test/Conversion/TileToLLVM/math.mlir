@@ -9,6 +9,11 @@
 // division whose divisor repeats a smaller value (a splat, a broadcast of a
 // row vector) multiplies by that value's reciprocal (a marked 1.0 / x is
 // rcp.approx.f32): one per value a thread holds, an llvm.fmul per element.
+// fptosi/fptoui to i8 saturate (llvm.fpto{s,u}i.sat; PTX has no 8-bit cvt,
+// and the plain conversion kept the 16-bit result's low byte); to wider
+// integers they stay upstream's (cvt.rzi saturates). floordivsi, ceildivsi
+// and ceildivui, which LLVM has not, become upstream's expansions into sdiv
+// and udiv before the conversion.
 
 #b = #tile.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #b2 = #tile.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
@@ -103,6 +108,47 @@ func.func @divide_by_row_vector(%p: !tile.ptr<f32>, %q: !tile.ptr<f32>) attribut
   %d = tile.broadcast %e : tensor<8x1xf32, #b2> -> tensor<8x64xf32, #b2>
   %y = arith.divf %x, %d fastmath<arcp> : tensor<8x64xf32, #b2>
   tile.store %ps, %y : tensor<8x64x!tile.ptr<f32>, #b2>
+  return
+}
+
+// CHECK-LABEL: llvm.func @float_to_i8_saturates
+// CHECK:         llvm.call_intrinsic "llvm.fptosi.sat.i8.f32"(%{{.*}}) : (f32) -> i8
+// CHECK:         llvm.call_intrinsic "llvm.fptoui.sat.i8.f16"(%{{.*}}) : (f16) -> i8
+// CHECK:         llvm.fptosi %{{.*}} : f32 to i16
+// CHECK-NOT:     llvm.fptosi %{{.*}} to i8
+func.func @float_to_i8_saturates(%p: !tile.ptr<f32>, %h: !tile.ptr<f16>, %q: !tile.ptr<i8>, %r: !tile.ptr<i16>) attributes {tile.kernel} {
+  %ps = tile.splat %p : !tile.ptr<f32> -> tensor<128x!tile.ptr<f32>, #b>
+  %x = tile.load %ps : tensor<128x!tile.ptr<f32>, #b>
+  %qs = tile.splat %q : !tile.ptr<i8> -> tensor<128x!tile.ptr<i8>, #b>
+  %i = arith.fptosi %x : tensor<128xf32, #b> to tensor<128xi8, #b>
+  tile.store %qs, %i : tensor<128x!tile.ptr<i8>, #b>
+  %hv = tile.load %h : !tile.ptr<f16>
+  %u = arith.fptoui %hv : f16 to i8
+  tile.store %q, %u : !tile.ptr<i8>
+  %w = arith.fptosi %x : tensor<128xf32, #b> to tensor<128xi16, #b>
+  %rs = tile.splat %r : !tile.ptr<i16> -> tensor<128x!tile.ptr<i16>, #b>
+  tile.store %rs, %w : tensor<128x!tile.ptr<i16>, #b>
+  return
+}
+
+// CHECK-LABEL: llvm.func @floor_and_ceil_divisions
+// CHECK-NOT:     divsi
+// CHECK-NOT:     ceildivui
+// CHECK-COUNT-3: llvm.sdiv
+// CHECK:         llvm.udiv
+// CHECK:         llvm.return
+func.func @floor_and_ceil_divisions(%p: !tile.ptr<i32>, %a: i32, %b: i32) attributes {tile.kernel} {
+  %f = arith.floordivsi %a, %b : i32
+  %c = arith.ceildivsi %a, %b : i32
+  %s = arith.addi %f, %c : i32
+  %ps = tile.splat %p : !tile.ptr<i32> -> tensor<128x!tile.ptr<i32>, #b>
+  %r = tile.range 0, 128 : tensor<128xi32, #b>
+  %bs = tile.splat %b : i32 -> tensor<128xi32, #b>
+  %v = arith.floordivsi %r, %bs : tensor<128xi32, #b>
+  tile.store %ps, %v : tensor<128x!tile.ptr<i32>, #b>
+  %u = arith.ceildivui %a, %b : i32
+  %t = arith.addi %s, %u : i32
+  tile.store %p, %t : !tile.ptr<i32>
   return
 }
 
