@@ -934,6 +934,10 @@ static const char *divUI(int64_t a, int64_t b, unsigned w, int64_t &r) {
 static const char *remSI(int64_t a, int64_t b, unsigned w, int64_t &r) {
   if (b == 0)
     return kDivByZero;
+  // LLVM's srem, which arith.remsi lowers to, is undefined where the
+  // quotient overflows.
+  if (b == -1 && isSignedMin(a, w))
+    return kDivOverflow;
   r = (b == -1) ? 0 : a % b;
   return nullptr;
 }

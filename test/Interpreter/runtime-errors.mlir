@@ -34,6 +34,14 @@ func.func @overflow(%a: i8) attributes {tile.kernel} {
   return
 }
 
+// RUN: not quire-run %s --kernel overflow_rem --arg i32:-2147483648 2>&1 | FileCheck %s --check-prefix=OVERFLOW-REM
+func.func @overflow_rem(%a: i32) attributes {tile.kernel} {
+  %m1 = arith.constant -1 : i32
+  // OVERFLOW-REM: runtime-errors.mlir:[[@LINE+1]]:8: error: 'arith.remsi' op is undefined: signed division overflow (minimum value / -1) (-2147483648, -1)
+  %r = arith.remsi %a, %m1 : i32
+  return
+}
+
 // RUN: not quire-run %s --kernel unsupported_op --arg i32:1 2>&1 | FileCheck %s --check-prefix=OP
 func.func @unsupported_op(%a: i32) attributes {tile.kernel} {
   // OP: runtime-errors.mlir:[[@LINE+1]]:21: error: 'arith.addui_extended' op is not supported by the interpreter in program (0, 0, 0)
