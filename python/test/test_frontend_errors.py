@@ -309,3 +309,31 @@ def carried_tuple_kernel(x_ptr, n):
 def test_compile_time_values_reassigned_in_loops_are_refused():
     check(compile_error(carried_tuple_kernel, ptr("<i4"), 3), "carried",
           "'t' is tuple before the loop and reassigned in it")
+
+
+@quire.jit
+def too_large_kernel(x_ptr, WHAT: tl.constexpr):
+    if WHAT == "arange":
+        a = tl.arange(0, 2**21)  # ERR:numel-arange
+        tl.store(x_ptr + a, a)
+    elif WHAT == "zeros":
+        z = tl.zeros((1024, 2048), tl.float32)  # ERR:numel-zeros
+        tl.store(x_ptr, tl.sum(tl.sum(z, 1), 0))
+    else:
+        a = tl.arange(2**31 - 16, 2**31)  # ERR:arange-int32
+        tl.store(x_ptr + a, a)
+
+
+@pytest.mark.parametrize("what,marker,message", [
+    ("arange", "numel-arange", "a tensor of shape [2097152] has 2097152 "
+     "elements; tensors hold at most 1048576"),
+    ("zeros", "numel-zeros", "a tensor of shape [1024, 2048] has 2097152 "
+     "elements"),
+    ("int32", "arange-int32", "exceeds int32"),
+])
+def test_tensor_size_limits(what, marker, message):
+    """Tensors hold at most 2**20 elements (as Triton's), so an outsized
+    one is a located error, not minutes of LLVM; tl.arange's bounds fit
+    int32 (the end, 2**31, wrapped in the MLIR before)."""
+    check(compile_error(too_large_kernel, ptr("<i4"), WHAT=what), marker,
+          message)

@@ -15,6 +15,12 @@ import functools
 from . import semantic
 
 
+# The most elements a tensor holds (Triton's TRITON_MAX_TENSOR_NUMEL):
+# every element is registers of the CTA's threads, and compile time grows
+# faster than the count past it.
+TENSOR_NUMEL_MAX = 2**20
+
+
 class CompileTimeError(Exception):
     """Raised by builtins for a user mistake; the code generator turns it
     into a quire.CompilationError at the Python line that called it."""
@@ -185,6 +191,11 @@ class block_type(dtype):
         self.numel = 1
         for s in self.shape:
             self.numel *= s
+        if self.numel > TENSOR_NUMEL_MAX:
+            raise CompileTimeError(
+                f"a tensor of shape {list(self.shape)} has {self.numel} "
+                f"elements; tensors hold at most {TENSOR_NUMEL_MAX} (2**20, "
+                "as Triton's)")
         self.name = f"<{self.shape}, {element_ty}>"
         self.int_signedness = element_ty.int_signedness
         self.int_bitwidth = element_ty.int_bitwidth

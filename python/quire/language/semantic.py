@@ -847,8 +847,9 @@ def arange(start, end, b):
     if n & (n - 1):
         raise _err(f"tl.arange({start}, {end}): the length {n} must be a "
                    "power of two")
-    if not (-2**31 <= start and end <= 2**31):
-        raise _err(f"tl.arange({start}, {end}) exceeds int32")
+    if not (-2**31 <= start and end < 2**31):
+        raise _err(f"tl.arange({start}, {end}) exceeds int32 (tile.range "
+                   "holds its bounds as i32)")
     ty = tl.block_type(tl.int32, [n])
     return tl.tensor(b.op(f"tile.range {start}, {end} : {ty.mlir}", [],
                           ty.mlir), ty)

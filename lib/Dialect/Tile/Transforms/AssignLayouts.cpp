@@ -32,6 +32,11 @@ using namespace mlir;
 using namespace mlir::quire;
 using namespace mlir::quire::tile;
 
+/// The most elements a tensor holds (Triton's TRITON_MAX_TENSOR_NUMEL):
+/// every element is registers of the CTA's threads, and LLVM's time on the
+/// unrolled registers grows faster than their count past it.
+constexpr int64_t kMaxTensorElements = int64_t(1) << 20;
+
 namespace {
 
 bool isTensor(Value v) { return isa<RankedTensorType>(v.getType()); }
@@ -610,6 +615,13 @@ struct AssignLayoutsPass
         return op->emitOpError()
                << "must be lowered before layouts are assigned (run "
                   "quire-lower-paged-loads)";
+      for (Value r : op->getResults())
+        if (auto t = dyn_cast<RankedTensorType>(r.getType());
+            t && t.getNumElements() > kMaxTensorElements)
+          return op->emitOpError()
+                 << "result #" << cast<OpResult>(r).getResultNumber() << " has "
+                 << t.getNumElements() << " elements; tensors hold at most "
+                 << kMaxTensorElements << " (2^20, as Triton's)";
       for (Value r : op->getResults())
         s.add(r);
       for (Region &region : op->getRegions())

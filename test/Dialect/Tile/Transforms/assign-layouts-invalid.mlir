@@ -28,3 +28,16 @@ func.func @staged() attributes {tile.kernel} {
   tile.local_store %v into stage %s {buffer = 1 : i32, contig = 1 : i32, stages = 1 : i32, nvmma} : tensor<64x16xf16>
   return
 }
+
+// -----
+
+// Tensors hold at most 2^20 elements: past it LLVM's time on the unrolled
+// registers grows faster than their count (2^22 elements took minutes).
+func.func @too_large(%p: !tile.ptr<i32>) attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.range' op result #0 has 2097152 elements; tensors hold at most 1048576 (2^20, as Triton's)}}
+  %r = tile.range 0, 2097152 : tensor<2097152xi32>
+  %s = tile.splat %p : !tile.ptr<i32> -> tensor<2097152x!tile.ptr<i32>>
+  %a = tile.addptr %s, %r : tensor<2097152x!tile.ptr<i32>>, tensor<2097152xi32>
+  tile.store %a, %r : tensor<2097152x!tile.ptr<i32>>
+  return
+}
