@@ -41,6 +41,10 @@
 // WRITEDIR: error: cannot write '{{.*}}.dir': Is a directory
 // RUN: not quirec %s -o %t.ptx --meta-out %t.dir/no/meta.json 2>&1 | FileCheck %s --check-prefix=NOMETA
 // NOMETA: error: cannot write '{{.*}}meta.json': No such file or directory
+// A write that fails (a full disk) names the file, as a failed open does.
+// RUN: not quirec %s -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
+// FULL: error: cannot write '/dev/full': No space left on device
+// RUN: not quirec %s -o %t.ptx --meta-out /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
 
 func.func @add_one(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
   %r = tile.range 0, 128 : tensor<128xi32>

@@ -277,6 +277,20 @@ static cl::opt<std::string>
              cl::desc("also write the kernel metadata JSON to this file"),
              cl::value_desc("file"), cl::cat(category));
 
+/// Flushes `file` and keeps it; a write that failed (a full disk) is an
+/// error naming the file, not LLVM's fatal "IO failure on output stream".
+static LogicalResult finish(ToolOutputFile &file, StringRef path) {
+  file.os().flush();
+  if (std::error_code ec = file.os().error()) {
+    WithColor::error(errs(), "quirec")
+        << "cannot write '" << path << "': " << ec.message() << "\n";
+    file.os().clear_error();
+    return failure();
+  }
+  file.keep();
+  return success();
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   // --time-passes is LLVM's own flag (it also times LLVM's O3 and codegen);
@@ -355,7 +369,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   out->os() << result.output;
-  out->keep();
+  if (failed(finish(*out, outputFile)))
+    return 1;
   if (!metaFile.empty()) {
     auto meta =
         std::make_unique<ToolOutputFile>(metaFile, ec, sys::fs::OF_Text);
@@ -365,7 +380,8 @@ int main(int argc, char **argv) {
       return 1;
     }
     meta->os() << kernelInfoToJSON(result.kernels) << "\n";
-    meta->keep();
+    if (failed(finish(*meta, metaFile)))
+      return 1;
   }
   return 0;
 }
