@@ -287,6 +287,31 @@ def test_launch_argument_errors_name_the_argument():
         shape_kernel.warmup("not a tensor", sm=90)
 
 
+
+@pytest.mark.parametrize("options,error,message", [
+    (dict(num_stages=-1), ValueError, "num_stages must be an int in [0, 8]"),
+    (dict(num_stages="x"), ValueError, "num_stages must be an int"),
+    (dict(maxnreg=7), ValueError, "maxnreg must be 0 or an int in [24, 255]"),
+    (dict(sm=75), ValueError, "sm must be one of 80, 86, 89, 90, got 75"),
+    (dict(sm="90"), TypeError, "sm: expected an int, got str"),
+    (dict(debug="yes"), TypeError, "debug must be True or False"),
+])
+def test_launch_options_checked_in_interpreter_mode(monkeypatch, options,
+                                                    error, message):
+    """The interpreter rejects the options a GPU compile would (it took
+    them silently; sm='90' was a TypeError from a comparison)."""
+    monkeypatch.setenv("QUIRE_INTERPRET", "1")
+    with pytest.raises(error) as info:
+        shape_kernel[(1,)](np.zeros(16, np.int32), **options)
+    assert message in str(info.value)
+
+
+def test_too_many_positional_arguments_name_the_kernel():
+    """Not 'multiple values for argument _quire_grid' (an internal name)."""
+    with pytest.raises(TypeError, match=r"shape_kernel\(\) takes 1 "
+                       "positional argument but 2"):
+        shape_kernel[(1,)](ptr(), ptr())
+
 @quire.jit
 def slice_kernel(x_ptr):
     v = tl.arange(0, 8)
@@ -337,3 +362,54 @@ def test_tensor_size_limits(what, marker, message):
     int32 (the end, 2**31, wrapped in the MLIR before)."""
     check(compile_error(too_large_kernel, ptr("<i4"), WHAT=what), marker,
           message)
+
+
+@quire.jit
+def bad_builtin_argument_kernel(x_ptr, WHAT: tl.constexpr):
+    o = tl.arange(0, 16)
+    if WHAT == "other":
+        v = tl.load(x_ptr + o, mask=o < 3, other="a")  # ERR:other
+    elif WHAT == "store":
+        tl.store(x_ptr + o, tl.float32)  # ERR:store
+        v = o
+    elif WHAT == "precision":
+        a = tl.zeros((16, 16), tl.float32)
+        v = tl.sum(tl.dot(a, a, input_precision="bogus"), 1)  # ERR:precision
+    elif WHAT == "constancy":
+        v = tl.max_constancy(o, -3)  # ERR:constancy
+    elif WHAT == "nan":
+        v = tl.maximum(o * 1.0, 2.0, propagate_nan="x")  # ERR:nan
+    elif WHAT == "seed":
+        v = tl.rand(1.5, o)  # ERR:seed
+    elif WHAT == "offset":
+        v = tl.rand(3, o * 1.0)  # ERR:offset
+    else:
+        v = tl.rand(3, o, n_rounds=0)  # ERR:rounds
+    tl.store(x_ptr + o, v)
+
+
+@pytest.mark.parametrize("what,message", [
+    ("other", "expected a tensor or a number, got str"),
+    ("store", "expected a tensor or a number, got dtype"),
+    ("precision", "input_precision must be 'tf32', 'tf32x3' or 'ieee'"),
+    ("constancy", "hint values must be positive constexpr ints, got -3"),
+    ("nan", "propagate_nan must be tl.PropagateNan.NONE or .ALL"),
+    ("seed", "the seed must be an integer"),
+    ("offset", "the offsets must be integers of 32 bits or fewer"),
+    ("rounds", "n_rounds must be an int in [1, 64]"),
+])
+def test_builtin_arguments_are_checked(what, message):
+    """A builtin given a value of the wrong kind says so at the call, not
+    with an AttributeError from inside quire (other=, store's value) or by
+    going on (a float seed or offset, n_rounds=0, an unknown precision)."""
+    err = compile_error(bad_builtin_argument_kernel, ptr(), WHAT=what)
+    marker = {"other": "other", "store": "store", "precision": "precision",
+              "constancy": "constancy", "nan": "nan", "seed": "seed",
+              "offset": "offset", "rounds": "rounds"}[what]
+    if what in ("seed", "offset", "rounds"):
+        # Raised in quire/language/random.py, called from the marked line.
+        assert message in str(err), str(err)
+        assert (f"test_frontend_errors.py:{marker_line(marker)}:"
+                in str(err)), str(err)
+    else:
+        check(err, marker, message)

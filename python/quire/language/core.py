@@ -739,6 +739,10 @@ def dot(input, other, acc=None, input_precision=None, allow_tf32=None,
         max_num_imprecise_acc=None, out_dtype=float32, _builder=None):
     """input @ other (+ acc): f16, bf16 or f32 operands of one type, f32
     accumulation; out_dtype float16 rounds the f32 result."""
+    precision = _unwrap(input_precision)
+    if precision is not None and precision not in ("tf32", "tf32x3", "ieee"):
+        raise CompileTimeError(f"tl.dot: input_precision must be 'tf32', "
+                               f"'tf32x3' or 'ieee', got {precision!r}")
     return semantic.dot(input, other, _unwrap(acc), _unwrap(out_dtype),
                         _builder)
 
@@ -883,7 +887,9 @@ def max_contiguous(input, values, _builder=None):
 
 @builtin
 def max_constancy(input, values, _builder=None):
-    """A hint Quire does not use; returns `input`."""
+    """A hint Quire does not use (its values are checked as the other
+    hints'); returns `input`."""
+    semantic.hint_values(input, _unwrap(values), "tl.max_constancy")
     return input
 
 

@@ -48,10 +48,19 @@ def philox_impl(c0, c1, c2, c3, k0, k1,
 def philox(seed, c0, c1, c2, c3, n_rounds: tl.constexpr = N_ROUNDS_DEFAULT):
     """Philox of the counter words (integers of 32 bits or fewer, taken as
     their uint32 bits) keyed by `seed`'s low and high words."""
-    seed = tl.to_tensor(seed).to(tl.uint64)
+    tl.static_assert(isinstance(n_rounds, int) and 1 <= n_rounds <= 64,
+                     "tl.rand family: n_rounds must be an int in [1, 64]")
+    seed = tl.to_tensor(seed)
+    tl.static_assert(seed.dtype.is_int(),
+                     "tl.rand family: the seed must be an integer")
+    seed = seed.to(tl.uint64)
     k0 = (seed & 0xFFFFFFFF).to(tl.uint32)
     k1 = ((seed >> 32) & 0xFFFFFFFF).to(tl.uint32)
-    c0 = tl.to_tensor(c0).to(tl.uint32, bitcast=True)
+    c0 = tl.to_tensor(c0)
+    tl.static_assert(c0.dtype.is_int() and c0.dtype.int_bitwidth <= 32,
+                     "tl.rand family: the offsets must be integers of 32 "
+                     "bits or fewer")
+    c0 = c0.to(tl.uint32, bitcast=True)
     c1 = tl.to_tensor(c1).to(tl.uint32, bitcast=True)
     c2 = tl.to_tensor(c2).to(tl.uint32, bitcast=True)
     c3 = tl.to_tensor(c3).to(tl.uint32, bitcast=True)

@@ -359,6 +359,8 @@ def _materialize(x, dt, shape, b):
                 raise _err(f"cannot convert {x} to {dt!r}")
             x = int(x)
         return const(b, x, dt, shape)
+    if not isinstance(x, tl.tensor):
+        raise _err(f"expected a tensor or a number, got {type(x).__name__}")
     return broadcast_to(cast(x, dt, b), shape, b)
 
 
@@ -727,6 +729,10 @@ def where(cond, x, y, b):
 
 def _minmax(kind, x, y, propagate_nan, b):
     x, y = binary_operands(x, y, b, f"tl.{kind}imum")
+    if propagate_nan is not None and str(propagate_nan) not in (
+            "ALL", "PropagateNan.ALL", "1", "NONE", "PropagateNan.NONE", "0"):
+        raise _err(f"tl.{kind}imum: propagate_nan must be "
+                   f"tl.PropagateNan.NONE or .ALL, got {propagate_nan!r}")
     if x.dtype.is_floating():
         nan_all = propagate_nan is not None and str(propagate_nan) in (
             "ALL", "PropagateNan.ALL", "1")
@@ -1048,6 +1054,9 @@ def load(ptr, mask, other, b):
 def store(ptr, value, mask, b):
     ptr = _check_ptr(ptr, "tl.store")
     elt = ptr.dtype.element_ty
+    if not (is_num(value) or isinstance(value, tl.tensor)):
+        raise _err(f"tl.store: expected a tensor or a number, got "
+                   f"{type(value).__name__}")
     if _shape(value) and not ptr.type.is_block():
         raise _err("tl.store: the value is a block but the pointer is a "
                    "scalar")
@@ -1465,11 +1474,12 @@ def _quote(s):
     return ir.quote(s)
 
 
-def hint(x, attr, values, b):
+def hint_values(x, values, what):
+    """The values of the hint `what` on the tensor `x`: positive constexpr
+    ints, one or one per dimension."""
     x = tl._unwrap(x)
     if not isinstance(x, tl.tensor):
-        raise _err(f"{'tl.multiple_of' if 'div' in attr else 'tl.max_contiguous'}"
-                   " needs a tensor")
+        raise _err(f"{what} needs a tensor")
     rank = len(x.shape)
     vals = list(values) if isinstance(values, (list, tuple)) else [values]
     for v in vals:
@@ -1480,6 +1490,12 @@ def hint(x, attr, values, b):
     vals = [tl._unwrap(v) for v in vals]
     if len(vals) != 1 and len(vals) != max(rank, 1):
         raise _err(f"{len(vals)} hint values for a rank-{rank} tensor")
+    return x, vals
+
+
+def hint(x, attr, values, b):
+    x, vals = hint_values(x, values, "tl.multiple_of" if "div" in attr
+                          else "tl.max_contiguous")
     owner = x.handle.owner
     if isinstance(owner, tuple) and owner[0] == "arg":
         if attr == "tile.divisibility" and not x.dtype.is_floating():

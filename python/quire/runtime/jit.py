@@ -531,15 +531,27 @@ class JITFunction:
             raise ValueError("num_ctas > 1 (thread block clusters) is not "
                              "supported")
         max_registers = extra.pop("max_registers", None)
+        register_option = "max_registers"
         if maxnreg is not None and max_registers is None:
-            max_registers = maxnreg
+            max_registers, register_option = maxnreg, "maxnreg"
         producer_registers = extra.pop("producer_registers", 0)
         _kernel._check_producer_registers("producer_registers",
                                           producer_registers)
         for k in ("launch_cooperative_grid", "enable_warp_specialization"):
             extra.pop(k, None)
+        # Checked here, so that the interpreter rejects what a GPU compile
+        # would.
         if num_warps is not None:
             _kernel._check_num_warps(num_warps)
+        if num_stages is not None:
+            _kernel._check_num_stages("num_stages", num_stages)
+        if max_registers is not None:
+            _kernel._check_max_registers(register_option, max_registers)
+        if extra.get("debug") is not None:
+            _kernel.check_bool("debug", extra["debug"])
+        sm = extra.pop("sm", None)
+        if sm is not None:
+            sm = _kernel.resolve_sm(sm)
         flags = {option: _kernel.check_bool(option, extra.pop(option, default))
                  for option, default in _FLAG_OPTIONS}
         _kernel.imply_tma_options(flags)
@@ -549,7 +561,7 @@ class JITFunction:
             "max_registers": max_registers or 0,
             "producer_registers": producer_registers,
             **flags,
-            "sm": extra.pop("sm", None),
+            "sm": sm,
             "stream": stream,
             "interpret": bool(self.interpret) if self.interpret is not None
             else _env_flag("QUIRE_INTERPRET"),

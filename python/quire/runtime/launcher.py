@@ -451,7 +451,7 @@ def fast_launcher(jf):
     fname = jf.__name__ if jf.__name__.isidentifier() and \
         jf.__name__ not in ns and jf.__name__ not in names else "launch"
     src = f"""
-def {fname}({", ".join(sig)}{"," if sig else ""} _quire_grid=None,
+def {fname}({", ".join(sig)}{"," if sig else ""} *, _quire_grid=None,
            {", ".join(o + "=None" for o in options)}{"," if options else ""}
            **_quire_extra):
     if _quire_extra or {interp}:
