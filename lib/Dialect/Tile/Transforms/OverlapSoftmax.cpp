@@ -372,6 +372,33 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early,
   bracketTurn(TurnAction::End);
 }
 
+/// Loops one after the other each take a start and an end: between them an
+/// end and then a start, which could let warpgroup 1's start (an arrival on
+/// the barrier the end waits on) pass warpgroup 0's end, the alternation
+/// then one turn off until a wait that never returns. An end followed in its
+/// block by a start, with no turn between, goes with it: the alternation
+/// carries from one loop to the next, as around a persistent loop.
+void joinTurns(Block &block) {
+  WarpgroupTurnOp end;
+  for (Operation &op : llvm::make_early_inc_range(block)) {
+    auto t = dyn_cast<WarpgroupTurnOp>(&op);
+    if (!t) {
+      if (op.getNumRegions() && op.walk([](WarpgroupTurnOp) {
+                                    return WalkResult::interrupt();
+                                  }).wasInterrupted())
+        end = nullptr;
+      continue;
+    }
+    if (t.getAction() == TurnAction::Start && end) {
+      end->erase();
+      t->erase();
+      end = nullptr;
+      continue;
+    }
+    end = t.getAction() == TurnAction::End ? t : nullptr;
+  }
+}
+
 struct OverlapSoftmaxPass
     : public mlir::quire::tile::impl::OverlapSoftmaxBase<OverlapSoftmaxPass> {
   using OverlapSoftmaxBase::OverlapSoftmaxBase;
@@ -386,6 +413,10 @@ struct OverlapSoftmaxPass
       if (std::optional<Candidate> c = match(loop))
         work.push_back({loop, *c});
     });
+    // (The blocks the loops' turns go in, before the rewrite erases them.)
+    llvm::SetVector<Block *> blocks;
+    for (auto &[loop, c] : work)
+      blocks.insert(loop->getBlock());
     llvm::SetVector<Value> queries;
     for (auto &[loop, c] : work) {
       if (Value q = c.scores.getA())
@@ -399,6 +430,8 @@ struct OverlapSoftmaxPass
     // shared memory where it is still in registers.
     for (Value q : queries)
       shareOperandA(q);
+    for (Block *block : blocks)
+      joinTurns(*block);
   }
 };
 

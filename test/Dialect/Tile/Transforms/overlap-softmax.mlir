@@ -37,6 +37,14 @@
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.pturns.ptx -o %t.pturns.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // With early-release=false K's stage goes back beside V's, at the end of the
 // iteration.
+// Two loops one after the other take one start before the first and one end
+// after the last: an end and a start between them could let warpgroup 1's
+// start pass warpgroup 0's end, the turns then one off until a wait that
+// never returns (a kernel with its loop split where the mask starts, each
+// part overlapped on its own, hung so on an H100).
+// RUN: quire-opt %S/Inputs/pingpong-two-loops.mlir "--quire-tile-pipeline=sm=90 num-warps=8 async-stages=3 warp-specialize=true overlap-softmax=true pingpong=true" | FileCheck %s --check-prefix=JOIN
+// RUN: quirec %S/Inputs/pingpong-two-loops.mlir --sm 90 --num-warps 8 --async-stages 3 --warp-specialize --overlap-softmax --pingpong -o %t.join.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.join.ptx -o %t.join.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true" "--quire-overlap-softmax=early-release=false" | FileCheck %s --check-prefix=LATE
 // With ordered-release V's stage is released after the softmax's row sums:
 // the release after P V's wait takes the carried sums (l * alpha + sum(p))
@@ -172,3 +180,16 @@
 // PTURNS-NOT:       tile.warpgroup_turn end
 // PTURNS:           } {llvm.loop_annotation
 // PTURNS-NEXT:      tile.warpgroup_turn end
+
+// JOIN-LABEL: func.func @two_loops_attention
+// JOIN-NOT:     tile.warpgroup_turn start
+// JOIN:         tile.warpgroup_turn start
+// JOIN-NOT:     tile.warpgroup_turn start
+// JOIN-NOT:     tile.warpgroup_turn end
+// JOIN:         scf.for
+// JOIN-NOT:     tile.warpgroup_turn start
+// JOIN-NOT:     tile.warpgroup_turn end
+// JOIN:         scf.for
+// JOIN-NOT:     tile.warpgroup_turn start
+// JOIN:         tile.warpgroup_turn end
+// JOIN-NOT:     tile.warpgroup_turn

@@ -678,7 +678,9 @@ def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
     issued, and computes its softmax while the other's two dots run
     (FlashAttention-3's ping-pong with its intra-warpgroup overlap). The
     peeled scores and the last `P V` take a turn each; `start` and `end`
-    bracket the loop.
+    bracket the loop, and loops one after the other in a block share one
+    pair (an end and then a start between them could let one warpgroup's
+    start pass the other's end).
 
     Where K and V have release mbarriers of their own (quire-warp-specialize
     gives each buffer its own), `early-release` frees K's stage as soon as
