@@ -14,8 +14,8 @@
 |*  - Strings handed out stay valid until the object that holds them is       *|
 |*    destroyed; they are NUL-terminated, and binary outputs (cubin) also     *|
 |*    report their size.                                                      *|
-|*  - Source text is passed with an explicit size: it may hold NUL bytes or   *|
-|*    invalid UTF-8, which are reported as parse errors, never crashes.      *|
+|*  - Source text is passed with an explicit size: a NUL byte or text that   *|
+|*    is not UTF-8 is a located error, never a crash.                         *|
 |*  - Failures are results, not return codes: a QuireResult that did not     *|
 |*    succeed carries located diagnostics                                     *|
 |*    (`kernel.mlir:12:7: error: ...`) as text.                               *|

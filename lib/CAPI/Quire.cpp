@@ -99,6 +99,11 @@ OwningOpRef<ModuleOp> parseModule(llvm::StringRef source,
                                   MLIRContext &context,
                                   llvm::SourceMgr &sourceMgr,
                                   llvm::raw_ostream &diagnostics) {
+  // As compileKernel checks its source (the parser recurses per level).
+  if (failed(checkSourceBytes(source, bufferName, diagnostics)) ||
+      failed(
+          checkNestingDepth(source, bufferName, kMaxNestingDepth, diagnostics)))
+    return nullptr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
   SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnostics);
@@ -490,10 +495,11 @@ QuireResult *quireCompile(const char *source, size_t size,
         compileOptions, compiled, result->diagnostics));
   }
   irDump.flush();
+  // The PTX whenever the pipeline got that far (ptxas may have failed).
+  result->ptx = std::move(compiled.ptx);
   if (!result->succeeded)
     return result;
   result->output = std::move(compiled.output);
-  result->ptx = std::move(compiled.ptx);
   result->metadata = kernelInfoToJSON(compiled.kernels);
   return result;
 }

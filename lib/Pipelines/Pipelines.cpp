@@ -14,6 +14,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/ConvertUTF.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -24,7 +25,12 @@ LogicalResult mlir::quire::checkNestingDepth(llvm::StringRef source,
                                              llvm::StringRef name,
                                              unsigned limit,
                                              llvm::raw_ostream &diag) {
-  unsigned depth = 0, line = 1, col = 0;
+  // The open brackets; a closer closes only its own kind, so the `>` of
+  // `>=` inside parentheses closes nothing (nor does `->`'s). `<=` opens
+  // nothing, and a `<` that never closes is dropped when an outer bracket
+  // closes.
+  SmallVector<char> open;
+  unsigned line = 1, col = 0;
   for (size_t i = 0; i < source.size(); ++i) {
     char c = source[i];
     ++col;
@@ -41,18 +47,55 @@ LogicalResult mlir::quire::checkNestingDepth(llvm::StringRef source,
     } else if (c == '/' && i + 1 < source.size() && source[i + 1] == '/') {
       while (i + 1 < source.size() && source[i + 1] != '\n')
         ++i;
-    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
-      if (++depth > limit) {
+    } else if (c == '(' || c == '[' || c == '{' ||
+               (c == '<' && (i + 1 == source.size() || source[i + 1] != '='))) {
+      open.push_back(c);
+      if (open.size() > limit) {
         diag << name << ":" << line << ":" << col
              << ": error: not supported: brackets nested deeper than " << limit
              << " levels\n";
         return failure();
       }
-    } else if ((c == ')' || c == ']' || c == '}' ||
-                (c == '>' && (i == 0 || source[i - 1] != '-'))) &&
-               depth > 0) {
-      --depth;
+    } else if (c == '>' && (i == 0 || source[i - 1] != '-')) {
+      if (!open.empty() && open.back() == '<')
+        open.pop_back();
+    } else if (c == ')' || c == ']' || c == '}') {
+      char opener = c == ')' ? '(' : c == ']' ? '[' : '{';
+      auto at = llvm::find(llvm::reverse(open), opener);
+      // Pop it and the `<`s above it (comparisons, not brackets); a closer
+      // without its opener closes nothing (the parser reports it).
+      if (at != open.rend() && llvm::all_of(llvm::make_range(open.rbegin(), at),
+                                            [](char o) { return o == '<'; }))
+        open.resize(open.rend() - at - 1);
     }
+  }
+  return success();
+}
+
+LogicalResult mlir::quire::checkSourceBytes(llvm::StringRef source,
+                                            llvm::StringRef name,
+                                            llvm::raw_ostream &diag) {
+  unsigned line = 1;
+  size_t lineStart = 0;
+  for (size_t i = 0; i < source.size(); ++i) {
+    if (source[i] == '\n') {
+      ++line;
+      lineStart = i + 1;
+    } else if (source[i] == '\0') {
+      diag << name << ":" << line << ":" << i - lineStart + 1
+           << ": error: a NUL byte in the source\n";
+      return failure();
+    }
+  }
+  auto *begin = reinterpret_cast<const llvm::UTF8 *>(source.data());
+  const llvm::UTF8 *at = begin;
+  if (!llvm::isLegalUTF8String(&at, begin + source.size())) {
+    size_t offset = at - begin;
+    llvm::StringRef before = source.take_front(offset);
+    diag << name << ":" << before.count('\n') + 1 << ":"
+         << offset - (before.rfind('\n') + 1) + 1
+         << ": error: the source is not UTF-8\n";
+    return failure();
   }
   return success();
 }
@@ -344,7 +387,8 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
     diagOS << "error: " << bad << "\n";
     return failure();
   }
-  if (failed(checkNestingDepth(source, bufferName, kMaxNestingDepth, diagOS)))
+  if (failed(checkSourceBytes(source, bufferName, diagOS)) ||
+      failed(checkNestingDepth(source, bufferName, kMaxNestingDepth, diagOS)))
     return failure();
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));

@@ -177,11 +177,48 @@ def test_bad_arguments_raise(kwargs, exc, message):
         quire.compile(**args)
 
 
-def test_nul_between_tokens_is_whitespace():
-    # MLIR's lexer skips a NUL that is not the end of the buffer.
-    k = quire.compile(b"func.func @k(%p: !tile.ptr<f32>) attributes "
-                      b"{tile.kernel} {\0 return }", sm=90)
-    assert k.name == "k"
+def test_nul_and_non_utf8_bytes_are_located_errors():
+    """MLIR's lexer takes a NUL between tokens for whitespace, and a NUL or
+    bytes that are not UTF-8 in a name into the name (an entry PTX cannot
+    name): both are errors at their position, for every entry point."""
+    nul = (b"func.func @k(%p: !tile.ptr<f32>) attributes "
+           b"{tile.kernel} {\0 return }")
+    bad = b'func.func @k() attributes {tile.kernel, s = "\xff"} { return }'
+    for src, message in (
+            (nul, f"<string>:1:{nul.index(0) + 1}: error: a NUL byte"),
+            (bad, f"<string>:1:{bad.index(0xff) + 1}: error: the source "
+             "is not UTF-8")):
+        for call in (lambda: quire.compile(src, sm=90),
+                     lambda: quire.signature(src)):
+            with pytest.raises(quire.CompilationError) as info:
+                call()
+            assert message in str(info.value), str(info.value)
+
+
+def test_deep_nesting_is_refused_by_every_entry_point():
+    """quire.signature and the interpreter (quireGetKernelInfo,
+    quireInterpret) check the nesting depth as quire.compile does: their
+    parser overflowed the stack at 20000 levels."""
+    deep = ("func.func @k() attributes {tile.kernel, a = " + "[" * 20000 +
+            "1" + "]" * 20000 + "} { return }")
+    for call in (lambda: quire.compile(deep, sm=90),
+                 lambda: quire.signature(deep),
+                 lambda: quire.interpret(deep, (1,))):
+        with pytest.raises(quire.CompilationError,
+                           match="nested deeper than 1000 levels"):
+            call()
+
+
+def test_kernel_names_are_ptx_identifiers():
+    """A kernel's name is its PTX entry's: "a b" aborted LLVM (killing the
+    process), "1abc" made PTX ptxas rejects."""
+    for name in ('"a b"', '"1abc"', '"_"', '"k\\FF"'):
+        src = f"func.func @{name}() attributes {{tile.kernel}} {{ return }}"
+        with pytest.raises(quire.CompilationError,
+                           match="is not a PTX identifier"):
+            quire.compile(src, sm=90)
+    assert quire.compile("func.func @_k$2() attributes {tile.kernel} "
+                         "{ return }", sm=90).name == "_k$2"
 
 
 def test_missing_file():

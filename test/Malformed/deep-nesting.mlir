@@ -19,3 +19,12 @@
 // RUN: %python -c "print('func.func @k() attributes {a = ' + '[' * 990 + '1' + ']' * 990 + ', s = \"' + '(' * 2000 + '\"} {\n  // ' + '{' * 2000 + '\n  return\n}')" > %t/ok.mlir
 // RUN: quire-opt %t/ok.mlir | FileCheck %s --check-prefix=OK
 // OK: func.func @k()
+// A closer closes only its own kind of bracket: the `>` of `>=` in an
+// affine set closed nothing and let the count fall back to 0 while the
+// real depth grew (9000 levels reached the parser and overflowed its
+// stack). `<=` inside parentheses does not open a level past them.
+// RUN: %python -c "print('func.func @k() attributes {a = ' + ('[' * 900 + 'affine_set<(d0) : (' + 'd0 >= 0, ' * 911 + 'd0 >= 0)>, ') * 2 + '1' + ']' * 1800 + '} {\n  return\n}')" > %t/bypass.mlir
+// RUN: not quire-opt %t/bypass.mlir 2>&1 | FileCheck %s --check-prefix=BYPASS
+// BYPASS: bypass.mlir:1:{{[0-9]+}}: error: not supported: brackets nested deeper than 1000 levels
+// RUN: %python -c "print('func.func @k() attributes {a = affine_set<(d0) : (' + 'd0 <= 5, ' * 1500 + 'd0 <= 5)>} {\n  return\n}')" > %t/le.mlir
+// RUN: quire-opt %t/le.mlir | FileCheck %s --check-prefix=OK

@@ -37,7 +37,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   StringRef name = inputFilename == "-" ? "<stdin>" : StringRef(inputFilename);
-  if (failed(quire::checkNestingDepth(file->getBuffer(), name,
+  if (failed(quire::checkSourceBytes(file->getBuffer(), name, llvm::errs())) ||
+      failed(quire::checkNestingDepth(file->getBuffer(), name,
                                       quire::kMaxNestingDepth, llvm::errs())))
     return 1;
   // Opened here, on the main thread: the output file registers LLVM's

@@ -194,6 +194,10 @@ constexpr unsigned kMaxNestingDepth = 1000;
 /// nests brackets deeper than `limit` (outside strings and comments).
 LogicalResult checkNestingDepth(llvm::StringRef source, llvm::StringRef name,
                                 unsigned limit, llvm::raw_ostream &diag);
+/// Fails with a located error on a NUL byte or text that is not UTF-8 (the
+/// lexer would take a NUL for whitespace, and either into a name).
+LogicalResult checkSourceBytes(llvm::StringRef source, llvm::StringRef name,
+                               llvm::raw_ostream &diag);
 
 void buildTilePipeline(OpPassManager &pm, const PipelineOptions &options);
 void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &options);

@@ -526,6 +526,33 @@ func.func private @kernel_declaration(%p: !tile.ptr<f32>) attributes {tile.kerne
 
 // -----
 
+// The kernel's name is the PTX entry's: LLVM aborted on "a b", and "1abc"
+// made PTX that ptxas rejects.
+// expected-error @+1 {{kernel name "a b" is not a PTX identifier ([A-Za-z][A-Za-z0-9_$]* or [_$%][A-Za-z0-9_$]+): it names the PTX entry}}
+func.func @"a b"() attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{kernel name "1abc" is not a PTX identifier}}
+func.func @"1abc"() attributes {tile.kernel} {
+  return
+}
+
+// -----
+
+// Helpers are not entries: their names are LLVM's to mangle.
+func.func @"a helper"() {
+  return
+}
+func.func @_k$1() attributes {tile.kernel} {
+  func.call @"a helper"() : () -> ()
+  return
+}
+
+// -----
+
 // Tile tensors live in registers: every tensor a tile op takes or makes has
 // a static shape without zero-size dimensions.
 func.func @range_dynamic() {

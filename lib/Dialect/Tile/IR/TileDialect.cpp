@@ -269,6 +269,21 @@ static bool isKernelArgType(Type type) {
 /// A value hint (`tile.divisibility`, `tile.contiguity`) on `op`: an i32
 /// for every dimension of its first result, or an array<i32> with one per
 /// dimension, positive; the result an integer or pointer scalar or tensor.
+/// A PTX identifier (the ISA's "Identifiers"): [A-Za-z][A-Za-z0-9_$]* or
+/// [_$%][A-Za-z0-9_$]+.
+static bool isPtxIdentifier(StringRef name) {
+  if (name.empty())
+    return false;
+  auto follows = [](char c) {
+    return llvm::isAlnum(c) || c == '_' || c == '$';
+  };
+  if (!llvm::isAlpha(name[0]) &&
+      !((name[0] == '_' || name[0] == '$' || name[0] == '%') &&
+        name.size() > 1))
+    return false;
+  return llvm::all_of(name.drop_front(), follows);
+}
+
 static LogicalResult verifyHint(Operation *op, NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   if (op->getNumResults() == 0)
@@ -315,6 +330,15 @@ LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
                                << "' may only be placed on a func.func";
     if (func.isExternal())
       return op->emitOpError() << "kernel must have a body";
+    if (!isPtxIdentifier(func.getSymName())) {
+      std::string name;
+      llvm::raw_string_ostream os(name);
+      llvm::printEscapedString(func.getSymName(), os);
+      return op->emitOpError()
+             << "kernel name \"" << name
+             << "\" is not a PTX identifier ([A-Za-z][A-Za-z0-9_$]* or "
+                "[_$%][A-Za-z0-9_$]+): it names the PTX entry";
+    }
     FunctionType type = func.getFunctionType();
     if (type.getNumResults() != 0)
       return op->emitOpError() << "kernel must not return values";
