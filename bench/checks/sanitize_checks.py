@@ -112,7 +112,10 @@ def main(argv=None):
              "producer_warpgroup" in o or o.get("overlap_softmax") or
              "producer_registers" in o or "last_first" in o]
     for cfg, options in runs:
-        for separate in (True, False):
+        # (An ablation column that names its chunk source runs only that.)
+        options = dict(options)
+        pinned = options.pop("separate", None)
+        for separate in (True, False) if pinned is None else (pinned,):
             prefill.run_quire(inp, scale, torch.empty_like(inp["q"]), cfg,
                               separate, **options)
     # Persistent programs over more tiles than SMs (32 query heads: 192
