@@ -45,6 +45,13 @@
 // RUN: not quirec %s -o /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
 // FULL: error: cannot write '/dev/full': No space left on device
 // RUN: not quirec %s -o %t.ptx --meta-out /dev/full 2>&1 | FileCheck %s --check-prefix=FULL
+// ptxas (for --emit=cubin) that cannot run, fails, or writes nothing:
+// RUN: env QUIRE_PTXAS=%t.dir/no-ptxas not quirec %s --emit=cubin -o %t.cubin 2>&1 | FileCheck %s --check-prefix=NOPTXAS
+// NOPTXAS: error: QUIRE_PTXAS='{{.*}}no-ptxas' is not an executable file
+// RUN: env QUIRE_PTXAS=/bin/false not quirec %s --emit=cubin -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXASFAIL
+// PTXASFAIL: error: ptxas (/bin/false) failed with exit status 1
+// RUN: env QUIRE_PTXAS=/bin/true not quirec %s --emit=cubin -o %t.cubin 2>&1 | FileCheck %s --check-prefix=PTXASEMPTY
+// PTXASEMPTY: error: ptxas (/bin/true) exited 0 but wrote no cubin
 
 func.func @add_one(%p: !tile.ptr<f32> {tile.divisibility = 16 : i32}) attributes {tile.kernel} {
   %r = tile.range 0, 128 : tensor<128xi32>

@@ -100,6 +100,9 @@ static bool emitPTXText(llvm::TargetMachine &machine, llvm::Module &module,
 
 /// Runs ptxas on `ptx`; `log` gets its messages, `cubin` (if given) the
 /// binary. False with the reason in `log` when it cannot run or fails.
+/// How long ptxas may run before it counts as hung.
+constexpr unsigned kPtxasSeconds = 600;
+
 static bool runPTXAS(StringRef ptx, unsigned sm, bool verbose, std::string &log,
                      std::string *cubin);
 
@@ -327,6 +330,12 @@ FailureOr<std::string> mlir::quire::assembleCubin(StringRef ptx, unsigned sm,
 
 static bool runPTXAS(StringRef ptx, unsigned sm, bool verbose,
                      std::string &error, std::string *cubinOut) {
+  // A QUIRE_PTXAS that cannot run is an error, not another ptxas.
+  if (const char *env = std::getenv("QUIRE_PTXAS");
+      env && !llvm::sys::fs::can_execute(env)) {
+    error = std::string("QUIRE_PTXAS='") + env + "' is not an executable file";
+    return false;
+  }
   std::string ptxas = mlir::quire::findPTXAS();
   if (ptxas.empty()) {
     error = "ptxas not found (install the CUDA toolkit or set QUIRE_PTXAS)";
@@ -353,7 +362,12 @@ static bool runPTXAS(StringRef ptx, unsigned sm, bool verbose,
     args.push_back("-v");
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects);
+  // Bounded: a ptxas that hangs would hold every compile of the process
+  // (the C API serializes them); the largest kernels take seconds.
+  std::string execError;
+  int rc =
+      llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects,
+                                kPtxasSeconds, /*MemoryLimit=*/0, &execError);
   auto cleanup = [&] {
     llvm::sys::fs::remove(in);
     llvm::sys::fs::remove(out);
@@ -362,7 +376,12 @@ static bool runPTXAS(StringRef ptx, unsigned sm, bool verbose,
   auto msg = llvm::MemoryBuffer::getFile(log);
   std::string messages = msg ? (*msg)->getBuffer().str() : std::string();
   if (rc != 0) {
-    error = "ptxas failed: " + messages;
+    error = "ptxas (" + ptxas + ") failed";
+    if (rc > 0)
+      error += " with exit status " + std::to_string(rc);
+    else if (!execError.empty())
+      error += ": " + execError;
+    error += messages.empty() ? "" : ":\n" + messages;
     cleanup();
     return false;
   }
@@ -371,6 +390,11 @@ static bool runPTXAS(StringRef ptx, unsigned sm, bool verbose,
   if (cubinOut) {
     auto bin = llvm::MemoryBuffer::getFile(out, /*IsText=*/false);
     *cubinOut = bin ? (*bin)->getBuffer().str() : "";
+    if (cubinOut->empty()) {
+      error = "ptxas (" + ptxas + ") exited 0 but wrote no cubin";
+      cleanup();
+      return false;
+    }
   }
   cleanup();
   return true;
