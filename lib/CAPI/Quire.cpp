@@ -100,9 +100,7 @@ OwningOpRef<ModuleOp> parseModule(llvm::StringRef source,
                                   llvm::SourceMgr &sourceMgr,
                                   llvm::raw_ostream &diagnostics) {
   // As compileKernel checks its source (the parser recurses per level).
-  if (failed(checkSourceBytes(source, bufferName, diagnostics)) ||
-      failed(
-          checkNestingDepth(source, bufferName, kMaxNestingDepth, diagnostics)))
+  if (failed(checkSource(source, bufferName, diagnostics)))
     return nullptr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());

@@ -58,12 +58,12 @@ static std::string shapeName(ArrayRef<int64_t> shape) {
   return s;
 }
 
-/// `16x128` or `4096`: positive dimensions separated by `x`.
 /// The most a buffer quire-run makes (out, rand, values) may take: the
 /// interpreter visits every element, so more is a mistake, not a workload.
 constexpr int64_t kMaxBufferBytes = int64_t(1) << 32;
 
-/// Parses SHAPE (`16x128`) into `shape`; on failure `why` says what is wrong.
+/// Parses SHAPE (`16x128` or `4096`: non-negative dimensions separated by
+/// `x`) into `shape`; on failure `why` says what is wrong.
 static LogicalResult parseShape(StringRef text, SmallVectorImpl<int64_t> &shape,
                                 std::string &why) {
   why = "malformed shape '" + text.str() + "' (e.g. 1024 or 16x128)";

@@ -75,29 +75,28 @@ LogicalResult mlir::quire::checkNestingDepth(llvm::StringRef source,
 LogicalResult mlir::quire::checkSourceBytes(llvm::StringRef source,
                                             llvm::StringRef name,
                                             llvm::raw_ostream &diag) {
-  unsigned line = 1;
-  size_t lineStart = 0;
-  for (size_t i = 0; i < source.size(); ++i) {
-    if (source[i] == '\n') {
-      ++line;
-      lineStart = i + 1;
-    } else if (source[i] == '\0') {
-      diag << name << ":" << line << ":" << i - lineStart + 1
-           << ": error: a NUL byte in the source\n";
-      return failure();
-    }
-  }
-  auto *begin = reinterpret_cast<const llvm::UTF8 *>(source.data());
-  const llvm::UTF8 *at = begin;
-  if (!llvm::isLegalUTF8String(&at, begin + source.size())) {
-    size_t offset = at - begin;
+  auto fail = [&](size_t offset, llvm::StringRef what) {
     llvm::StringRef before = source.take_front(offset);
     diag << name << ":" << before.count('\n') + 1 << ":"
-         << offset - (before.rfind('\n') + 1) + 1
-         << ": error: the source is not UTF-8\n";
+         << offset - (before.rfind('\n') + 1) + 1 << ": error: " << what
+         << "\n";
     return failure();
-  }
+  };
+  if (size_t nul = source.find('\0'); nul != llvm::StringRef::npos)
+    return fail(nul, "a NUL byte in the source");
+  auto *begin = reinterpret_cast<const llvm::UTF8 *>(source.data());
+  const llvm::UTF8 *at = begin;
+  if (!llvm::isLegalUTF8String(&at, begin + source.size()))
+    return fail(at - begin, "the source is not UTF-8");
   return success();
+}
+
+LogicalResult mlir::quire::checkSource(llvm::StringRef source,
+                                       llvm::StringRef name,
+                                       llvm::raw_ostream &diag) {
+  return success(
+      succeeded(checkSourceBytes(source, name, diag)) &&
+      succeeded(checkNestingDepth(source, name, kMaxNestingDepth, diag)));
 }
 
 void mlir::quire::buildTilePipeline(OpPassManager &pm,
@@ -245,7 +244,7 @@ static std::string badOptions(const Options &o, llvm::StringRef dash) {
   if (!isSupportedSM(o.sm))
     os << "not supported: " << dash << "sm " << static_cast<unsigned>(o.sm)
        << " (supported: 80, 86, 89, 90)";
-  else if (numWarps == 0 || numWarps > 32 || (numWarps & (numWarps - 1)))
+  else if (!tile::isNumWarps(numWarps))
     os << dash << "num-warps must be a power of two in [1, 32], got "
        << numWarps;
   else if (sharedBuffers < 1 || sharedBuffers > 2)
@@ -387,8 +386,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
     diagOS << "error: " << bad << "\n";
     return failure();
   }
-  if (failed(checkSourceBytes(source, bufferName, diagOS)) ||
-      failed(checkNestingDepth(source, bufferName, kMaxNestingDepth, diagOS)))
+  if (failed(checkSource(source, bufferName, diagOS)))
     return failure();
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));

@@ -37,9 +37,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   StringRef name = inputFilename == "-" ? "<stdin>" : StringRef(inputFilename);
-  if (failed(quire::checkSourceBytes(file->getBuffer(), name, llvm::errs())) ||
-      failed(quire::checkNestingDepth(file->getBuffer(), name,
-                                      quire::kMaxNestingDepth, llvm::errs())))
+  if (failed(quire::checkSource(file->getBuffer(), name, llvm::errs())))
     return 1;
   // Opened here, on the main thread: the output file registers LLVM's
   // signal handlers (and alternate signal stack), which must not belong to

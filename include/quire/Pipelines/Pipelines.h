@@ -198,6 +198,10 @@ LogicalResult checkNestingDepth(llvm::StringRef source, llvm::StringRef name,
 /// lexer would take a NUL for whitespace, and either into a name).
 LogicalResult checkSourceBytes(llvm::StringRef source, llvm::StringRef name,
                                llvm::raw_ostream &diag);
+/// Both checks, at kMaxNestingDepth: what every entry point runs on a source
+/// before the parser sees it.
+LogicalResult checkSource(llvm::StringRef source, llvm::StringRef name,
+                          llvm::raw_ostream &diag);
 
 void buildTilePipeline(OpPassManager &pm, const PipelineOptions &options);
 void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &options);

@@ -98,11 +98,11 @@ static bool emitPTXText(llvm::TargetMachine &machine, llvm::Module &module,
   return !failed;
 }
 
-/// Runs ptxas on `ptx`; `log` gets its messages, `cubin` (if given) the
-/// binary. False with the reason in `log` when it cannot run or fails.
 /// How long ptxas may run before it counts as hung.
 constexpr unsigned kPtxasSeconds = 600;
 
+/// Runs ptxas on `ptx`; `log` gets its messages, `cubin` (if given) the
+/// binary. False with the reason in `log` when it cannot run or fails.
 static bool runPTXAS(StringRef ptx, unsigned sm, bool verbose, std::string &log,
                      std::string *cubin);
 

@@ -727,15 +727,20 @@ def where(cond, x, y, b):
     return tl.tensor(h, x.type)
 
 
+# How propagate_nan may be spelled (tl.PropagateNan's members, their names
+# and Triton's enum values).
+_NAN_ALL = ("ALL", "PropagateNan.ALL", "1")
+_NAN_NONE = ("NONE", "PropagateNan.NONE", "0")
+
+
 def _minmax(kind, x, y, propagate_nan, b):
     x, y = binary_operands(x, y, b, f"tl.{kind}imum")
-    if propagate_nan is not None and str(propagate_nan) not in (
-            "ALL", "PropagateNan.ALL", "1", "NONE", "PropagateNan.NONE", "0"):
+    nan = None if propagate_nan is None else str(propagate_nan)
+    if nan is not None and nan not in _NAN_ALL + _NAN_NONE:
         raise _err(f"tl.{kind}imum: propagate_nan must be "
                    f"tl.PropagateNan.NONE or .ALL, got {propagate_nan!r}")
     if x.dtype.is_floating():
-        nan_all = propagate_nan is not None and str(propagate_nan) in (
-            "ALL", "PropagateNan.ALL", "1")
+        nan_all = nan in _NAN_ALL
         name = f"arith.{kind}imumf" if nan_all else f"arith.{kind}numf"
     else:
         name = f"arith.{kind}{'ui' if x.dtype.is_int_unsigned() else 'si'}"

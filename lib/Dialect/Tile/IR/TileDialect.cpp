@@ -266,9 +266,6 @@ static bool isKernelArgType(Type type) {
   return type.isF16() || type.isBF16() || type.isF32() || type.isF64();
 }
 
-/// A value hint (`tile.divisibility`, `tile.contiguity`) on `op`: an i32
-/// for every dimension of its first result, or an array<i32> with one per
-/// dimension, positive; the result an integer or pointer scalar or tensor.
 /// A PTX identifier (the ISA's "Identifiers"): [A-Za-z][A-Za-z0-9_$]* or
 /// [_$%][A-Za-z0-9_$]+.
 static bool isPtxIdentifier(StringRef name) {
@@ -284,6 +281,9 @@ static bool isPtxIdentifier(StringRef name) {
   return llvm::all_of(name.drop_front(), follows);
 }
 
+/// A value hint (`tile.divisibility`, `tile.contiguity`) on `op`: an i32
+/// for every dimension of its first result, or an array<i32> with one per
+/// dimension, positive; the result an integer or pointer scalar or tensor.
 static LogicalResult verifyHint(Operation *op, NamedAttribute attr) {
   StringRef name = attr.getName().getValue();
   if (op->getNumResults() == 0)

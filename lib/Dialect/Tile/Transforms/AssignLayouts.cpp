@@ -538,7 +538,7 @@ struct AssignLayoutsPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (numWarps == 0 || numWarps > 32 || !llvm::isPowerOf2_32(numWarps)) {
+    if (!isNumWarps(numWarps)) {
       module.emitError() << "quire-assign-layouts: num-warps must be a power "
                             "of two in [1, 32], got "
                          << static_cast<unsigned>(numWarps);

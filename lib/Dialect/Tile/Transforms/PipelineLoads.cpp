@@ -165,7 +165,7 @@ struct PipelineLoadsPass
   using PipelineLoadsBase::PipelineLoadsBase;
 
   void runOnOperation() override {
-    if (numWarps == 0 || numWarps > 32 || !llvm::isPowerOf2_32(numWarps)) {
+    if (!isNumWarps(numWarps)) {
       getOperation().emitError()
           << "quire-pipeline-loads: num-warps must be a power of two in "
              "[1, 32], got "

@@ -17,6 +17,12 @@ namespace mlir::quire::tile {
 #define GEN_PASS_REGISTRATION
 #include "quire/Dialect/Tile/Transforms/Passes.h.inc"
 
+/// True if `numWarps` is a warp count the passes take: a power of two in
+/// [1, 32].
+inline bool isNumWarps(int64_t numWarps) {
+  return numWarps >= 1 && numWarps <= 32 && llvm::isPowerOf2_64(numWarps);
+}
+
 /// True if quire-warp-specialize's producer-registers takes `registers`: 0
 /// (the pass's estimate) or what setmaxnreg takes, a multiple of 8 in
 /// [24, 256].
