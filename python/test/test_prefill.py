@@ -828,6 +828,36 @@ def test_persistent_kernel_is_warp_specialized():
     assert "C751" not in report, report
 
 
+def test_producer_copies_follow_their_acquire():
+    """The cache form's producer warpgroup (two consumer warpgroups' copies)
+    loads each block-table entry both sets of rows share once (no
+    tile.thread_offset clone of the loads), computes each fill's addresses
+    after the acquire of its stage, keeps 72 registers a thread and leaves
+    the consumers 216; ptxas takes it."""
+    kernel, lines = _cache_form_kernel()
+    producer = lines[lines.index("tile.setmaxnreg dec {count = 72 : i32}"):
+                     lines.index("tile.setmaxnreg inc {count = 216 : i32}")]
+    loads = [line for line in producer if "= tile.load " in line]
+    assert loads and not any("thread_offset" in line for line in loads)
+    # The loop's fill: K's acquire, K's pointers and copies (both sets),
+    # V's acquire, V's pointers and copies.
+    acquires = [i for i, line in enumerate(producer)
+                if line.startswith("tile.tma_acquire")]
+    assert len(acquires) == 2
+    guard = max(j for j in range(acquires[0])
+                if producer[j].startswith("scf.if"))
+    assert not any("tile.addptr" in line
+                   for line in producer[guard:acquires[0]])
+    for i in acquires:
+        after = producer[i + 1:]
+        copy = next(j for j, line in enumerate(after)
+                    if line.startswith("tile.async_copy"))
+        assert any("tile.addptr" in line for line in after[:copy])
+    report = ptxas_sm90a(kernel.ptx, "prefill_producer_acquire",
+                         verbose=True)
+    assert "C751" not in report, report
+
+
 @pytest.mark.parametrize("early", [True, False])
 def test_early_release_frees_k_when_the_scores_retire(early):
     """The cache form at the op's default tiles on sm_90: K and V have

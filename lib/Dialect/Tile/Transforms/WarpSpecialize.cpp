@@ -32,6 +32,7 @@
 
 #include "LoopSlices.h"
 
+#include "quire/Analysis/AxisInfo.h"
 #include "quire/Dialect/Tile/IR/Layout.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -125,10 +126,13 @@ FailureOr<SmallVector<Operation *>> bodySlice(scf::ForOp loop,
 constexpr int32_t kProducerRegisters = 24;
 
 /// The registers per thread of producer warps that issue cp.async copies,
-/// for each consumer warp a producer warp stands for: they compute the
-/// copies' addresses (64-bit pointers, masks). ptxas spills little with
-/// 56 for one, 104 for two (the prefill kernel, 128 x 128 tiles).
-int64_t copyProducerRegisters(int64_t sets) { return 48 * sets + 8; }
+/// for `sets` consumer warps a producer warp stands for: they compute the
+/// copies' addresses (64-bit pointers, masks) after each stage's acquire
+/// (sinkIntoGuard) and load the block-table entries the sets share once
+/// (sameInThreadsAbove). 56 for one, 72 for two: the prefill kernel at
+/// 128 x 128 tiles is fastest there (docs/performance.md, "The producer's
+/// registers").
+int64_t copyProducerRegisters(int64_t sets) { return 16 * sets + 40; }
 
 /// The registers a wgmma instruction needs besides its accumulators (A
 /// fragments, descriptors, predicates), as ptxas counts them (a m64n256k16
@@ -407,20 +411,17 @@ scf::ForOp persistentLoop(Block &body) {
   return outer;
 }
 
-/// Moves the index tensors computed before persistent loop `loop` (its
-/// block's ops that any warp may run, runsAnywhere, but constants) whose
-/// every use lies in it to just before their first use in its body, so that
-/// a tile recomputes them where it needs them: hoisted out of the tiles'
-/// loop (loop-invariant code motion), an epilogue's offsets would hold
-/// registers through the staged loop.
-void sinkIntoLoop(scf::ForOp loop) {
-  Block *body = loop.getBody();
-  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+/// Moves the ops before `region` in its block that any warp may run
+/// (runsAnywhere, but constants) and that `movable` takes, whose every use
+/// lies in `body` (a block of `region`), to just before their first use
+/// there.
+void sinkToFirstUse(Operation *region, Block *body,
+                    function_ref<bool(Operation *)> movable) {
   // (Backwards: an op's users move first.)
-  for (Operation *op = loop->getPrevNode(), *prev; op; op = prev) {
+  for (Operation *op = region->getPrevNode(), *prev; op; op = prev) {
     prev = op->getPrevNode();
     if (isa<arith::ConstantOp>(op) || op->use_empty() || !runsAnywhere(op) ||
-        llvm::none_of(op->getResultTypes(), isTensor))
+        !movable(op))
       continue;
     Operation *first = nullptr;
     for (Operation *user : op->getUsers()) {
@@ -435,6 +436,70 @@ void sinkIntoLoop(scf::ForOp loop) {
     if (first)
       op->moveBefore(first);
   }
+}
+
+/// Moves the index tensors computed before persistent loop `loop` whose
+/// every use lies in it to just before their first use in its body
+/// (sinkToFirstUse), so that a tile recomputes them where it needs them:
+/// hoisted out of the tiles' loop (loop-invariant code motion), an
+/// epilogue's offsets would hold registers through the staged loop.
+void sinkIntoLoop(scf::ForOp loop) {
+  auto isTensor = [](Type t) { return isa<RankedTensorType>(t); };
+  sinkToFirstUse(loop, loop.getBody(), [&](Operation *op) {
+    return llvm::any_of(op->getResultTypes(), isTensor);
+  });
+}
+
+/// True if in load `load` thread t + `offset` reads what thread t reads,
+/// for each thread t below `threads`: in every register the two elements
+/// lie in one aligned block over which the pointers and the mask are
+/// constant (AxisInfo's constancy) and `other`, if any, is a constant. A
+/// producer thread issuing the copies of two consumer warps then loads a
+/// block-table entry both warps' rows share once.
+bool sameInThreadsAbove(LoadOp load, int64_t offset, int64_t threads,
+                        const AxisInfoAnalysis &info) {
+  auto type = dyn_cast<RankedTensorType>(load.getPtr().getType());
+  if (!type || offset % kWarpSize || threads % kWarpSize ||
+      (load.getOther() && !load.getOther().getDefiningOp<arith::ConstantOp>()))
+    return false;
+  FailureOr<LinearLayout> layout = LinearLayout::get(type);
+  if (failed(layout))
+    return false;
+  AxisInfo ptr = info.get(load.getPtr());
+  std::optional<AxisInfo> mask;
+  if (load.getMask())
+    mask = info.get(load.getMask());
+  SmallVector<int64_t> block;
+  for (unsigned d = 0; d < type.getRank(); ++d) {
+    int64_t b = ptr.constancy[d];
+    if (mask)
+      b = std::min(b, mask->constancy[d]);
+    block.push_back(int64_t(1) << llvm::Log2_64(std::max<int64_t>(1, b)));
+  }
+  int64_t shift = offset / kWarpSize;
+  int64_t warps = threads / kWarpSize;
+  if (warps + shift > layout->getNumWarps())
+    return false;
+  for (unsigned w = 0; w < warps; ++w)
+    for (unsigned lane = 0; lane < kWarpSize; ++lane)
+      for (unsigned r = 0; r < layout->getNumRegs(); ++r) {
+        Coord a = layout->coord(r, lane, w);
+        Coord b = layout->coord(r, lane, w + shift);
+        for (unsigned d = 0; d < a.size(); ++d)
+          if (a[d] / block[d] != b[d] / block[d])
+            return false;
+      }
+  return true;
+}
+
+/// Moves the index arithmetic before producer guard `guard` whose every use
+/// lies in it to just before its first use there (sinkToFirstUse): each
+/// copy's addresses and masks are then computed after the acquire of its
+/// stage rather than held in registers through its wait, which is what
+/// sets the producer's registers (docs/passes.md, "Producer warps for
+/// cp.async loops").
+void sinkIntoGuard(scf::IfOp guard) {
+  sinkToFirstUse(guard, guard.thenBlock(), [](Operation *) { return true; });
 }
 
 /// Asks LLVM not to hoist out of persistent loop `loop` what its body
@@ -714,6 +779,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
           : std::nullopt;
   if (give)
     SetMaxRegistersOp::create(pb, loc, RegisterAction::Dec, keep);
+  // (The kernel's values before the split, for the loads the sets share.)
+  AxisInfoAnalysis axisInfo(func);
   // One mapping per set; what holds no tensor is the same in every thread
   // and cloned once (set 0's). Set k's clones compute the elements of the
   // threads k * setThreads above (tile.thread_offset, also in their
@@ -733,6 +800,12 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       return SmallVector<Operation *>{c};
     }
     for (int64_t k = 0; k < sets; ++k) {
+      auto load = dyn_cast<LoadOp>(op);
+      if (k != 0 && load &&
+          sameInThreadsAbove(load, k * setThreads, setThreads, axisInfo)) {
+        maps[k].map(op.getResults(), clones.front()->getResults());
+        continue;
+      }
       Operation *c = ob.clone(op, maps[k]);
       if (k != 0)
         setThreadOffset(c, k * setThreads);
@@ -743,6 +816,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
   auto lookup = [&](Value v) { return maps[0].lookupOrDefault(v); };
   // The copies of one fill into `stage` (null: the copies' own), after the
   // stage's release where `acquireParity` is given.
+  // The guards of cp.async fills that wait for their stages.
+  SmallVector<scf::IfOp> acquiring;
   auto issue = [&](OpBuilder &ob, SmallVector<AsyncCopyOp> copies, Value runs,
                    const CopyLoop &l, Value acquireParity, Value stage) {
     auto guard = scf::IfOp::create(ob, loc, TypeRange(), runs,
@@ -775,6 +850,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
       AsyncArriveOp::create(gb, copy.getLoc(), stage, copy.getBuffer(),
                             copy.getStages());
     }
+    if (acquireParity && !l.tma)
+      acquiring.push_back(guard);
   };
   // Fill f of a ring waits for the release of fill f - stages: parity of
   // fill f's phase flipped (a fresh mbarrier passes phase 1). In a
@@ -902,6 +979,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     sinkIntoLoop(tiles);
     keepInvariantsInside(tiles);
   }
+  for (scf::IfOp guard : acquiring)
+    sinkIntoGuard(guard);
 
   // The consumers: the kernel without its copies; each loop waits for the
   // stages it reads and releases them after its iteration.

@@ -10,7 +10,8 @@
 // consumers wait on the stage (async_proxy: the fence for wgmma) and
 // release it after the dot (async_proxy: a fence before the refill through
 // cp.async's generic proxy); the copies and the CTA barriers are gone. The
-// producer warps give registers to the consumers (setmaxnreg).
+// producer warps give registers to the consumers (setmaxnreg). Each
+// fill's addresses are computed after its stage's acquire.
 // RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8 warp-specialize=true" | FileCheck %s
 // With pingpong the two consumer warpgroups issue each dot in turn.
 // RUN: quire-opt %s --split-input-file "--quire-tile-pipeline=sm=90 num-warps=8 warp-specialize=true pingpong=true" | FileCheck %s --check-prefix=PP
@@ -60,15 +61,18 @@
 // CHECK-NEXT:        tile.async_arrive stage %c0_i32 {buffer = 0 : i32, stages = 2 : i32}
 // CHECK:           scf.for
 // CHECK:             scf.if
-// CHECK-NEXT:          tile.tma_acquire stage %{{.*}} phase %{{.*}} {buffer = 0 : i32, every_thread, producer, stages = 2 : i32}
-// CHECK-NEXT:          tile.async_copy
-// CHECK-NEXT:          tile.async_arrive
+// CHECK-NOT:             tile.addptr
+// CHECK:                 tile.tma_acquire stage %{{.*}} phase %{{.*}} {buffer = 0 : i32, every_thread, producer, stages = 2 : i32}
+// CHECK-NEXT:            tile.splat
+// CHECK:                 tile.addptr
+// CHECK:                 tile.async_copy
+// CHECK-NEXT:            tile.async_arrive
 // CHECK:           tile.tma_inval {buffer = 0 : i32, release, split, stages = 2 : i32}
 // CHECK-NEXT:      tile.tma_init {arrivals = 256 : i32, buffer = 0 : i32, release, split, stages = 2 : i32}
 // CHECK:           tile.async_copy {{.*}} into stage %c0_i32
 // CHECK:           scf.for
 // CHECK:             tile.tma_acquire
-// CHECK-NEXT:        tile.async_copy
+// CHECK:             tile.async_copy
 // CHECK-NEXT:        tile.async_arrive
 // CHECK:         } else {
 // CHECK-NEXT:      tile.setmaxnreg inc {count = 200 : i32}
@@ -110,14 +114,14 @@
 // WG-SAME:    tile.producer_warps = 4 : i32
 // WG:         tile.tma_init {arrivals = 128 : i32, buffer = 0 : i32, release, stages = 2 : i32}
 // WG:         scf.if
-// WG-NEXT:      tile.setmaxnreg dec {count = 104 : i32}
+// WG-NEXT:      tile.setmaxnreg dec {count = 72 : i32}
 // WG:           scf.for
 // WG:             tile.tma_acquire
-// WG-NEXT:        tile.async_copy
-// WG-NEXT:        tile.async_copy {{.*}} {buffer = 0 : i32, contig = 1 : i32, nvmma, stages = 2 : i32, tile.thread_offset = 128 : i32}
+// WG:             tile.async_copy {{.*}} {buffer = 0 : i32, contig = 1 : i32, nvmma, stages = 2 : i32} :
+// WG:             tile.async_copy {{.*}} {buffer = 0 : i32, contig = 1 : i32, nvmma, stages = 2 : i32, tile.thread_offset = 128 : i32}
 // WG-NEXT:        tile.async_arrive
 // WG:         } else {
-// WG-NEXT:      tile.setmaxnreg inc {count = 200 : i32}
+// WG-NEXT:      tile.setmaxnreg inc {count = 216 : i32}
 
 // WGPTX-LABEL: .entry two_loops(
 // WGPTX:         .maxntid 384, 1, 1
