@@ -32,7 +32,7 @@ def configs(torch):
 # with each chunk's query blocks started first to last (in order; the
 # default starts the last, which read the most keys, first); with the
 # producer warpgroup keeping 56 registers a thread (ws r56: the consumers
-# get 224, the producer's copy addresses spill), and with early dots at 3
+# get 224), and with early dots at 3
 # stages and 40 (ws early r40: the consumers' 232 hold the second scores
 # tile); with each iteration's P V issued in the next after its scores
 # (quire-overlap-softmax: the softmax overlaps it) at 2 and 3 stages (ws
@@ -54,7 +54,10 @@ def configs(torch):
 # quire-skip-unit-rescale); V's stage released after the softmax's row
 # sums, in the cache form and with K/V separate (cache ordered release,
 # ordered release: quire-overlap-softmax ordered-release); the cache form
-# without its loop split where the mask starts (cache no split:
+# with the producer warpgroup keeping 88, 72 or 56 registers a thread
+# (cache r88, cache r72, cache r56: the consumers get 208, 216 or 224; 72
+# is the default), and ordered release at 72 (cache ordered r72); the
+# cache form without its loop split where the mask starts (cache no split:
 # quire-split-iterations off), the split with K/V separate (split
 # iterations); with a
 # persistent program per SM taking the tiles in turn (cache persist), and
@@ -112,6 +115,9 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
                                         producer_registers=72)),
             ("cache r56", DEFAULT, dict(separate=False,
                                         producer_registers=56)),
+            ("cache ordered r72", DEFAULT, dict(separate=False,
+                                                ordered_release=True,
+                                                producer_registers=72)),
             ("cache no split", DEFAULT, dict(separate=False,
                                              split_iterations=False)),
             ("split iterations", DEFAULT, dict(split_iterations=True)),
