@@ -15,6 +15,7 @@
 #include "mlir/Support/Timing.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/ConvertUTF.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SourceMgr.h"
 
@@ -97,6 +98,51 @@ LogicalResult mlir::quire::checkSource(llvm::StringRef source,
   return success(
       succeeded(checkSourceBytes(source, name, diag)) &&
       succeeded(checkNestingDepth(source, name, kMaxNestingDepth, diag)));
+}
+
+std::unique_ptr<llvm::MemoryBuffer>
+mlir::quire::readSource(llvm::StringRef path, std::string &error) {
+  namespace fs = llvm::sys::fs;
+  bool fromStdin = path == "-";
+  fs::file_t handle = fs::getStdinHandle();
+  if (!fromStdin) {
+    llvm::Expected<fs::file_t> opened = fs::openNativeFileForRead(path);
+    if (!opened) {
+      error = "cannot open input file '" + path.str() +
+              "': " + llvm::toString(opened.takeError());
+      return nullptr;
+    }
+    handle = *opened;
+  }
+  // (Read in chunks: a pipe or a device has no size to ask for.)
+  llvm::SmallVector<char, 0> data;
+  constexpr size_t chunk = 1 << 20;
+  for (;;) {
+    if (data.size() > kMaxSourceBytes) {
+      error = "input file '" + path.str() + "' holds more than " +
+              std::to_string(kMaxSourceBytes >> 20) +
+              " MiB: not a kernel source";
+      break;
+    }
+    size_t at = data.size();
+    data.resize_for_overwrite(at + chunk);
+    llvm::Expected<size_t> n =
+        fs::readNativeFile(handle, llvm::MutableArrayRef<char>(data).slice(at));
+    if (!n) {
+      error = "cannot read input file '" + path.str() +
+              "': " + llvm::toString(n.takeError());
+      break;
+    }
+    data.truncate(at + *n);
+    if (*n == 0)
+      break;
+  }
+  if (!fromStdin)
+    fs::closeFile(handle);
+  if (!error.empty())
+    return nullptr;
+  return llvm::MemoryBuffer::getMemBufferCopy(
+      llvm::StringRef(data.data(), data.size()), fromStdin ? "<stdin>" : path);
 }
 
 void mlir::quire::buildTilePipeline(OpPassManager &pm,

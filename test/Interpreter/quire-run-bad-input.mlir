@@ -6,6 +6,11 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: not quire-run %t/missing.mlir 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: error: cannot open input file '{{.*}}missing.mlir': No such file or directory
+// RUN: not quire-run /dev/zero 2>&1 | FileCheck %s --check-prefix=ENDLESS
+// ENDLESS: error: input file '/dev/zero' holds more than 1024 MiB: not a kernel source
+// RUN: %python -c "print('(' * 30000)" > %t/deep.mlir
+// RUN: not quire-run %t/deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: deep.mlir:1:1001: error: not supported: brackets nested deeper than 1000 levels
 
 // RUN: printf 'func.func @f(\n' > %t/bad.mlir
 // RUN: not quire-run %t/bad.mlir 2>&1 | FileCheck %s --check-prefix=PARSE

@@ -4,7 +4,9 @@
 // RUN: not quire-opt %t.dir/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: cannot open input file '{{.*}}missing.mlir': No such file or directory
 // RUN: not quire-opt %t.dir 2>&1 | FileCheck %s --check-prefix=DIR
-// DIR: cannot open input file '{{.*}}.dir': Is a directory
+// DIR: cannot read input file '{{.*}}.dir': Is a directory
+// RUN: not quire-opt /dev/zero 2>&1 | FileCheck %s --check-prefix=ENDLESS
+// ENDLESS: error: input file '/dev/zero' holds more than 1024 MiB: not a kernel source
 // RUN: not quire-opt %s -o %t.dir/no/out.mlir 2>&1 | FileCheck %s --check-prefix=NOWRITE
 // NOWRITE: cannot open output file '{{.*}}out.mlir': No such file or directory
 // RUN: not quire-opt %s --pass-pipeline='builtin.module(no-such-pass)' 2>&1 | FileCheck %s --check-prefix=PASS

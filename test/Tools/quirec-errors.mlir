@@ -25,9 +25,12 @@
 //
 // RUN: rm -rf %t.dir && mkdir -p %t.dir
 // RUN: not quirec %t.dir/missing.mlir 2>&1 | FileCheck %s --check-prefix=MISSING
-// MISSING: error: cannot read '{{.*}}missing.mlir': No such file or directory
+// MISSING: error: cannot open input file '{{.*}}missing.mlir': No such file or directory
 // RUN: not quirec %t.dir 2>&1 | FileCheck %s --check-prefix=DIR
-// DIR: error: cannot read '{{.*}}.dir': Is a directory
+// DIR: error: cannot read input file '{{.*}}.dir': Is a directory
+// An input that never ends (a device) stops at 1 GiB with an error.
+// RUN: not quirec /dev/zero 2>&1 | FileCheck %s --check-prefix=ENDLESS
+// ENDLESS: quirec: error: input file '/dev/zero' holds more than 1024 MiB: not a kernel source
 // RUN: touch %t.dir/empty.mlir
 // RUN: not quirec %t.dir/empty.mlir 2>&1 | FileCheck %s --check-prefix=EMPTY
 // EMPTY: error: '{{.*}}empty.mlir' is empty

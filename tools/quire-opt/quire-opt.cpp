@@ -31,7 +31,7 @@ int main(int argc, char **argv) {
   MlirOptMainConfig config = MlirOptMainConfig::createFromCLOptions();
   std::string error;
   std::unique_ptr<llvm::MemoryBuffer> file =
-      openInputFile(inputFilename, &error);
+      quire::readSource(inputFilename, error);
   if (!file) {
     llvm::WithColor::error() << error << "\n";
     return 1;

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "quire/Interpreter/Launch.h"
+#include "quire/Pipelines/Pipelines.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -114,10 +115,12 @@ int main(int argc, char **argv) {
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
   std::string openError;
-  std::unique_ptr<llvm::MemoryBuffer> file =
-      openInputFile(inputFile, &openError);
+  std::unique_ptr<llvm::MemoryBuffer> file = readSource(inputFile, openError);
   if (!file)
     return fail("error: " + openError);
+  if (failed(checkSource(file->getBuffer(), file->getBufferIdentifier(),
+                         llvm::errs())))
+    return 1;
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   // Parse and verifier errors print with the source line.

@@ -302,13 +302,13 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(argc, argv, "Quire tile-language compiler\n");
 
-  auto input = MemoryBuffer::getFileOrSTDIN(inputFile, /*IsText=*/true);
-  if (std::error_code ec = input.getError()) {
-    WithColor::error(errs(), "quirec")
-        << "cannot read '" << inputFile << "': " << ec.message() << "\n";
+  std::string readError;
+  std::unique_ptr<MemoryBuffer> input = readSource(inputFile, readError);
+  if (!input) {
+    WithColor::error(errs(), "quirec") << readError << "\n";
     return 1;
   }
-  if ((*input)->getBuffer().trim().empty()) {
+  if (input->getBuffer().trim().empty()) {
     WithColor::error(errs(), "quirec") << "'" << inputFile << "' is empty\n";
     return 1;
   }
@@ -354,7 +354,7 @@ int main(int argc, char **argv) {
   std::string diagnostics;
   std::string name = inputFile == "-" ? "<stdin>" : inputFile.getValue();
   bool ok = succeeded(
-      compileKernel((*input)->getBuffer(), name, options, result, diagnostics));
+      compileKernel(input->getBuffer(), name, options, result, diagnostics));
   errs() << diagnostics;
   if (!ok)
     return 1;

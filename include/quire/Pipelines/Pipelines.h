@@ -14,6 +14,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "quire/Target/NVPTX/EmitPTX.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <string>
 #include <vector>
@@ -202,6 +203,15 @@ LogicalResult checkSourceBytes(llvm::StringRef source, llvm::StringRef name,
 /// before the parser sees it.
 LogicalResult checkSource(llvm::StringRef source, llvm::StringRef name,
                           llvm::raw_ostream &diag);
+
+/// The most bytes a kernel source read from a file or stdin may hold.
+constexpr uint64_t kMaxSourceBytes = uint64_t(1) << 30;
+
+/// The contents of file `path` ("-": stdin), read up to kMaxSourceBytes:
+/// null with `error` set when it cannot be read or is larger (a device such
+/// as /dev/zero never ends).
+std::unique_ptr<llvm::MemoryBuffer> readSource(llvm::StringRef path,
+                                               std::string &error);
 
 void buildTilePipeline(OpPassManager &pm, const PipelineOptions &options);
 void buildLLVMPipeline(OpPassManager &pm, const PipelineOptions &options);
