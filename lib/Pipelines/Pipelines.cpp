@@ -297,7 +297,7 @@ static std::string badOptions(const Options &o, llvm::StringRef dash) {
     os << dash << "shared-buffers must be 1 or 2, got " << sharedBuffers;
   else if (asyncStages > 8)
     os << dash << "async-stages must be at most 8, got " << asyncStages;
-  else if (maxRegisters && (maxRegisters < 24 || maxRegisters > 255))
+  else if (!isMaxRegisters(maxRegisters))
     os << dash << "max-registers must be 0 (no cap) or in [24, 255], got "
        << maxRegisters;
   else if (!tile::isProducerRegisters(producerRegisters))

@@ -22,6 +22,12 @@ class AxisInfoAnalysis;
 #define GEN_PASS_REGISTRATION
 #include "quire/Conversion/Passes.h.inc"
 
+/// True if quire-convert-tile-to-llvm's max-registers takes `registers`: 0
+/// (no cap) or what PTX .maxnreg takes, [24, 255].
+inline bool isMaxRegisters(int64_t registers) {
+  return registers == 0 || (registers >= 24 && registers <= 255);
+}
+
 /// State the tile-to-LLVM patterns share: the axis facts of the original
 /// kernel and the high-water mark of dynamic shared memory.
 struct TileToLLVMState {

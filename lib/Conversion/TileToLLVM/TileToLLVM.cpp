@@ -507,7 +507,7 @@ struct ConvertTileToLLVMPass
       return signalPassFailure();
     }
     state.sharedBuffers = sharedBuffers;
-    if (maxRegisters && (maxRegisters < 24 || maxRegisters > 255)) {
+    if (!isMaxRegisters(maxRegisters)) {
       module.emitError() << "quire-convert-tile-to-llvm: max-registers must "
                             "be 0 (no cap) or in [24, 255], got "
                          << static_cast<unsigned>(maxRegisters);
