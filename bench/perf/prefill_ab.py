@@ -11,10 +11,13 @@ process first checks each column against float64 (checks/prefill_check's
 cases with those columns at head dim 128), then times each row and column
 as the minimum of two do_bench medians. Columns: the op's default and any of lib/prefill.ABLATION's.
 Prints each run's table and, per row and column, the mean of B's runs
-against the mean of A's. Exits 1 if a check failed.
+against the mean of A's. With --clocks, nvidia-smi samples the SM clock and
+the board's power every 200 ms while each run times, and each table says
+their range (a row slower in one run than in another at the same clocks is
+not the clock's doing). Exits 1 if a check failed.
 
     bench/run.py prefill_ab --a DIR [--b DIR] [--rows 1,4,9]
-        [--columns "default,s3,ws overlap"] [--order aba]
+        [--columns "default,s3,ws overlap"] [--order aba] [--clocks]
 """
 
 import argparse
@@ -94,6 +97,37 @@ def worker(rows, columns):
     return 0 if ok else 1
 
 
+class Clocks:
+    """nvidia-smi's SM clock (MHz) and power draw (W) every 200 ms, from
+    start() to stop(), which returns a line summing them up."""
+
+    def start(self):
+        self.proc = subprocess.Popen(
+            ["nvidia-smi", "--query-gpu=clocks.sm,power.draw",
+             "--format=csv,noheader,nounits", "-lms", "200"],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+    def stop(self):
+        self.proc.terminate()
+        out, _ = self.proc.communicate()
+        samples = []
+        for line in out.splitlines():
+            try:
+                mhz, watts = (float(x) for x in line.split(","))
+            except ValueError:
+                continue
+            samples.append((mhz, watts))
+        # (The idle samples before the first launch and after the last.)
+        busy = [x for x in samples if x[1] > 150] or samples
+        if not busy:
+            return "clocks: no nvidia-smi samples"
+        mhz = sorted(m for m, _ in busy)
+        return (f"clocks: SM {mhz[0]:.0f}-{mhz[-1]:.0f} MHz (median "
+                f"{mhz[len(mhz) // 2]:.0f}), at most "
+                f"{max(w for _, w in busy):.0f} W, {len(busy)} samples over "
+                f"150 W of {len(samples)}")
+
+
 def main(argv=None):
     p = parser("prefill_ab", __doc__)
     p.add_argument("--a", help="folder with the first build's installed quire")
@@ -105,6 +139,8 @@ def main(argv=None):
                    "lib/prefill.ABLATION's names (default: default)")
     p.add_argument("--order", default="aba", help="runs in turn, a and b "
                    "(default aba)")
+    p.add_argument("--clocks", action="store_true", help="sample the SM "
+                   "clock and power with nvidia-smi during each run")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     rows = _rows(args.rows, p)
@@ -132,7 +168,11 @@ def main(argv=None):
         cmd = [sys.executable, os.path.join(BENCH, "run.py"), "prefill_ab",
                "--worker", "--rows", ",".join(map(str, rows)),
                "--columns", ",".join(columns)]
+        clocks = Clocks() if args.clocks else None
+        if clocks:
+            clocks.start()
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        clock_line = clocks.stop() if clocks else None
         results = {}
         for line in proc.stdout.splitlines():
             if line.startswith("FAIL"):
@@ -152,6 +192,8 @@ def main(argv=None):
         for row, t in results.items():
             print(f"[{side}{k}] | {row} | "
                   + " | ".join(f"{t[c]:.1f}" for c in columns) + " |")
+        if clock_line:
+            print(f"[{side}{k}] {clock_line}")
     if {"a", "b"} <= set(args.order):
         def mean(side, row, c):
             got = [r[row][c] for x, r in runs if x == side]
