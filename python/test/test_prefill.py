@@ -832,11 +832,11 @@ def test_producer_copies_follow_their_acquire():
     """The cache form's producer warpgroup (two consumer warpgroups' copies)
     loads each block-table entry both sets of rows share once (no
     tile.thread_offset clone of the loads), computes each fill's addresses
-    after the acquire of its stage, keeps 72 registers a thread and leaves
-    the consumers 216; ptxas takes it."""
+    after the acquire of its stage, keeps 88 registers a thread and leaves
+    the consumers 208; ptxas takes it."""
     kernel, lines = _cache_form_kernel()
-    producer = lines[lines.index("tile.setmaxnreg dec {count = 72 : i32}"):
-                     lines.index("tile.setmaxnreg inc {count = 216 : i32}")]
+    producer = lines[lines.index("tile.setmaxnreg dec {count = 88 : i32}"):
+                     lines.index("tile.setmaxnreg inc {count = 208 : i32}")]
     loads = [line for line in producer if "= tile.load " in line]
     assert loads and not any("thread_offset" in line for line in loads)
     # The loop's fill: K's acquire, K's pointers and copies (both sets),

@@ -129,10 +129,10 @@ constexpr int32_t kProducerRegisters = 24;
 /// for `sets` consumer warps a producer warp stands for: they compute the
 /// copies' addresses (64-bit pointers, masks) after each stage's acquire
 /// (sinkIntoGuard) and load the block-table entries the sets share once
-/// (sameInThreadsAbove). 56 for one, 72 for two: the prefill kernel at
-/// 128 x 128 tiles is fastest there (docs/performance.md, "The producer's
-/// registers").
-int64_t copyProducerRegisters(int64_t sets) { return 16 * sets + 40; }
+/// (sameInThreadsAbove). 56 for one, 88 for two: the prefill kernel at
+/// 128 x 128 tiles is as fast there as at 72 and spills least across its
+/// forms (docs/performance.md, "The producer's registers").
+int64_t copyProducerRegisters(int64_t sets) { return 32 * sets + 24; }
 
 /// The registers a wgmma instruction needs besides its accumulators (A
 /// fragments, descriptors, predicates), as ptxas counts them (a m64n256k16

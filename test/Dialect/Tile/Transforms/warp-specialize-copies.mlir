@@ -114,14 +114,14 @@
 // WG-SAME:    tile.producer_warps = 4 : i32
 // WG:         tile.tma_init {arrivals = 128 : i32, buffer = 0 : i32, release, stages = 2 : i32}
 // WG:         scf.if
-// WG-NEXT:      tile.setmaxnreg dec {count = 72 : i32}
+// WG-NEXT:      tile.setmaxnreg dec {count = 88 : i32}
 // WG:           scf.for
 // WG:             tile.tma_acquire
 // WG:             tile.async_copy {{.*}} {buffer = 0 : i32, contig = 1 : i32, nvmma, stages = 2 : i32} :
 // WG:             tile.async_copy {{.*}} {buffer = 0 : i32, contig = 1 : i32, nvmma, stages = 2 : i32, tile.thread_offset = 128 : i32}
 // WG-NEXT:        tile.async_arrive
 // WG:         } else {
-// WG-NEXT:      tile.setmaxnreg inc {count = 216 : i32}
+// WG-NEXT:      tile.setmaxnreg inc {count = 208 : i32}
 
 // WGPTX-LABEL: .entry two_loops(
 // WGPTX:         .maxntid 384, 1, 1

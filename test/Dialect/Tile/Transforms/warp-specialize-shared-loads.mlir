@@ -12,7 +12,7 @@
 // PTXAS-NOT: error
 
 // CHECK-LABEL: func.func @rows_in_pages
-// CHECK:         tile.setmaxnreg dec {count = 72 : i32}
+// CHECK:         tile.setmaxnreg dec {count = 88 : i32}
 // CHECK-NOT:     tile.thread_offset = 128 : i32} : tensor<64x!tile.ptr<i32>
 // CHECK:         scf.for
 // CHECK:           tile.load %{{.*}} : tensor<64x!tile.ptr<i32>
@@ -22,14 +22,14 @@
 // CHECK:             tile.tma_acquire
 // CHECK:             tile.addptr
 // CHECK:             tile.async_copy
-// CHECK:         tile.setmaxnreg inc {count = 216 : i32}
+// CHECK:         tile.setmaxnreg inc {count = 208 : i32}
 
 // CHECK-LABEL: func.func @rows_apart
-// CHECK:         tile.setmaxnreg dec {count = 72 : i32}
+// CHECK:         tile.setmaxnreg dec {count = 88 : i32}
 // CHECK:         scf.for
 // CHECK:           tile.load %{{.*}} : tensor<64x!tile.ptr<i32>
 // CHECK-NEXT:      tile.load %{{.*}} {tile.thread_offset = 128 : i32} : tensor<64x!tile.ptr<i32>
-// CHECK:         tile.setmaxnreg inc {count = 216 : i32}
+// CHECK:         tile.setmaxnreg inc {count = 208 : i32}
 
 func.func @rows_in_pages(%out: !tile.ptr<f32> {tile.divisibility = 16 : i32},
                      %a: !tile.ptr<f16> {tile.divisibility = 16 : i32},
