@@ -305,10 +305,13 @@ FailureOr<std::string> mlir::quire::translateToPTX(ModuleOp module,
   return std::string(text);
 }
 
-std::string mlir::quire::findPTXAS() {
-  if (const char *env = std::getenv("QUIRE_PTXAS"))
+std::string mlir::quire::findPTXAS(std::string &error) {
+  if (const char *env = std::getenv("QUIRE_PTXAS")) {
     if (llvm::sys::fs::can_execute(env))
       return env;
+    error = std::string("QUIRE_PTXAS='") + env + "' is not an executable file";
+    return "";
+  }
 #ifdef QUIRE_CUDA_PTXAS
   if (llvm::sys::fs::can_execute(QUIRE_CUDA_PTXAS))
     return QUIRE_CUDA_PTXAS;
@@ -317,6 +320,7 @@ std::string mlir::quire::findPTXAS() {
     return "/usr/local/cuda/bin/ptxas";
   if (auto path = llvm::sys::findProgramByName("ptxas"))
     return *path;
+  error = "ptxas not found (install the CUDA toolkit or set QUIRE_PTXAS)";
   return "";
 }
 
@@ -330,17 +334,9 @@ FailureOr<std::string> mlir::quire::assembleCubin(StringRef ptx, unsigned sm,
 
 static bool runPTXAS(StringRef ptx, unsigned sm, bool verbose,
                      std::string &error, std::string *cubinOut) {
-  // A QUIRE_PTXAS that cannot run is an error, not another ptxas.
-  if (const char *env = std::getenv("QUIRE_PTXAS");
-      env && !llvm::sys::fs::can_execute(env)) {
-    error = std::string("QUIRE_PTXAS='") + env + "' is not an executable file";
+  std::string ptxas = mlir::quire::findPTXAS(error);
+  if (ptxas.empty())
     return false;
-  }
-  std::string ptxas = mlir::quire::findPTXAS();
-  if (ptxas.empty()) {
-    error = "ptxas not found (install the CUDA toolkit or set QUIRE_PTXAS)";
-    return false;
-  }
   llvm::SmallString<128> in, out, log;
   int fd;
   if (llvm::sys::fs::createTemporaryFile("quire", "ptx", fd, in) ||

@@ -39,9 +39,10 @@ struct PTXOptions {
 FailureOr<std::string> translateToPTX(ModuleOp module,
                                       const PTXOptions &options);
 
-/// The ptxas to use: $QUIRE_PTXAS, the toolkit found at build time, or
-/// `ptxas` on PATH. Empty if none exists.
-std::string findPTXAS();
+/// The ptxas to use: $QUIRE_PTXAS where set (an error if it cannot run:
+/// never another ptxas in its place), else the toolkit found at build time,
+/// /usr/local/cuda's or `ptxas` on PATH. Empty with `error` set if none.
+std::string findPTXAS(std::string &error);
 
 /// PTX -> cubin through ptxas. `error` gets ptxas's messages on failure.
 FailureOr<std::string> assembleCubin(StringRef ptx, unsigned sm,
