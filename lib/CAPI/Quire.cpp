@@ -104,7 +104,7 @@ OwningOpRef<ModuleOp> parseModule(llvm::StringRef source,
     return nullptr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagnostics);
+  ClippedDiagnosticHandler handler(sourceMgr, &context, diagnostics);
   return parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
 }
 

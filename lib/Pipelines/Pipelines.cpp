@@ -100,6 +100,62 @@ LogicalResult mlir::quire::checkSource(llvm::StringRef source,
       succeeded(checkNestingDepth(source, name, kMaxNestingDepth, diag)));
 }
 
+mlir::quire::ClippedDiagnosticHandler::ClippedDiagnosticHandler(
+    llvm::SourceMgr &mgr, MLIRContext *ctx, llvm::raw_ostream &os)
+    : SourceMgrDiagnosticHandler(mgr, ctx, os) {
+  setHandler([this](Diagnostic &diag) { emit(diag); });
+}
+
+void mlir::quire::ClippedDiagnosticHandler::emit(Diagnostic &diag) {
+  auto clipped = [&](Diagnostic &d) { return longLine(d.getLocation()); };
+  if (!clipped(diag) &&
+      llvm::none_of(diag.getNotes(), [&](Diagnostic &n) { return clipped(n); }))
+    return SourceMgrDiagnosticHandler::emitDiagnostic(diag);
+  auto one = [&](Diagnostic &d) {
+    if (std::optional<llvm::StringRef> line = longLine(d.getLocation()))
+      emitClipped(d.getLocation(), d.str(), d.getSeverity(), *line);
+    else
+      emitDiagnostic(d.getLocation(), d.str(), d.getSeverity());
+  };
+  one(diag);
+  for (Diagnostic &note : diag.getNotes())
+    one(note);
+}
+
+std::optional<llvm::StringRef>
+mlir::quire::ClippedDiagnosticHandler::longLine(Location loc) {
+  auto file = loc->findInstanceOf<FileLineColLoc>();
+  if (!file || file.getLine() == 0)
+    return std::nullopt;
+  const llvm::MemoryBuffer *buffer = getBufferForFile(file.getFilename());
+  if (!buffer)
+    return std::nullopt;
+  llvm::StringRef rest = buffer->getBuffer();
+  for (unsigned n = 1; n < file.getLine() && !rest.empty(); ++n)
+    rest = rest.drop_until([](char c) { return c == '\n'; }).drop_front();
+  llvm::StringRef line = rest.take_until([](char c) { return c == '\n'; });
+  if (line.size() <= kMaxShownColumns)
+    return std::nullopt;
+  return line;
+}
+
+void mlir::quire::ClippedDiagnosticHandler::emitClipped(Location loc,
+                                                        const Twine &message,
+                                                        DiagnosticSeverity kind,
+                                                        llvm::StringRef line) {
+  emitDiagnostic(loc, message, kind, /*displaySourceLine=*/false);
+  auto file = loc->findInstanceOf<FileLineColLoc>();
+  size_t col =
+      std::min<size_t>(std::max(file.getColumn(), 1u) - 1, line.size());
+  size_t half = kMaxShownColumns / 2;
+  size_t begin = col > half ? col - half : 0;
+  size_t end = std::min(line.size(), begin + kMaxShownColumns);
+  llvm::StringRef before = begin ? "..." : "";
+  os << before << line.slice(begin, end) << (end < line.size() ? "..." : "")
+     << "\n"
+     << std::string(before.size() + col - begin, ' ') << "^\n";
+}
+
 std::unique_ptr<llvm::MemoryBuffer>
 mlir::quire::readSource(llvm::StringRef path, std::string &error) {
   namespace fs = llvm::sys::fs;
@@ -426,7 +482,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, bufferName), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, diagOS);
+  ClippedDiagnosticHandler handler(sourceMgr, &context, diagOS);
 
   if (std::string bad = badOptions(options, "--"); !bad.empty()) {
     diagOS << "error: " << bad << "\n";

@@ -209,6 +209,21 @@ def test_deep_nesting_is_refused_by_every_entry_point():
             call()
 
 
+def test_errors_on_long_lines_show_the_columns_around_them():
+    """An error on a line of 100000 columns shows about 240 of them around
+    its location in every entry point's message, not the whole line."""
+    long = ('func.func @k() attributes {tile.kernel, a = "' + "x" * 100000 +
+            '", b = } {\n  return\n}\n')
+    for call in (lambda: quire.compile(long, sm=90),
+                 lambda: quire.signature(long),
+                 lambda: quire.interpret(long, (1,))):
+        with pytest.raises(quire.CompilationError,
+                           match="expected attribute value") as info:
+            call()
+        assert len(str(info.value)) < 2000
+        assert '...' + "x" * 100 in str(info.value)
+
+
 def test_kernel_names_are_ptx_identifiers():
     """A kernel's name is its PTX entry's: "a b" aborted LLVM (killing the
     process), "1abc" made PTX ptxas rejects."""

@@ -28,6 +28,13 @@
 // MISSING: error: cannot open input file '{{.*}}missing.mlir': No such file or directory
 // RUN: not quirec %t.dir 2>&1 | FileCheck %s --check-prefix=DIR
 // DIR: error: cannot read input file '{{.*}}.dir': Is a directory
+// An error on a line longer than 240 columns shows the columns around it,
+// not the line (which printed twice its size with the caret's).
+// RUN: %python -c "print('func.func @k() attributes {a = \"' + 'x' * 100000 + '\", b = } {\n  return\n}')" > %t.dir/long.mlir
+// RUN: not quirec %t.dir/long.mlir 2>&1 | FileCheck %s --strict-whitespace --check-prefix=LONG
+// LONG: long.mlir:1:100039: error: expected attribute value
+// LONG-NEXT: {{^\.\.\.x{100,120}", b = \} \{$}}
+// LONG-NEXT: {{^ {123}\^$}}
 // An input that never ends (a device) stops at 1 GiB with an error.
 // RUN: not quirec /dev/zero 2>&1 | FileCheck %s --check-prefix=ENDLESS
 // ENDLESS: quirec: error: input file '/dev/zero' holds more than 1024 MiB: not a kernel source

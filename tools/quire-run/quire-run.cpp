@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   // Parse and verifier errors print with the source line.
-  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  ClippedDiagnosticHandler diagHandler(sourceMgr, &context, llvm::errs());
   OwningOpRef<ModuleOp> module =
       parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&context));
   if (!module)

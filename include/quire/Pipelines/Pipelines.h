@@ -11,6 +11,7 @@
 #ifndef QUIRE_PIPELINES_PIPELINES_H
 #define QUIRE_PIPELINES_PIPELINES_H
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 #include "quire/Target/NVPTX/EmitPTX.h"
@@ -203,6 +204,26 @@ LogicalResult checkSourceBytes(llvm::StringRef source, llvm::StringRef name,
 /// before the parser sees it.
 LogicalResult checkSource(llvm::StringRef source, llvm::StringRef name,
                           llvm::raw_ostream &diag);
+
+/// The most columns of a source line a diagnostic shows.
+constexpr size_t kMaxShownColumns = 240;
+
+/// Diagnostics as mlir::SourceMgrDiagnosticHandler prints them, but a
+/// source line longer than kMaxShownColumns shows only the columns around
+/// the location (an error on a line of megabytes printed the whole line,
+/// twice its size with the caret's).
+class ClippedDiagnosticHandler : public SourceMgrDiagnosticHandler {
+public:
+  ClippedDiagnosticHandler(llvm::SourceMgr &mgr, MLIRContext *ctx,
+                           llvm::raw_ostream &os);
+
+private:
+  void emit(Diagnostic &diag);
+  /// The source line `loc` points into where it is too long to show whole.
+  std::optional<llvm::StringRef> longLine(Location loc);
+  void emitClipped(Location loc, const Twine &message, DiagnosticSeverity kind,
+                   llvm::StringRef line);
+};
 
 /// The most bytes a kernel source read from a file or stdin may hold.
 constexpr uint64_t kMaxSourceBytes = uint64_t(1) << 30;
