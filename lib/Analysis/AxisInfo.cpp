@@ -158,6 +158,27 @@ AxisInfoAnalysis::AxisInfoAnalysis(Operation *root) {
   });
 }
 
+SmallVector<int64_t>
+mlir::quire::constantLoadBlocks(const AxisInfoAnalysis &info,
+                                tile::LoadOp load) {
+  auto type = dyn_cast<RankedTensorType>(load.getPtr().getType());
+  if (!type ||
+      (load.getOther() && !load.getOther().getDefiningOp<arith::ConstantOp>()))
+    return {};
+  AxisInfo ptr = info.get(load.getPtr());
+  std::optional<AxisInfo> mask;
+  if (load.getMask())
+    mask = info.get(load.getMask());
+  SmallVector<int64_t> blocks;
+  for (unsigned d = 0; d < type.getRank(); ++d) {
+    int64_t b = ptr.constancy[d];
+    if (mask)
+      b = std::min(b, mask->constancy[d]);
+    blocks.push_back(int64_t(1) << llvm::Log2_64(std::max<int64_t>(1, b)));
+  }
+  return blocks;
+}
+
 AxisInfo AxisInfoAnalysis::get(Value value) const {
   auto it = infos.find(value);
   if (it != infos.end())

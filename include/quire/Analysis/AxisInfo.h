@@ -61,6 +61,17 @@ unsigned accessVectorWidth(const AxisInfoAnalysis &info, Value ptr, Value mask,
 unsigned accessVectorWidth(const AxisInfoAnalysis &info, Value ptr, Value mask,
                            Type elementType, unsigned dim, unsigned run);
 
+namespace tile {
+class LoadOp;
+} // namespace tile
+
+/// Per dimension of laid-out load `load`, the power-of-two aligned block
+/// over which its pointers and mask are constant (AxisInfo's constancy):
+/// the elements of one block read one value. Empty where `other` is not a
+/// constant (masked-off elements would differ) or the pointer is a scalar.
+SmallVector<int64_t> constantLoadBlocks(const AxisInfoAnalysis &info,
+                                        tile::LoadOp load);
+
 } // namespace mlir::quire
 
 #endif // QUIRE_ANALYSIS_AXISINFO_H

@@ -241,26 +241,10 @@ struct LoadOpLowering : public ConvertOpToLLVMPattern<tile::LoadOp> {
   /// Per dimension, the power-of-two block size over which pointer and mask
   /// are constant and `other` is a constant; empty if that is 1 everywhere.
   SmallVector<int64_t> constantBlocks(tile::LoadOp op) const {
-    auto type = dyn_cast<RankedTensorType>(op.getPtr().getType());
-    if (!type ||
-        (op.getOther() && !op.getOther().getDefiningOp<arith::ConstantOp>()))
+    SmallVector<int64_t> blocks = constantLoadBlocks(*state.axisInfo, op);
+    if (llvm::all_of(blocks, [](int64_t b) { return b == 1; }))
       return {};
-    AxisInfo ptr = state.axisInfo->get(op.getPtr());
-    std::optional<AxisInfo> mask;
-    if (op.getMask())
-      mask = state.axisInfo->get(op.getMask());
-    SmallVector<int64_t> blocks;
-    bool any = false;
-    for (unsigned d = 0; d < type.getRank(); ++d) {
-      int64_t b = ptr.constancy[d];
-      if (mask)
-        b = std::min(b, mask->constancy[d]);
-      b = std::max<int64_t>(1, int64_t(1)
-                                   << llvm::Log2_64(std::max<int64_t>(1, b)));
-      any |= b > 1;
-      blocks.push_back(b);
-    }
-    return any ? blocks : SmallVector<int64_t>();
+    return blocks;
   }
   TileToLLVMState &state;
 };

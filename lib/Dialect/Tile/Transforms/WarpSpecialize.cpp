@@ -452,30 +452,18 @@ void sinkIntoLoop(scf::ForOp loop) {
 
 /// True if in load `load` thread t + `offset` reads what thread t reads,
 /// for each thread t below `threads`: in every register the two elements
-/// lie in one aligned block over which the pointers and the mask are
-/// constant (AxisInfo's constancy) and `other`, if any, is a constant. A
-/// producer thread issuing the copies of two consumer warps then loads a
+/// lie in one block that reads one value (constantLoadBlocks). A producer
+/// thread issuing the copies of two consumer warps then loads a
 /// block-table entry both warps' rows share once.
 bool sameInThreadsAbove(LoadOp load, int64_t offset, int64_t threads,
                         const AxisInfoAnalysis &info) {
-  auto type = dyn_cast<RankedTensorType>(load.getPtr().getType());
-  if (!type || offset % kWarpSize || threads % kWarpSize ||
-      (load.getOther() && !load.getOther().getDefiningOp<arith::ConstantOp>()))
+  SmallVector<int64_t> block = constantLoadBlocks(info, load);
+  if (block.empty() || offset % kWarpSize || threads % kWarpSize)
     return false;
-  FailureOr<LinearLayout> layout = LinearLayout::get(type);
+  FailureOr<LinearLayout> layout =
+      LinearLayout::get(cast<RankedTensorType>(load.getPtr().getType()));
   if (failed(layout))
     return false;
-  AxisInfo ptr = info.get(load.getPtr());
-  std::optional<AxisInfo> mask;
-  if (load.getMask())
-    mask = info.get(load.getMask());
-  SmallVector<int64_t> block;
-  for (unsigned d = 0; d < type.getRank(); ++d) {
-    int64_t b = ptr.constancy[d];
-    if (mask)
-      b = std::min(b, mask->constancy[d]);
-    block.push_back(int64_t(1) << llvm::Log2_64(std::max<int64_t>(1, b)));
-  }
   int64_t shift = offset / kWarpSize;
   int64_t warps = threads / kWarpSize;
   if (warps + shift > layout->getNumWarps())
