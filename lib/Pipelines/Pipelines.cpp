@@ -107,19 +107,20 @@ mlir::quire::ClippedDiagnosticHandler::ClippedDiagnosticHandler(
 }
 
 void mlir::quire::ClippedDiagnosticHandler::emit(Diagnostic &diag) {
-  auto clipped = [&](Diagnostic &d) { return longLine(d.getLocation()); };
-  if (!clipped(diag) &&
-      llvm::none_of(diag.getNotes(), [&](Diagnostic &n) { return clipped(n); }))
-    return SourceMgrDiagnosticHandler::emitDiagnostic(diag);
-  auto one = [&](Diagnostic &d) {
-    if (std::optional<llvm::StringRef> line = longLine(d.getLocation()))
-      emitClipped(d.getLocation(), d.str(), d.getSeverity(), *line);
-    else
-      emitDiagnostic(d.getLocation(), d.str(), d.getSeverity());
-  };
-  one(diag);
+  SmallVector<Diagnostic *> all = {&diag};
   for (Diagnostic &note : diag.getNotes())
-    one(note);
+    all.push_back(&note);
+  SmallVector<std::optional<llvm::StringRef>> lines;
+  for (Diagnostic *d : all)
+    lines.push_back(longLine(d->getLocation()));
+  if (llvm::none_of(lines, [](auto &line) { return line.has_value(); }))
+    return SourceMgrDiagnosticHandler::emitDiagnostic(diag);
+  for (auto [d, line] : llvm::zip(all, lines)) {
+    if (line)
+      emitClipped(d->getLocation(), d->str(), d->getSeverity(), *line);
+    else
+      emitDiagnostic(d->getLocation(), d->str(), d->getSeverity());
+  }
 }
 
 std::optional<llvm::StringRef>
@@ -130,10 +131,16 @@ mlir::quire::ClippedDiagnosticHandler::longLine(Location loc) {
   const llvm::MemoryBuffer *buffer = getBufferForFile(file.getFilename());
   if (!buffer)
     return std::nullopt;
-  llvm::StringRef rest = buffer->getBuffer();
-  for (unsigned n = 1; n < file.getLine() && !rest.empty(); ++n)
-    rest = rest.drop_until([](char c) { return c == '\n'; }).drop_front();
-  llvm::StringRef line = rest.take_until([](char c) { return c == '\n'; });
+  unsigned id = mgr.FindBufferContainingLoc(
+      llvm::SMLoc::getFromPointer(buffer->getBufferStart()));
+  llvm::SMLoc start =
+      id ? mgr.FindLocForLineAndColumn(id, file.getLine(), 1) : llvm::SMLoc();
+  if (!start.isValid())
+    return std::nullopt;
+  llvm::StringRef line =
+      llvm::StringRef(start.getPointer(),
+                      buffer->getBufferEnd() - start.getPointer())
+          .take_until([](char c) { return c == '\n'; });
   if (line.size() <= kMaxShownColumns)
     return std::nullopt;
   return line;
