@@ -36,8 +36,8 @@ int main(int argc, char **argv) {
     llvm::WithColor::error() << error << "\n";
     return 1;
   }
-  StringRef name = inputFilename == "-" ? "<stdin>" : StringRef(inputFilename);
-  if (failed(quire::checkSource(file->getBuffer(), name, llvm::errs())))
+  if (failed(quire::checkSource(file->getBuffer(), file->getBufferIdentifier(),
+                                llvm::errs())))
     return 1;
   // Opened here, on the main thread: the output file registers LLVM's
   // signal handlers (and alternate signal stack), which must not belong to

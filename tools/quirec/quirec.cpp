@@ -352,9 +352,9 @@ int main(int argc, char **argv) {
   options.timePasses = llvm::TimePassesIsEnabled;
   CompileResult result;
   std::string diagnostics;
-  std::string name = inputFile == "-" ? "<stdin>" : inputFile.getValue();
-  bool ok = succeeded(
-      compileKernel(input->getBuffer(), name, options, result, diagnostics));
+  bool ok =
+      succeeded(compileKernel(input->getBuffer(), input->getBufferIdentifier(),
+                              options, result, diagnostics));
   errs() << diagnostics;
   if (!ok)
     return 1;

@@ -802,10 +802,10 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     return clones;
   };
   auto lookup = [&](Value v) { return maps[0].lookupOrDefault(v); };
-  // The copies of one fill into `stage` (null: the copies' own), after the
-  // stage's release where `acquireParity` is given.
   // The guards of cp.async fills that wait for their stages.
   SmallVector<scf::IfOp> acquiring;
+  // The copies of one fill into `stage` (null: the copies' own), after the
+  // stage's release where `acquireParity` is given.
   auto issue = [&](OpBuilder &ob, SmallVector<AsyncCopyOp> copies, Value runs,
                    const CopyLoop &l, Value acquireParity, Value stage) {
     auto guard = scf::IfOp::create(ob, loc, TypeRange(), runs,
