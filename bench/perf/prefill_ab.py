@@ -99,7 +99,11 @@ def worker(rows, columns):
 
 class Clocks:
     """nvidia-smi's SM clock (MHz) and power draw (W) every 200 ms, from
-    start() to stop(), which returns a line summing them up."""
+    start() to stop(), which returns a line summing them up over the
+    samples drawing more than BUSY watts (the idle ones before the first
+    launch and after the last left out)."""
+
+    BUSY = 150
 
     def start(self):
         self.proc = subprocess.Popen(
@@ -117,15 +121,14 @@ class Clocks:
             except ValueError:
                 continue
             samples.append((mhz, watts))
-        # (The idle samples before the first launch and after the last.)
-        busy = [x for x in samples if x[1] > 150] or samples
+        busy = [x for x in samples if x[1] > self.BUSY] or samples
         if not busy:
             return "clocks: no nvidia-smi samples"
         mhz = sorted(m for m, _ in busy)
         return (f"clocks: SM {mhz[0]:.0f}-{mhz[-1]:.0f} MHz (median "
                 f"{mhz[len(mhz) // 2]:.0f}), at most "
                 f"{max(w for _, w in busy):.0f} W, {len(busy)} samples over "
-                f"150 W of {len(samples)}")
+                f"{self.BUSY} W of {len(samples)}")
 
 
 def main(argv=None):
