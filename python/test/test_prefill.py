@@ -411,6 +411,30 @@ def test_nan_descale_stays_nan():
     assert np.isnan(out.astype(np.float64)).all()
 
 
+def test_first_grid_runs_a_kv_heads_programs_together(monkeypatch):
+    # The rectangular grid is (num_seqs * GROUP, blocks, kv_heads): x the
+    # sequence, then the query head within its group, so the programs the
+    # GPU starts together (x fastest) read one KV head's cache. Two
+    # sequences, groups of 4 over 2 KV heads, chunks of up to three
+    # 16-token blocks: every (sequence, head, block) is computed, against
+    # float64.
+    from quire.ops import prefill
+    grids = []
+    real = prefill.run
+
+    def record(what, launches, *args):
+        grids.extend(grid for _, grid, _, _ in launches)
+        return real(what, launches, *args)
+
+    monkeypatch.setattr(prefill, "run", record)
+    rng = np.random.default_rng(21)
+    a, kn, vn = _case(rng, [17, 40], [33, 48], 16, 8, 2, 16)
+    out = quire.ops._paged_prefill(*a.values(), 0.25, None, None, None, 48,
+                                   block_m=16, block_n=16, num_warps=4)
+    assert grids == [(2 * 4, 3, 2)]
+    assert _rel(out, reference(a, kn, vn, 0.25)) < 2e-3
+
+
 def test_max_query_len_sizes_the_grid():
     rng = np.random.default_rng(1)
     a, kn, vn = _case(rng, [10, 20], [30, 70], 16, 2, 1, 16)
@@ -522,7 +546,7 @@ def test_staging_depth_and_early_dots_hooks():
 
 
 def test_last_chunk_blocks_first():
-    # Grid z counts each chunk's query blocks from its last (LAST_FIRST,
+    # Grid y counts each chunk's query blocks from its last (LAST_FIRST,
     # the default) or, with the benchmarks' hook off, from its first: both
     # match float64 where chunks span three 16-token blocks (the
     # rectangular grid), and the source reverses the block index only with
@@ -539,8 +563,8 @@ def test_last_chunk_blocks_first():
                                  last_first=last_first)
         assert _rel(out, ref) < 2e-3
         (spec,) = prefill._plans.values()
-        assert "tile.program_id z" in spec.source
-        assert ("tile.num_programs z" in spec.source) == last_first
+        assert "tile.program_id y" in spec.source
+        assert ("tile.num_programs y" in spec.source) == last_first
     with pytest.raises(TypeError, match="last_first: expected True or "
                                         "False, got int"):
         quire.ops._paged_prefill(*a.values(), None, None, kn, vn, None,

@@ -405,8 +405,9 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         producer_warpgroup = warp_specialize
     if not 1 <= head_dim <= 256:
         val.unsupported(what, f"head_dim {head_dim} (needs 1..256)")
-    if num_seqs > val.I32_MAX:
-        val.unsupported(what, f"num_seqs {num_seqs} (grid x is below 2^31)")
+    if num_seqs * group > val.I32_MAX:
+        val.unsupported(what, f"num_seqs {num_seqs} (grid x, num_seqs times "
+                        f"the group of {group} query heads, is below 2^31)")
     if num_heads > 65535:
         val.unsupported(what, f"num_heads {num_heads} (grid y is at most "
                         "65535)")
@@ -421,7 +422,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     mblocks = max(1, -(-max_q // block_m))
     tiles = num_seqs * num_heads * mblocks
     if not flat and not persistent and mblocks > 65535:
-        val.unsupported(what, f"max_query_len {max_q} (grid z, chunks of "
+        val.unsupported(what, f"max_query_len {max_q} (grid y, chunks of "
                         f"{block_m} tokens, is at most 65535)")
     if flat and programs > val.I32_MAX:
         val.unsupported(what, f"{num_tokens} tokens in {num_seqs} sequences "
@@ -545,7 +546,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                       search_steps=max(0, num_seqs - 1).bit_length())
         grid = (programs, num_heads, 1)
     else:
-        grid = (num_seqs, num_heads, mblocks)
+        grid = (num_seqs * group, mblocks, num_heads // group)
     if persistent:
         if programs_asked is True:
             programs_asked = 4 if q.device == "cpu" else \

@@ -29,22 +29,26 @@ Layouts (strides in elements; the last dimension of each is dense):
   lse           f32 [num_q_heads, num_tokens]  (LSE)
 out[t, h, :] = softmax(scale * q[t, h] . [K_ctx; K_new[:i+1]]^T + bias) [V_ctx; V_new[:i+1]]
 
-Grid: (num_seqs, num_q_heads, ceil(max_chunk_len / BLOCK_M)), or with FLAT
+Grid: (num_seqs * GROUP, ceil(max_chunk_len / BLOCK_M), num_kv_heads): x
+the sequence, then the query head within its KV head's group (query head
+z * GROUP + x // num_seqs), y the query block, z the KV head; or with FLAT
 (num_tokens // BLOCK_M + num_seqs, num_q_heads, 1), where sequence s owns
 the programs query_start[s] // BLOCK_M + s .. query_start[s + 1] //
 BLOCK_M + s (at least its chunk's blocks: vLLM's unified attention numbers
 its query blocks so) and a program finds its sequence by binary search;
 programs past their chunk's end do nothing. Either grid depends on shapes
-and the longest chunk only. In the first grid, with LAST_FIRST, grid z
-counts a chunk's blocks from its last: under causal masking the last
-blocks read the most keys, and the GPU starts programs in the order of
-their index (x fastest), so the longest programs start first and the
-short ones fill the last wave (FlashAttention orders its causal query
-blocks so). The contract with the host (ops/prefill.py): query_start is
-non-decreasing from 0 to num_tokens and seq_lens[s] <= max_blocks *
-PAGE_SIZE (the cache holds the context, and the chunk too when it is read
-from there); in-tile offsets (BLOCK_M rows of q/out, BLOCK_N of
-k_new/v_new) fit 32 bits.
+and the longest chunk only. The GPU starts programs in the order of their
+index (x fastest, z slowest), so in the first grid the programs running at
+once read one KV head's keys and values, which stay in the L2 cache for
+all of them, rather than every head's (docs/performance.md, "The first
+grid's order"). With LAST_FIRST, grid y counts a chunk's blocks from its
+last: under causal masking the last blocks read the most keys, so a KV
+head's longest programs start first and its short ones fill in behind
+them (FlashAttention orders its causal query blocks so). The contract
+with the host (ops/prefill.py): query_start is non-decreasing from 0 to
+num_tokens and seq_lens[s] <= max_blocks * PAGE_SIZE (the cache holds the
+context, and the chunk too when it is read from there); in-tile offsets
+(BLOCK_M rows of q/out, BLOCK_N of k_new/v_new) fit 32 bits.
 
 Constexprs, each off costing nothing:
   GROUP        query heads per KV head (GQA group)
@@ -72,7 +76,7 @@ Constexprs, each off costing nothing:
   FOLD_SCALE   without SOFTCAP and ALIBI, the scale multiplies the
                exponent rather than every score (_softmax_step; off only
                for the benchmarks' ablation)
-  LAST_FIRST   grid z counts each chunk's blocks from the last (above; off
+  LAST_FIRST   grid y counts each chunk's blocks from the last (above; off
                only for the benchmarks' ablation)
   KV_DESC      k_cache and v_cache are tensor descriptors of the caches
                (block [1, min(PAGE_SIZE, BLOCK_N), 1, DP]), whose strides
@@ -428,8 +432,8 @@ def paged_prefill(
         LAST_FIRST: tl.constexpr, KV_DESC: tl.constexpr,
         ONE_LOOP: tl.constexpr, num_q_heads=None, num_mblocks=None,
         PERSISTENT: tl.constexpr = False):
-    # A program's tiles: with PERSISTENT, tiles p, p + programs, ... of the
-    # first grid's order (sequence fastest, then head, then block); else its
+    # A program's tiles: with PERSISTENT, tiles p, p + programs, ... in the
+    # order sequence fastest, then head, then block; else its
     # own, in a loop of one iteration, which the compiler folds away.
     if PERSISTENT:
         per_block = num_seqs * num_q_heads
@@ -451,12 +455,17 @@ def paged_prefill(
             if FLAT:
                 seq, mblk = _flat_block(query_start, tl.program_id(0),
                                         num_seqs, search_steps, BLOCK_M)
+                head = tl.program_id(1)
             else:
-                seq = tl.program_id(0)
-                mblk = tl.program_id(2)
+                # x: the sequence, then the query head within its KV
+                # head's group; y: the block; z: the KV head.
+                nseq = tl.num_programs(0) // GROUP
+                x = tl.program_id(0)
+                seq = x % nseq
+                head = tl.program_id(2) * GROUP + x // nseq
+                mblk = tl.program_id(1)
                 if LAST_FIRST:
-                    mblk = tl.num_programs(2) - 1 - mblk
-            head = tl.program_id(1)
+                    mblk = tl.num_programs(1) - 1 - mblk
         _prefill_tile(seq, mblk, head, out, q, k_new, v_new, k_cache, v_cache,
                       block_tables, query_start, seq_lens, scale, num_blocks,
                       bt_stride, q_token_stride, q_head_stride,
