@@ -435,6 +435,22 @@ def test_first_grid_runs_a_kv_heads_programs_together(monkeypatch):
     assert _rel(out, reference(a, kn, vn, 0.25)) < 2e-3
 
 
+def test_first_grid_x_limit(monkeypatch):
+    # Grid x holds num_seqs times the group: 2^29 sequences with groups of
+    # 4 pass 2^31 - 1 and are refused before anything compiles (the
+    # arrays have no memory behind them).
+    from quire.ops import prefill
+    monkeypatch.setattr(prefill, "device_sm", lambda device: 90)
+    n = 1 << 29
+    f2 = lambda *shape: FakeCudaArray(shape, "<f2")
+    with pytest.raises(NotImplementedError, match=r"num_seqs 536870912 "
+                       r"\(grid x, num_seqs times the group of 4 query "
+                       r"heads, is below 2\^31\)"):
+        ppa(f2(4, 8, 16), f2(10, 16, 2, 16), f2(10, 16, 2, 16),
+            FakeCudaArray((n, 1), "<i4"), FakeCudaArray((n + 1,), "<i4"),
+            FakeCudaArray((n,), "<i4"), out=f2(4, 8, 16))
+
+
 def test_max_query_len_sizes_the_grid():
     rng = np.random.default_rng(1)
     a, kn, vn = _case(rng, [10, 20], [30, 70], 16, 2, 1, 16)
