@@ -195,3 +195,28 @@ def test_prefill_programs_fit_recovers_the_costs():
     rows = [(1024, n, 1024 / 132 * (2 * n + 9)) for n in (2.5, 10.5, 34.5)]
     a, b = fit(rows, 132)
     assert abs(a - 2) < 1e-9 and abs(b - 9) < 1e-9
+
+
+def test_prefill_schedule_models_both_orders_without_a_gpu():
+    # The model needs no torch: every rectangular-grid row of paged_prefill
+    # with both orders' efficiency in (0, 1] and their K/V megabytes; on 1
+    # x 8192 + 8192 the programs running at once read every KV head's cache
+    # by head (64 MB) and one KV head's by KV head (8 MB).
+    res = _run("prefill_schedule")
+    assert res.returncode == 0, res.stderr
+    rows = [line.rsplit(None, 4) for line in res.stdout.splitlines()[2:]]
+    assert len(rows) == 8 and not any("ragged" in r[0] for r in rows)
+    for _, e0, f0, e1, f1 in rows:
+        assert 0 < float(e0) <= 1 and 0 < float(e1) <= 1
+    assert rows[-1][0].strip() == "1 x ctx 8192 + 8192"
+    assert (rows[-1][2], rows[-1][4]) == ("64.0", "8.0")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--sms", "0"], "--sms: must be >= 1, got 0"),
+    (["--fixed", "-1"], "--fixed: must be >= 0, got -1.0"),
+    (["--fixed", "nan"], "--fixed: must be >= 0, got nan"),
+])
+def test_prefill_schedule_checks_its_arguments(args, message):
+    res = _run("prefill_schedule", *args)
+    assert res.returncode == 2 and message in res.stderr, res.stderr
