@@ -10,12 +10,15 @@ bench/run.py prefill_programs fits it). "by head" is the grid before
 d0387cb, (num_seqs, num_q_heads, blocks): the programs running at once are a
 few blocks of every head; "by KV head" the op's, (num_seqs * GROUP, blocks,
 num_kv_heads): x the sequence, then the query head within its group. Both
-count a chunk's blocks from its last. Prints, per row and order, the
+count a chunk's blocks from its last. --kv-heads K adds a third order, a
+candidate the op does not have: K KV heads' programs together (grid
+(num_seqs * GROUP * K, blocks, num_kv_heads / K)). Prints, per row and
+order, the
 schedule's efficiency (the work over the SMs' total time, 1 = no tail) and
 the K/V bytes the first --sms programs read (the cache they share while
 they run; the H100's and H200's L2 holds 50 MB).
 
-    bench/run.py prefill_schedule [--sms 132] [--fixed 3.9]
+    bench/run.py prefill_schedule [--sms 132] [--fixed 3.9] [--kv-heads K]
 """
 
 import heapq
@@ -27,9 +30,10 @@ D, HQ, HKV = 128, 32, 8  # Llama-3-8B heads, as lib/prefill
 BLOCK_M = BLOCK_N = 128  # the op's sm_90 tiles
 
 
-def programs(ctx, ql, order):
+def programs(ctx, ql, order, kv_heads=1):
     """[(tile-steps, (seq, kv_head), keys read)] of the rectangular grid in
-    the launch order of `order` ("head" or "kv")."""
+    the launch order of `order`: "head", or "kv" with `kv_heads` KV heads'
+    programs together."""
     group = HQ // HKV
     nblk = max(-(-n // BLOCK_M) for n in ql)
 
@@ -45,7 +49,8 @@ def programs(ctx, ql, order):
     if order == "head":
         return [one(s, h, b) for b in blocks for h in range(HQ)
                 for s in seqs]
-    return [one(s, kv * group + g, b) for kv in range(HKV) for b in blocks
+    return [one(s, kv * group + g, b) for kv0 in range(0, HKV, kv_heads)
+            for b in blocks for kv in range(kv0, kv0 + kv_heads)
             for g in range(group) for s in seqs]
 
 
@@ -75,26 +80,35 @@ def main(argv=None):
                    help="SMs, one program each (default 132)")
     p.add_argument("--fixed", type=float, default=3.9,
                    help="a program's fixed cost in tile-steps (default 3.9)")
+    p.add_argument("--kv-heads", type=int, metavar="K",
+                   help=f"also K KV heads' programs together (K divides "
+                   f"{HKV})")
     args = p.parse_args(argv)
+    if args.kv_heads is not None and (
+            args.kv_heads < 1 or HKV % args.kv_heads):
+        p.error(f"--kv-heads: must divide {HKV}, got {args.kv_heads}")
     if args.sms < 1:
         p.error(f"--sms: must be >= 1, got {args.sms}")
     if not args.fixed >= 0:
         p.error(f"--fixed: must be >= 0, got {args.fixed}")
     from perf.paged_prefill import ROWS
-    print(f"# bench/run.py prefill_schedule --sms {args.sms} --fixed "
-          f"{args.fixed}: a model, no GPU")
-    print(f"{'case':>30} {'by head':>8} {'MB':>6} {'by KV head':>11} "
-          f"{'MB':>6}")
+    orders = [("by head", "head", 1), ("by KV head", "kv", 1)]
+    if args.kv_heads:
+        orders.append((f"by {args.kv_heads} KV heads", "kv", args.kv_heads))
+    given = " ".join(argv if argv is not None else sys.argv[1:])
+    print(f"# bench/run.py prefill_schedule{' ' + given if given else ''}: "
+          f"a model, no GPU (--sms {args.sms}, --fixed {args.fixed})")
+    print(f"{'case':>30}" +
+          "".join(f" {name:>15} {'MB':>6}" for name, _, _ in orders))
     for label, _, ctx, ql in ROWS:
         if ctx is None:
             continue  # the ragged row takes the flat grid
-        cells = []
-        for order in ("head", "kv"):
-            progs = programs(ctx, ql, order)
-            cells.append((schedule(progs, args.sms, args.fixed),
-                          footprint(progs, args.sms) / 2**20))
-        (e0, f0), (e1, f1) = cells
-        print(f"{label:>30} {e0:>8.3f} {f0:>6.1f} {e1:>11.3f} {f1:>6.1f}")
+        line = f"{label:>30}"
+        for _, order, k in orders:
+            progs = programs(ctx, ql, order, k)
+            line += (f" {schedule(progs, args.sms, args.fixed):>15.3f}"
+                     f" {footprint(progs, args.sms) / 2**20:>6.1f}")
+        print(line)
     return 0
 
 

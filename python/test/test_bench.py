@@ -220,3 +220,18 @@ def test_prefill_schedule_models_both_orders_without_a_gpu():
 def test_prefill_schedule_checks_its_arguments(args, message):
     res = _run("prefill_schedule", *args)
     assert res.returncode == 2 and message in res.stderr, res.stderr
+
+
+def test_prefill_schedule_candidate_order():
+    # --kv-heads 2 adds a column pair: two KV heads' programs at once read
+    # 16 MB on 1 x 8192 + 8192; a K that does not divide the 8 KV heads is
+    # refused.
+    res = _run("prefill_schedule", "--kv-heads", "2")
+    assert res.returncode == 0, res.stderr
+    assert "by 2 KV heads" in res.stdout.splitlines()[1]
+    last = res.stdout.splitlines()[-1].rsplit(None, 6)
+    assert last[0].strip() == "1 x ctx 8192 + 8192"
+    assert (last[2], last[4], last[6]) == ("64.0", "8.0", "16.0")
+    res = _run("prefill_schedule", "--kv-heads", "3")
+    assert res.returncode == 2
+    assert "--kv-heads: must divide 8, got 3" in res.stderr
