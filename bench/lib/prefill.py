@@ -55,8 +55,11 @@ def configs(torch):
 # sums, in the cache form and with K/V separate (cache ordered release,
 # ordered release: quire-overlap-softmax ordered-release); the cache form
 # with the producer warpgroup keeping 88, 72 or 56 registers a thread
-# (cache r88, cache r72, cache r56: the consumers get 208, 216 or 224; 72
+# (cache r88, cache r72, cache r56: the consumers get 208, 216 or 224; 88
 # is the default), and ordered release at 72 (cache ordered r72); the
+# cache form with two KV heads' programs together in the first grid
+# rather than one (cache kv2: bench/run.py prefill_schedule --kv-heads 2
+# models it); the
 # cache form without its loop split where the mask starts (cache no split:
 # quire-split-iterations off), the split with K/V separate (split
 # iterations); with a
@@ -121,6 +124,8 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("cache no split", DEFAULT, dict(separate=False,
                                              split_iterations=False)),
             ("split iterations", DEFAULT, dict(split_iterations=True)),
+            ("cache kv2", DEFAULT, dict(separate=False,
+                                        kv_heads_together=2)),
             ("cache persist", DEFAULT, dict(separate=False,
                                             persistent=True)),
             ("cache persist 1", DEFAULT, dict(separate=False,

@@ -429,10 +429,21 @@ def test_first_grid_runs_a_kv_heads_programs_together(monkeypatch):
     monkeypatch.setattr(prefill, "run", record)
     rng = np.random.default_rng(21)
     a, kn, vn = _case(rng, [17, 40], [33, 48], 16, 8, 2, 16)
+    ref = reference(a, kn, vn, 0.25)
     out = quire.ops._paged_prefill(*a.values(), 0.25, None, None, None, 48,
                                    block_m=16, block_n=16, num_warps=4)
     assert grids == [(2 * 4, 3, 2)]
-    assert _rel(out, reference(a, kn, vn, 0.25)) < 2e-3
+    assert _rel(out, ref) < 2e-3
+    # The benchmarks' hook: both KV heads' programs in one round.
+    out = quire.ops._paged_prefill(*a.values(), 0.25, None, None, None, 48,
+                                   block_m=16, block_n=16, num_warps=4,
+                                   kv_heads_together=2)
+    assert grids[1:] == [(2 * 8, 3, 1)]
+    assert _rel(out, ref) < 2e-3
+    with pytest.raises(ValueError, match="kv_heads_together: 3 does not "
+                       "divide the cache's 2 KV heads"):
+        quire.ops._paged_prefill(*a.values(), 0.25, None, None, None, 48,
+                                 kv_heads_together=3)
 
 
 def test_first_grid_x_limit(monkeypatch):
@@ -444,8 +455,8 @@ def test_first_grid_x_limit(monkeypatch):
     n = 1 << 29
     f2 = lambda *shape: FakeCudaArray(shape, "<f2")
     with pytest.raises(NotImplementedError, match=r"num_seqs 536870912 "
-                       r"\(grid x, num_seqs times the group of 4 query "
-                       r"heads, is below 2\^31\)"):
+                       r"\(grid x, num_seqs times 4 query heads, is below "
+                       r"2\^31\)"):
         ppa(f2(4, 8, 16), f2(10, 16, 2, 16), f2(10, 16, 2, 16),
             FakeCudaArray((n, 1), "<i4"), FakeCudaArray((n + 1,), "<i4"),
             FakeCudaArray((n,), "<i4"), out=f2(4, 8, 16))

@@ -50,13 +50,15 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
           fold_scale=True, pingpong=False, gathered_rows=False,
           token_strides=(), warp_specialize=False, producer_warpgroup=False,
           producer_registers=0, last_first=True, overlap_softmax=False,
-          kv_desc=None, one_loop=True, persistent=False, passes=()):
+          kv_desc=None, one_loop=True, persistent=False, passes=(),
+          kv_heads_together=1):
     """The prefill kernel's Specialization. `kv_desc`: (shape_div16,
     stride_div16) of the caches passed as tensor descriptors (KV_DESC;
     DescriptorArg's facts), or None; `one_loop` (or `kv_desc`) without
     `separate`: the chunk's keys read in the context's loop (ONE_LOOP);
     False: in a loop of their own. `passes`: loop_passes' pairs (no
-    None), compile options where they differ from quire.compile's."""
+    None), compile options where they differ from quire.compile's.
+    `kv_heads_together`: the first grid's KV heads a round (KV_TOGETHER)."""
     P = launch.core.pointer_type(launch.DTYPES[dtype])
     KP = launch.core.pointer_type(launch.DTYPES[kv_dtype or dtype])
     I32P = launch.core.pointer_type(launch.I32)
@@ -101,6 +103,7 @@ def _spec(dtype, group, head_dim, page_size, block_m, block_n,
     else:
         consts["num_blocks"] = None
     consts["PERSISTENT"] = persistent
+    consts["KV_TOGETHER"] = kv_heads_together
     if flat:
         args.update(num_seqs=(I32, 1), search_steps=(I32, 1))
     else:
@@ -232,7 +235,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
                    gathered_rows=False, warp_specialize=None,
                    producer_warpgroup=None, producer_registers=0,
                    last_first=True, overlap_softmax=None, tma_pages=None,
-                   one_loop=True, persistent=False, **passes):
+                   one_loop=True, persistent=False, kv_heads_together=1,
+                   **passes):
     """paged_prefill_attention with the tile shape, the staging depth, the
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
@@ -250,7 +254,7 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     `one_loop`: the chunk's keys from the cache read in the context's loop
     (prefill_kernel.ONE_LOOP, the default; False: in a loop of their own,
     unless tma_pages); `persistent`: prefill_launch's (True, or a number of
-    programs)."""
+    programs); `kv_heads_together`: prefill_launch's."""
     if (key is None) != (value is None):
         raise ValueError(f"{'value' if key is not None else 'key'}: key and "
                          "value are given together or not at all")
@@ -306,6 +310,10 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     passes = loop_passes(passes)
     if not isinstance(persistent, bool):
         persistent = val.to_int(persistent, "persistent", 1)
+    kv_heads_together = val.to_int(kv_heads_together, "kv_heads_together", 1)
+    if kc.shape[2] % kv_heads_together:
+        raise ValueError(f"kv_heads_together: {kv_heads_together} does not "
+                         f"divide the cache's {kc.shape[2]} KV heads")
     _kernel._check_producer_registers("producer_registers", producer_registers)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -315,7 +323,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
         90 if host else device_sm(q.device), wgmma, fold_scale, pingpong,
         gathered_rows, warp_specialize, producer_warpgroup, early_dots,
         producer_registers, last_first, overlap_softmax,
-        tma_pages if not host else False, one_loop, persistent, passes)
+        tma_pages if not host else False, one_loop, persistent, passes,
+        kv_heads_together)
     run(WHAT, launches, tensors, host, q.device, checked, wgmma, early_dots)
     return (out, lse) if return_lse else out
 
@@ -356,7 +365,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                    producer_warpgroup=None, early_dots=False,
                    producer_registers=0, last_first=True,
                    overlap_softmax=None, tma_pages=None, one_loop=True,
-                   persistent=False, passes=None):
+                   persistent=False, passes=None, kv_heads_together=1):
     """([launch], tensors) of the prefill kernel over every sequence of the
     validated views `v` ("key"/"value" in `v`: the chunk's K/V separate),
     writing `o` (and `lse`); none for an empty batch. `pingpong`: the
@@ -383,7 +392,9 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
     PERSISTENT: a program per SM (the interpreter: 4), or with a number
     that many programs (at most the tiles), each taking the first grid's
     tiles in turn (never the flat grid), so that its producer warps fill
-    the next tile's stages while the consumers finish the last one."""
+    the next tile's stages while the consumers finish the last one. The
+    first grid takes `kv_heads_together` KV heads' programs a round (1:
+    one KV head's, the op's; a divisor of the KV heads)."""
     q, kc, vc, bt = v["query"], v["key_cache"], v["value_cache"], \
         v["block_table"]
     num_tokens, num_heads, head_dim = q.shape
@@ -405,9 +416,10 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         producer_warpgroup = warp_specialize
     if not 1 <= head_dim <= 256:
         val.unsupported(what, f"head_dim {head_dim} (needs 1..256)")
-    if num_seqs * group > val.I32_MAX:
+    round_heads = group * kv_heads_together
+    if num_seqs * round_heads > val.I32_MAX:
         val.unsupported(what, f"num_seqs {num_seqs} (grid x, num_seqs times "
-                        f"the group of {group} query heads, is below 2^31)")
+                        f"{round_heads} query heads, is below 2^31)")
     if num_heads > 65535:
         val.unsupported(what, f"num_heads {num_heads} (grid y is at most "
                         "65535)")
@@ -516,7 +528,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
            skip_decode, feats.key, num_stages, flat, fold_scale, pingpong,
            gathered_rows, warp_specialize, producer_warpgroup,
            producer_registers, last_first, overlap_softmax, passes, kv_desc,
-           one_loop and not separate, persistent, token_strides)
+           kv_heads_together, one_loop and not separate, persistent,
+           token_strides)
     spec = _plans.get(key)
     if spec is None:
         spec = _plans.setdefault(key, _spec(
@@ -525,7 +538,8 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
             skip_decode, feats, kv_dtype, num_stages, flat, fold_scale,
             pingpong, gathered_rows, token_strides, warp_specialize,
             producer_warpgroup, producer_registers, last_first,
-            overlap_softmax, kv_desc, one_loop, persistent, passes))
+            overlap_softmax, kv_desc, one_loop, persistent, passes,
+            kv_heads_together))
     values = dict(strides, out=o.obj, q=q.obj, k_cache=kc.obj,
                   v_cache=vc.obj, block_tables=bt.obj,
                   query_start=v[qs_name].obj, seq_lens=v[lens_name].obj,
@@ -546,7 +560,7 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
                       search_steps=max(0, num_seqs - 1).bit_length())
         grid = (programs, num_heads, 1)
     else:
-        grid = (num_seqs * group, mblocks, num_heads // group)
+        grid = (num_seqs * round_heads, mblocks, num_heads // round_heads)
     if persistent:
         if programs_asked is True:
             programs_asked = 4 if q.device == "cpu" else \

@@ -78,6 +78,10 @@ Constexprs, each off costing nothing:
                for the benchmarks' ablation)
   LAST_FIRST   grid y counts each chunk's blocks from the last (above; off
                only for the benchmarks' ablation)
+  KV_TOGETHER  the first grid's z takes KV_TOGETHER KV heads: grid
+               (num_seqs * GROUP * KV_TOGETHER, blocks, num_kv_heads /
+               KV_TOGETHER), so that many KV heads' programs run together
+               (1, one KV head's, but for the benchmarks' ablation)
   KV_DESC      k_cache and v_cache are tensor descriptors of the caches
                (block [1, min(PAGE_SIZE, BLOCK_N), 1, DP]), whose strides
                they carry (the k/v stride parameters are then None): with
@@ -431,7 +435,7 @@ def paged_prefill(
         V_DESCALE: tl.constexpr, FOLD_SCALE: tl.constexpr,
         LAST_FIRST: tl.constexpr, KV_DESC: tl.constexpr,
         ONE_LOOP: tl.constexpr, num_q_heads=None, num_mblocks=None,
-        PERSISTENT: tl.constexpr = False):
+        PERSISTENT: tl.constexpr = False, KV_TOGETHER: tl.constexpr = 1):
     # A program's tiles: with PERSISTENT, tiles p, p + programs, ... in the
     # order sequence fastest, then head, then block; else its
     # own, in a loop of one iteration, which the compiler folds away.
@@ -457,12 +461,13 @@ def paged_prefill(
                                         num_seqs, search_steps, BLOCK_M)
                 head = tl.program_id(1)
             else:
-                # x: the sequence, then the query head within its KV
-                # head's group; y: the block; z: the KV head.
-                nseq = tl.num_programs(0) // GROUP
+                # x: the sequence, then the query head among the
+                # KV_TOGETHER KV heads' groups of z; y: the block.
+                ROUND: tl.constexpr = GROUP * KV_TOGETHER
+                nseq = tl.num_programs(0) // ROUND
                 x = tl.program_id(0)
                 seq = x % nseq
-                head = tl.program_id(2) * GROUP + x // nseq
+                head = tl.program_id(2) * ROUND + x // nseq
                 mblk = tl.program_id(1)
                 if LAST_FIRST:
                     mblk = tl.num_programs(1) - 1 - mblk
