@@ -10,13 +10,13 @@ bench/run.py prefill_programs fits it). "by head" is the grid before
 d0387cb, (num_seqs, num_q_heads, blocks): the programs running at once are a
 few blocks of every head; "by KV head" the op's, (num_seqs * GROUP, blocks,
 num_kv_heads): x the sequence, then the query head within its group. Both
-count a chunk's blocks from its last. --kv-heads K adds a third order, a
-candidate the op does not have: K KV heads' programs together (grid
-(num_seqs * GROUP * K, blocks, num_kv_heads / K)). Prints, per row and
-order, the
-schedule's efficiency (the work over the SMs' total time, 1 = no tail) and
-the K/V bytes the first --sms programs read (the cache they share while
-they run; the H100's and H200's L2 holds 50 MB).
+count a chunk's blocks from its last. --kv-heads K adds a third order, K
+KV heads' programs together (grid (num_seqs * GROUP * K, blocks,
+num_kv_heads / K): the op's kv_heads_together=K hook, the ablation's cache
+kv2 at K = 2). Prints, per row and order, the schedule's efficiency (the
+work over the SMs' total time, 1 = no tail) and the K/V bytes the first
+--sms programs read (the cache they share while they run; the H100's and
+H200's L2 holds 50 MB).
 
     bench/run.py prefill_schedule [--sms 132] [--fixed 3.9] [--kv-heads K]
 """

@@ -311,9 +311,6 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     if not isinstance(persistent, bool):
         persistent = val.to_int(persistent, "persistent", 1)
     kv_heads_together = val.to_int(kv_heads_together, "kv_heads_together", 1)
-    if kc.shape[2] % kv_heads_together:
-        raise ValueError(f"kv_heads_together: {kv_heads_together} does not "
-                         f"divide the cache's {kc.shape[2]} KV heads")
     _kernel._check_producer_registers("producer_registers", producer_registers)
     out, o, lse = outputs(query, q.shape, out, v, return_lse)
     cfg = (block_m, block_n, num_warps, num_stages)
@@ -416,6 +413,10 @@ def prefill_launch(what, v, o, dtype, scale, feats, checked, max_q, lse,
         producer_warpgroup = warp_specialize
     if not 1 <= head_dim <= 256:
         val.unsupported(what, f"head_dim {head_dim} (needs 1..256)")
+    # (A round that is not whole KV heads would leave heads out of the grid.)
+    if num_kv_heads % kv_heads_together:
+        raise ValueError(f"kv_heads_together: {kv_heads_together} does not "
+                         f"divide the cache's {num_kv_heads} KV heads")
     round_heads = group * kv_heads_together
     if num_seqs * round_heads > val.I32_MAX:
         val.unsupported(what, f"num_seqs {num_seqs} (grid x, num_seqs times "
