@@ -57,9 +57,10 @@ def configs(torch):
 # with the producer warpgroup keeping 88, 72 or 56 registers a thread
 # (cache r88, cache r72, cache r56: the consumers get 208, 216 or 224; 88
 # is the default), and ordered release at 72 (cache ordered r72); the
-# cache form with two KV heads' programs together in the first grid
-# rather than one (cache kv2: bench/run.py prefill_schedule --kv-heads 2
-# models it); the
+# cache form with two, four or eight KV heads' programs together in the
+# first grid rather than one (cache kv2, kv4, kv8; bench/run.py
+# prefill_schedule --kv-heads K models them; at eight, every head's, the
+# programs start in the order the grid (sequence, head, block) gave); the
 # cache form without its loop split where the mask starts (cache no split:
 # quire-split-iterations off), the split with K/V separate (split
 # iterations); with a
@@ -126,6 +127,10 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("split iterations", DEFAULT, dict(split_iterations=True)),
             ("cache kv2", DEFAULT, dict(separate=False,
                                         kv_heads_together=2)),
+            ("cache kv4", DEFAULT, dict(separate=False,
+                                        kv_heads_together=4)),
+            ("cache kv8", DEFAULT, dict(separate=False,
+                                        kv_heads_together=8)),
             ("cache persist", DEFAULT, dict(separate=False,
                                             persistent=True)),
             ("cache persist 1", DEFAULT, dict(separate=False,
