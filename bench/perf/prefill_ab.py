@@ -30,7 +30,9 @@ import sys
 from lib.env import BENCH, parser, print_header, require_torch
 
 
-def _rows(spec, p):
+def row_numbers(spec, p):
+    """paged_prefill's row numbers in `spec` (1-based; all when empty),
+    else a parser error."""
     from perf.paged_prefill import ROWS
     if not spec:
         return list(range(1, len(ROWS) + 1))
@@ -44,7 +46,9 @@ def _rows(spec, p):
     return picked
 
 
-def _columns(spec, p):
+def column_names(spec, p):
+    """The column names in `spec` (default and lib/prefill.ABLATION's;
+    default when empty), else a parser error."""
     # lib/prefill imports torch: the names are read from its source here so
     # that argument errors need no GPU.
     import ast
@@ -146,8 +150,8 @@ def main(argv=None):
                    "clock and power with nvidia-smi during each run")
     p.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    rows = _rows(args.rows, p)
-    columns = _columns(args.columns, p)
+    rows = row_numbers(args.rows, p)
+    columns = column_names(args.columns, p)
     if args.worker:
         return worker(rows, columns)
     if not args.a:

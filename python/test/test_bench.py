@@ -172,6 +172,55 @@ def test_prefill_ab_checks_its_arguments_before_torch(args, message):
 
 
 @pytest.mark.parametrize("args, message", [
+    (["--columns", "cache kv,nope"], "'nope' is not one of default"),
+    (["--rows", "10"], "row 10 is not in 1.."),
+    (["--repeat", "0"], "--repeat: at least 1, got 0"),
+])
+def test_prefill_clocks_checks_its_arguments_before_torch(args, message):
+    res = _run("prefill_clocks", *args)
+    assert res.returncode == 2 and message in res.stderr, res.stderr
+
+
+def _prefill_clocks():
+    import importlib
+    sys.path.insert(0, BENCH)
+    try:
+        return importlib.import_module("perf.prefill_clocks")
+    finally:
+        sys.path.remove(BENCH)
+
+
+def test_prefill_clocks_places_each_timing_at_its_clock():
+    """nvidia-smi's lines (a bad one left out) read into samples; a
+    timing's window takes the samples inside it (median and range of the
+    clock, the most power, the power cap's bit); the summary's TFLOP/s per
+    GHz scales each timing by its own clock."""
+    import datetime
+    pc = _prefill_clocks()
+    text = "\n".join([
+        "2026/12/07 16:44:23.365, 1815, 694.07, 0x0000000000000004",
+        "2026/12/07 16:44:23.466, 1515, 697.04, 0x0000000000000004",
+        "2026/12/07 16:44:23.566, [N/A], 694.66, 0x0000000000000004",
+        "2026/12/07 16:44:23.666, 1980, 410.50, 0x0000000000000000",
+        "2026/12/07 16:44:23.766, 1980, 400.00, 0x0000000000000000"])
+    samples = pc.parse_samples(text)
+    assert [s[1] for s in samples] == [1815, 1515, 1980, 1980]
+    t = lambda ms: datetime.datetime(2026, 12, 7, 16, 44, 23, ms * 1000)
+    capped = pc.window(samples, t(300), t(500))
+    assert capped == (1665, 1515, 1815, 697.04, True)
+    free = pc.window(samples, t(600), t(800))
+    assert free == (1980, 1980, 1980, 410.5, False)
+    assert pc.window(samples, t(900), t(950)) is None
+    summary = pc.summarize([("r", "a", 500.0, capped), ("r", "a", 600.0, free),
+                            ("r", "b", 400.0, None)])
+    tf, mhz, per = summary[("r", "a")]
+    assert tf == 550.0 and mhz == (1665 + 1980) / 2
+    assert per == pytest.approx((500 / 1.665 + 600 / 1.98) / 2)
+    tf, mhz, per = summary[("r", "b")]
+    assert tf == 400.0 and mhz != mhz and per != per  # no sample: nan
+
+
+@pytest.mark.parametrize("args, message", [
     (["--ctx", "0,100"], "--ctx: 100 is not a multiple of 128"),
     (["--ctx", "a"], "--ctx: expected numbers"),
     (["--chunk", "0"], "--chunk: 0 is not a multiple of 128 of at least 128"),
