@@ -38,6 +38,16 @@ ROWS = [  # label, page, contexts, chunks (None: ragged, drawn from a seed)
 ]
 
 
+def row_lengths(torch, row):
+    """A row's (label, page, contexts, chunks), the ragged row's lengths
+    drawn from its fixed seed."""
+    label, page, ctx, ql = row
+    if ctx is None:
+        g = torch.Generator().manual_seed(5)
+        ctx = torch.randint(0, 8193, (8,), generator=g).tolist()
+        ql = torch.randint(1, 1025, (8,), generator=g).tolist()
+    return label, page, ctx, ql
+
 def sdpa_us(torch, ctx, ql, gen, d, hq):
     """SDPA with lower-right causal masking on the same amount of K/V stored
     contiguously, one call per distinct (context, chunk) shape, summed."""
@@ -119,11 +129,8 @@ def main(argv=None):
                        for c in prefill.configs(torch))
     print(hdr)
     table = []
-    for label, page, ctx, ql in rows:
-        if ctx is None:
-            g = torch.Generator().manual_seed(5)
-            ctx = torch.randint(0, 8193, (8,), generator=g).tolist()
-            ql = torch.randint(1, 1025, (8,), generator=g).tolist()
+    for row in rows:
+        label, page, ctx, ql = row_lengths(torch, row)
         inp = prefill.make_inputs(ctx, ql, page, gen)
         out = torch.empty_like(inp["q"])
         timed = [lambda: prefill.run_quire(inp, scale, out)] + \

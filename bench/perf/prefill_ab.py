@@ -74,7 +74,7 @@ def worker(rows, columns):
     from checks.prefill_check import check
     from lib import prefill
     from lib.timing import us
-    from perf.paged_prefill import ROWS
+    from perf.paged_prefill import ROWS, row_lengths
     forms = {"default": (prefill.DEFAULT, {})}
     forms.update({n: (c, o) for n, c, o in prefill.ABLATION})
     gen = torch.Generator(device="cuda").manual_seed(7)
@@ -82,11 +82,7 @@ def worker(rows, columns):
     print(json.dumps({"failed": not ok}), flush=True)
     scale = 1 / math.sqrt(prefill.D)
     for i in rows:
-        label, page, ctx, ql = ROWS[i - 1]
-        if ctx is None:  # as perf/paged_prefill draws the ragged row
-            g = torch.Generator().manual_seed(5)
-            ctx = torch.randint(0, 8193, (8,), generator=g).tolist()
-            ql = torch.randint(1, 1025, (8,), generator=g).tolist()
+        label, page, ctx, ql = row_lengths(torch, ROWS[i - 1])
         inp = prefill.make_inputs(ctx, ql, page, gen)
         out = torch.empty_like(inp["q"])
         fl = prefill.flops(ctx, ql)

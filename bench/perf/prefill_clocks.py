@@ -115,7 +115,7 @@ def main(argv=None):
     from checks.prefill_check import check
     from lib import prefill
     from lib.timing import us
-    from perf.paged_prefill import ROWS
+    from perf.paged_prefill import ROWS, row_lengths
     print_header("prefill_clocks")
     proc = subprocess.Popen(
         [smi, "-i", _gpu_index(), f"--query-gpu={FIELDS}",
@@ -129,11 +129,7 @@ def main(argv=None):
         scale = 1 / math.sqrt(prefill.D)
         stamped = []
         for i in rows:
-            label, page, ctx, ql = ROWS[i - 1]
-            if ctx is None:  # as perf/paged_prefill draws the ragged row
-                g = torch.Generator().manual_seed(5)
-                ctx = torch.randint(0, 8193, (8,), generator=g).tolist()
-                ql = torch.randint(1, 1025, (8,), generator=g).tolist()
+            label, page, ctx, ql = row_lengths(torch, ROWS[i - 1])
             inp = prefill.make_inputs(ctx, ql, page, gen)
             out = torch.empty_like(inp["q"])
             fl = prefill.flops(ctx, ql)
