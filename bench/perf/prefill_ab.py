@@ -26,6 +26,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 
 from lib.env import BENCH, parser, print_header, require_torch
 
@@ -106,14 +107,20 @@ class Clocks:
     BUSY = 150
 
     def start(self):
+        # (A file, not a pipe: a pipe read only at stop() fills in minutes
+        # of samples and stops nvidia-smi.)
+        self.log = tempfile.TemporaryFile("w+")
         self.proc = subprocess.Popen(
             ["nvidia-smi", "--query-gpu=clocks.sm,power.draw",
              "--format=csv,noheader,nounits", "-lms", "200"],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            stdout=self.log, stderr=subprocess.DEVNULL, text=True)
 
     def stop(self):
         self.proc.terminate()
-        out, _ = self.proc.communicate()
+        self.proc.wait()
+        self.log.seek(0)
+        out = self.log.read()
+        self.log.close()
         samples = []
         for line in out.splitlines():
             try:

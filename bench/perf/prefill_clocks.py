@@ -28,6 +28,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 from lib.env import parser, print_header, require_torch
 
@@ -117,10 +118,13 @@ def main(argv=None):
     from lib.timing import us
     from perf.paged_prefill import ROWS, row_lengths
     print_header("prefill_clocks")
+    # (Files, not pipes: a pipe nobody reads fills in a few minutes of
+    # samples and stops nvidia-smi.)
+    log, errs = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
     proc = subprocess.Popen(
         [smi, "-i", _gpu_index(), f"--query-gpu={FIELDS}",
          "--format=csv,noheader,nounits", "-lms", "100"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=log, stderr=errs, text=True)
     try:
         forms = {"default": (prefill.DEFAULT, {})}
         forms.update({n: (c, o) for n, c, o in prefill.ABLATION})
@@ -143,7 +147,10 @@ def main(argv=None):
                                     datetime.datetime.now()))
     finally:
         proc.terminate()
-        text, err = proc.communicate()
+        proc.wait()
+        log.seek(0)
+        errs.seek(0)
+        text, err = log.read(), errs.read()
     samples = parse_samples(text)
     if not samples:
         print(f"nvidia-smi gave no samples: {err.strip()[:300]}")
