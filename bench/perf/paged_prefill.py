@@ -48,6 +48,7 @@ def row_lengths(torch, row):
         ql = torch.randint(1, 1025, (8,), generator=g).tolist()
     return label, page, ctx, ql
 
+
 def sdpa_us(torch, ctx, ql, gen, d, hq):
     """SDPA with lower-right causal masking on the same amount of K/V stored
     contiguously, one call per distinct (context, chunk) shape, summed."""

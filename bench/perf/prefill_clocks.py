@@ -18,8 +18,12 @@ op's default and any of lib/prefill.ABLATION's. Exits 1 if a check failed.
     bench/run.py prefill_clocks [--rows 1,8,9] [--columns "cache kv,cache kv2"]
         [--repeat 5]
 
-The GPU sampled is the first of CUDA_VISIBLE_DEVICES (else 0), the one
-torch's device 0 is.
+The power is nvidia-smi's power.draw, an average over the last second, so
+it lags the timing it is printed beside. The power cap's reason is set as
+soon as the board's limit bites, well before that average reaches it. The
+GPU sampled is the first of CUDA_VISIBLE_DEVICES (else nvidia-smi's 0):
+torch's device 0 where the two number the GPUs alike (with several GPUs,
+set CUDA_DEVICE_ORDER=PCI_BUS_ID or a UUID in CUDA_VISIBLE_DEVICES).
 """
 
 import datetime
@@ -90,9 +94,11 @@ def summarize(timings):
     return out
 
 
-def _gpu_index():
-    first = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0].strip()
-    return first if first.isdigit() else "0"
+def _gpu_id():
+    """nvidia-smi's -i for torch's device 0: CUDA_VISIBLE_DEVICES's first
+    entry (an index or a UUID, which -i takes either), else 0."""
+    first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
+    return first or "0"
 
 
 def main(argv=None):
@@ -122,7 +128,7 @@ def main(argv=None):
     # samples and stops nvidia-smi.)
     log, errs = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
     proc = subprocess.Popen(
-        [smi, "-i", _gpu_index(), f"--query-gpu={FIELDS}",
+        [smi, "-i", _gpu_id(), f"--query-gpu={FIELDS}",
          "--format=csv,noheader,nounits", "-lms", "100"],
         stdout=log, stderr=errs, text=True)
     try:
@@ -137,6 +143,12 @@ def main(argv=None):
             inp = prefill.make_inputs(ctx, ql, page, gen)
             out = torch.empty_like(inp["q"])
             fl = prefill.flops(ctx, ql)
+            # (Each form once first, so that a window holds its timing
+            # alone.)
+            for name in columns:
+                cfg, options = forms[name]
+                prefill.run_quire(inp, scale, out, cfg, **options)
+            torch.cuda.synchronize()
             for _ in range(args.repeat):
                 for name in columns:
                     cfg, options = forms[name]
