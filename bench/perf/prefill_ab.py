@@ -11,22 +11,26 @@ process first checks each column against float64 (checks/prefill_check's
 cases with those columns at head dim 128), then times each row and column
 as the minimum of two do_bench medians. Columns: the op's default and any of lib/prefill.ABLATION's.
 Prints each run's table and, per row and column, the mean of B's runs
-against the mean of A's. With --clocks, nvidia-smi samples the SM clock and
-the board's power every 200 ms while each run times, and each table says
-their range (a row slower in one run than in another at the same clocks is
-not the clock's doing). Exits 1 if a check failed.
+against the mean of A's. With --clocks, nvidia-smi samples the SM clock,
+the board's power and the throttle reasons every 100 ms while each run
+times (perf/prefill_clocks.Sampler): each run's table says their range, a
+second table gives each timing's TFLOP/s per GHz of the clock in its window,
+and the end the same ratios per GHz (a build that is faster per clock but
+draws more power can still measure slower under the board's power limit:
+the first ratios are what it is worth, the second why). Exits 1 if a check
+failed.
 
     bench/run.py prefill_ab --a DIR [--b DIR] [--rows 1,4,9]
         [--columns "default,s3,ws overlap"] [--order aba] [--clocks]
 """
 
 import argparse
+import datetime
 import json
 import math
 import os
 import subprocess
 import sys
-import tempfile
 
 from lib.env import BENCH, parser, print_header, require_torch
 
@@ -87,55 +91,77 @@ def worker(rows, columns):
         inp = prefill.make_inputs(ctx, ql, page, gen)
         out = torch.empty_like(inp["q"])
         fl = prefill.flops(ctx, ql)
-        tflops = {}
+        tflops, windows = {}, {}
         for name in columns:
             cfg, options = forms[name]
+            start = datetime.datetime.now()
             t = min(us(lambda: prefill.run_quire(inp, scale, out, cfg,
                                                  **options), rep=150)
                     for _ in range(2))
+            windows[name] = [start.isoformat(),
+                             datetime.datetime.now().isoformat()]
             tflops[name] = fl / t / 1e6
-        print(json.dumps({"row": label, "tflops": tflops}), flush=True)
+        print(json.dumps({"row": label, "tflops": tflops,
+                          "windows": windows}), flush=True)
     return 0 if ok else 1
 
 
 class Clocks:
-    """nvidia-smi's SM clock (MHz) and power draw (W) every 200 ms, from
-    start() to stop(), which returns a line summing them up over the
-    samples drawing more than BUSY watts (the idle ones before the first
-    launch and after the last left out)."""
+    """prefill_clocks.Sampler over one run: stop() returns a line summing up
+    the SM clock (MHz) and power (W) over the samples drawing more than BUSY
+    watts (the idle ones before the first launch and after the last left
+    out); per_ghz() then gives a row's TFLOP/s per GHz at the clock of each
+    column's timing window."""
 
     BUSY = 150
 
     def start(self):
-        # (A file, not a pipe: a pipe read only at stop() fills in minutes
-        # of samples and stops nvidia-smi.)
-        self.log = tempfile.TemporaryFile("w+")
-        self.proc = subprocess.Popen(
-            ["nvidia-smi", "--query-gpu=clocks.sm,power.draw",
-             "--format=csv,noheader,nounits", "-lms", "200"],
-            stdout=self.log, stderr=subprocess.DEVNULL, text=True)
+        from perf.prefill_clocks import Sampler
+        self.sampler = Sampler().start()
 
     def stop(self):
-        self.proc.terminate()
-        self.proc.wait()
-        self.log.seek(0)
-        out = self.log.read()
-        self.log.close()
-        samples = []
-        for line in out.splitlines():
-            try:
-                mhz, watts = (float(x) for x in line.split(","))
-            except ValueError:
-                continue
-            samples.append((mhz, watts))
-        busy = [x for x in samples if x[1] > self.BUSY] or samples
+        self.samples, _ = self.sampler.stop()
+        busy = [x for x in self.samples if x[2] > self.BUSY] or self.samples
         if not busy:
             return "clocks: no nvidia-smi samples"
-        mhz = sorted(m for m, _ in busy)
+        mhz = sorted(x[1] for x in busy)
         return (f"clocks: SM {mhz[0]:.0f}-{mhz[-1]:.0f} MHz (median "
                 f"{mhz[len(mhz) // 2]:.0f}), at most "
-                f"{max(w for _, w in busy):.0f} W, {len(busy)} samples over "
-                f"{self.BUSY} W of {len(samples)}")
+                f"{max(x[2] for x in busy):.0f} W, {len(busy)} samples over "
+                f"{self.BUSY} W of {len(self.samples)}")
+
+    def per_ghz(self, tflops, windows):
+        """{column: TFLOP/s per GHz} of one row's worker output."""
+        from perf.prefill_clocks import per_ghz, window
+        out = {}
+        for name, t in tflops.items():
+            start, end = (datetime.datetime.fromisoformat(x)
+                          for x in windows[name])
+            out[name] = per_ghz(t, window(self.samples, start, end))
+        return out
+
+
+def _table(prefix, what, columns, rows):
+    print(f"\n{prefix}{what} | row | " + " | ".join(columns) + " |")
+    for row, t in rows.items():
+        print(f"{prefix}| {row} | " + " | ".join(f"{t[c]:.1f}" for c in columns)
+              + " |")
+
+
+def ratios(what, columns, runs):
+    """Prints, per row and column, the mean of b's runs over the mean of
+    a's; `runs`: [(side, {row: {column: value}})], nan values (a timing
+    without a clock sample) left out of a mean."""
+    def mean(side, row, c):
+        got = [r[row][c] for x, r in runs
+               if x == side and r[row][c] == r[row][c]]
+        return sum(got) / len(got) if got else math.nan
+    print(f"\n{what} | row | " + " | ".join(columns) + " |")
+    print("|---|---|" + "---|" * len(columns))
+    for row in runs[0][1]:
+        print(f"| {row} | " + " | ".join(
+            f"{mean('b', row, c) / mean('a', row, c):.3f}"
+            for c in columns) + " |")
 
 
 def main(argv=None):
@@ -183,7 +209,7 @@ def main(argv=None):
             clocks.start()
         proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
         clock_line = clocks.stop() if clocks else None
-        results = {}
+        results, per_ghz = {}, {}
         for line in proc.stdout.splitlines():
             if line.startswith("FAIL"):
                 print(f"[{side}{k}] {line}")
@@ -193,27 +219,24 @@ def main(argv=None):
                     failed |= item["failed"]
                 else:
                     results[item["row"]] = item["tflops"]
+                    if clocks:
+                        per_ghz[item["row"]] = clocks.per_ghz(
+                            item["tflops"], item["windows"])
         if proc.returncode not in (0, 1) or not results:
             print(f"[{side}{k}] the run failed (exit {proc.returncode}):\n"
                   + proc.stderr[-2000:])
             return 1
-        runs.append((side, results))
-        print(f"\n[{side}{k}] TFLOP/s | row | " + " | ".join(columns) + " |")
-        for row, t in results.items():
-            print(f"[{side}{k}] | {row} | "
-                  + " | ".join(f"{t[c]:.1f}" for c in columns) + " |")
-        if clock_line:
+        runs.append((side, results, per_ghz))
+        _table(f"[{side}{k}] ", "TFLOP/s", columns, results)
+        if clocks:
             print(f"[{side}{k}] {clock_line}")
+            _table(f"[{side}{k}] ", "TFLOP/s per GHz (each timing's clock)",
+                   columns, per_ghz)
     if {"a", "b"} <= set(args.order):
-        def mean(side, row, c):
-            got = [r[row][c] for x, r in runs if x == side]
-            return sum(got) / len(got)
-        print("\nmean(b) / mean(a) | row | " + " | ".join(columns) + " |")
-        print("|---|---|" + "---|" * len(columns))
-        for row in runs[0][1]:
-            print(f"| {row} | " + " | ".join(
-                f"{mean('b', row, c) / mean('a', row, c):.3f}"
-                for c in columns) + " |")
+        ratios("mean(b) / mean(a)", columns, [(x, r) for x, r, _ in runs])
+        if args.clocks:
+            ratios("per GHz: mean(b) / mean(a)", columns,
+                   [(x, g) for x, _, g in runs])
     return 1 if failed else 0
 
 

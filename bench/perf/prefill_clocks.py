@@ -86,10 +86,10 @@ def summarize(timings):
         by.setdefault((row, col), []).append((tflops, w))
     out = {}
     for key, items in by.items():
-        clocked = [(t, w[0]) for t, w in items if w]
+        clocked = [(t, w) for t, w in items if w]
         out[key] = (median([t for t, _ in items]),
-                    median([m for _, m in clocked]) if clocked else math.nan,
-                    median([t / (m / 1000) for t, m in clocked])
+                    median([w[0] for _, w in clocked]) if clocked else math.nan,
+                    median([per_ghz(t, w) for t, w in clocked])
                     if clocked else math.nan)
     return out
 
@@ -99,6 +99,41 @@ def _gpu_id():
     entry (an index or a UUID, which -i takes either), else 0."""
     first = os.environ.get("CUDA_VISIBLE_DEVICES", "").split(",")[0].strip()
     return first or "0"
+
+
+class Sampler:
+    """nvidia-smi sampling FIELDS every 100 ms from start() to stop(), which
+    returns parse_samples' list and nvidia-smi's stderr."""
+
+    def __init__(self, smi="nvidia-smi"):
+        self.smi = smi
+
+    def start(self):
+        # (Files, not pipes: a pipe read only at stop() fills in a few
+        # minutes of samples and stops nvidia-smi.)
+        self.log = tempfile.TemporaryFile("w+")
+        self.errs = tempfile.TemporaryFile("w+")
+        self.proc = subprocess.Popen(
+            [self.smi, "-i", _gpu_id(), f"--query-gpu={FIELDS}",
+             "--format=csv,noheader,nounits", "-lms", "100"],
+            stdout=self.log, stderr=self.errs, text=True)
+        return self
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
+        texts = []
+        for f in (self.log, self.errs):
+            f.seek(0)
+            texts.append(f.read())
+            f.close()
+        return parse_samples(texts[0]), texts[1]
+
+
+def per_ghz(tflops, w):
+    """TFLOP/s per GHz of a timing at window `w`'s median clock (nan
+    without one)."""
+    return tflops / (w[0] / 1000) if w else math.nan
 
 
 def main(argv=None):
@@ -124,13 +159,7 @@ def main(argv=None):
     from lib.timing import us
     from perf.paged_prefill import ROWS, row_lengths
     print_header("prefill_clocks")
-    # (Files, not pipes: a pipe nobody reads fills in a few minutes of
-    # samples and stops nvidia-smi.)
-    log, errs = tempfile.TemporaryFile("w+"), tempfile.TemporaryFile("w+")
-    proc = subprocess.Popen(
-        [smi, "-i", _gpu_id(), f"--query-gpu={FIELDS}",
-         "--format=csv,noheader,nounits", "-lms", "100"],
-        stdout=log, stderr=errs, text=True)
+    sampler = Sampler(smi).start()
     try:
         forms = {"default": (prefill.DEFAULT, {})}
         forms.update({n: (c, o) for n, c, o in prefill.ABLATION})
@@ -158,12 +187,7 @@ def main(argv=None):
                     stamped.append((label, name, fl / t / 1e6, start,
                                     datetime.datetime.now()))
     finally:
-        proc.terminate()
-        proc.wait()
-        log.seek(0)
-        errs.seek(0)
-        text, err = log.read(), errs.read()
-    samples = parse_samples(text)
+        samples, err = sampler.stop()
     if not samples:
         print(f"nvidia-smi gave no samples: {err.strip()[:300]}")
     timings = []

@@ -220,6 +220,64 @@ def test_prefill_clocks_places_each_timing_at_its_clock():
     assert tf == 400.0 and mhz != mhz and per != per  # no sample: nan
 
 
+def _fake_smi(tmp_path, mhz, watts):
+    """An executable answering as nvidia-smi -lms does: a FIELDS line with
+    the current time every 20 ms until it is stopped."""
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text(
+        "#!/bin/sh\nwhile true; do\n"
+        f"  echo \"$(date +'%Y/%m/%d %H:%M:%S.%3N'), {mhz}, {watts}, "
+        "0x0000000000000004\"\n  sleep 0.02\ndone\n")
+    smi.chmod(0o755)
+    return str(smi)
+
+
+def test_prefill_clocks_sampler_and_prefill_ab_per_clock(tmp_path,
+                                                        monkeypatch):
+    """Sampler runs nvidia-smi into a file and parses its lines; prefill_ab's
+    Clocks sums a run up and turns a row's TFLOP/s into TFLOP/s per GHz at
+    the clock of each column's window (nan for a window without samples);
+    ratios leaves nan out of its means."""
+    import datetime
+    import time
+    pc = _prefill_clocks()
+    sys.path.insert(0, BENCH)
+    try:
+        import importlib
+        ab = importlib.import_module("perf.prefill_ab")
+    finally:
+        sys.path.remove(BENCH)
+    smi = _fake_smi(tmp_path, 1500, 691.0)
+    sampler = pc.Sampler(smi).start()
+    time.sleep(0.3)
+    samples, err = sampler.stop()
+    assert len(samples) >= 5 and not err, err
+    assert all(s[1:] == (1500.0, 691.0, 4) for s in samples)
+    monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
+    clocks = ab.Clocks()
+    start = datetime.datetime.now()
+    clocks.start()
+    time.sleep(0.3)
+    end = datetime.datetime.now()
+    line = clocks.stop()
+    assert line.startswith("clocks: SM 1500-1500 MHz (median 1500), at "
+                           "most 691 W"), line
+    later = end + datetime.timedelta(seconds=5)
+    got = clocks.per_ghz(
+        {"kv": 450.0, "kv2": 300.0},
+        {"kv": [start.isoformat(), end.isoformat()],
+         "kv2": [later.isoformat(), later.isoformat()]})
+    assert got["kv"] == pytest.approx(300.0) and got["kv2"] != got["kv2"]
+    runs = [("a", {"r": {"c": 2.0}}), ("b", {"r": {"c": 3.0}}),
+            ("b", {"r": {"c": float("nan")}})]
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        ab.ratios("b / a", ["c"], runs)
+    assert "| r | 1.500 |" in buf.getvalue()
+
+
 @pytest.mark.parametrize("args, message", [
     (["--ctx", "0,100"], "--ctx: 100 is not a multiple of 128"),
     (["--ctx", "a"], "--ctx: expected numbers"),
