@@ -29,6 +29,7 @@ import datetime
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 
@@ -193,6 +194,8 @@ def main(argv=None):
     for side, path in builds.items():
         if not os.path.isdir(os.path.join(path, "quire")):
             p.error(f"--{side}: no quire package in {path}")
+    if args.clocks and shutil.which("nvidia-smi") is None:
+        p.error("--clocks: nvidia-smi is not on PATH")
     require_torch()
     print_header("prefill_ab")
     for side, path in builds.items():

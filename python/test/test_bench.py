@@ -181,6 +181,19 @@ def test_prefill_clocks_checks_its_arguments_before_torch(args, message):
     assert res.returncode == 2 and message in res.stderr, res.stderr
 
 
+def test_clock_sampling_needs_nvidia_smi(tmp_path):
+    """Without nvidia-smi on PATH, prefill_clocks and prefill_ab --clocks
+    say so before anything runs."""
+    env = dict(os.environ, PATH=str(tmp_path))
+    for args, message in (
+            (["prefill_clocks"], "nvidia-smi is not on PATH"),
+            (["prefill_ab", "--a", os.path.join(ROOT, "python"), "--clocks"],
+             "--clocks: nvidia-smi is not on PATH")):
+        res = subprocess.run([sys.executable, RUN, *args], env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert res.returncode == 2 and message in res.stderr, res.stderr
+
+
 def _prefill_clocks():
     import importlib
     sys.path.insert(0, BENCH)
