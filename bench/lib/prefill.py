@@ -151,6 +151,13 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
                                          gathered_rows=True))]
 
 
+def forms():
+    """{name: (configuration, options)}: the op's default (named default)
+    and every ABLATION column, as prefill_ab and prefill_clocks name them."""
+    named = {"default": (DEFAULT, {})}
+    named.update({n: (c, o) for n, c, o in ABLATION})
+    return named
+
 def make_inputs(ctx_lens, q_lens, page, gen, hq=HQ, hkv=HKV, dtype=torch.half,
                 d=D, poison=False):
     """Caches holding each sequence's context and then its chunk's K/V (so

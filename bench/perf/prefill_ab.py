@@ -34,6 +34,7 @@ import subprocess
 import sys
 
 from lib.env import BENCH, parser, print_header, require_torch
+from perf.prefill_clocks import Sampler, per_ghz, window
 
 
 def row_numbers(spec, p):
@@ -81,8 +82,7 @@ def worker(rows, columns):
     from lib import prefill
     from lib.timing import us
     from perf.paged_prefill import ROWS, row_lengths
-    forms = {"default": (prefill.DEFAULT, {})}
-    forms.update({n: (c, o) for n, c, o in prefill.ABLATION})
+    forms = prefill.forms()
     gen = torch.Generator(device="cuda").manual_seed(7)
     ok = check(torch, gen, [forms[n] for n in columns])
     print(json.dumps({"failed": not ok}), flush=True)
@@ -117,7 +117,6 @@ class Clocks:
     BUSY = 150
 
     def start(self):
-        from perf.prefill_clocks import Sampler
         self.sampler = Sampler().start()
 
     def stop(self):
@@ -133,7 +132,6 @@ class Clocks:
 
     def per_ghz(self, tflops, windows):
         """{column: TFLOP/s per GHz} of one row's worker output."""
-        from perf.prefill_clocks import per_ghz, window
         out = {}
         for name, t in tflops.items():
             start, end = (datetime.datetime.fromisoformat(x)

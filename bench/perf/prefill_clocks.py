@@ -161,8 +161,7 @@ def main(argv=None):
     print_header("prefill_clocks")
     sampler = Sampler(smi).start()
     try:
-        forms = {"default": (prefill.DEFAULT, {})}
-        forms.update({n: (c, o) for n, c, o in prefill.ABLATION})
+        forms = prefill.forms()
         gen = torch.Generator(device="cuda").manual_seed(7)
         ok = check(torch, gen, [forms[n] for n in columns])
         scale = 1 / math.sqrt(prefill.D)
