@@ -7,6 +7,7 @@
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/Analysis/LoopInfo.h"
 #include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -21,6 +22,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Scalar/DCE.h"
+#include "llvm/Transforms/Scalar/LICM.h"
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <cstdlib>
@@ -66,6 +69,54 @@ static bool issues(const llvm::Module &module,
               return true;
   return false;
 }
+
+namespace {
+/// Gives a GEP with loop-invariant indices in a loop its own copy of its
+/// source where the source is a GEP of the same loop, over a loop-invariant
+/// pointer, with a varying index, and has other users, and where the GEP's
+/// one user is another GEP with loop-invariant indices. LICM turns
+/// gep(gep(p, v), i) into gep(gep(p, i), v) and hoists gep(p, i) only where
+/// the inner GEP has one use; when two address chains share their varying
+/// part (the copies of two consumer warpgroups' rows from one block-table
+/// entry, merged by CSE), each would otherwise add its invariant offsets
+/// inside the loop, a 64-bit add per offset per copy. A chain of one
+/// invariant offset is left as it is: hoisting it saves no add and holds
+/// another pointer through the loop. Run before LICM (docs/passes.md, "The
+/// NVPTX backend").
+struct UnshareGEPSources : llvm::PassInfoMixin<UnshareGEPSources> {
+  llvm::PreservedAnalyses run(llvm::Function &f,
+                              llvm::FunctionAnalysisManager &fam) {
+    auto &loops = fam.getResult<llvm::LoopAnalysis>(f);
+    bool changed = false;
+    for (llvm::Instruction &inst : llvm::instructions(f)) {
+      auto *gep = llvm::dyn_cast<llvm::GetElementPtrInst>(&inst);
+      llvm::Loop *loop = gep ? loops.getLoopFor(gep->getParent()) : nullptr;
+      if (!loop)
+        continue;
+      auto *source =
+          llvm::dyn_cast<llvm::GetElementPtrInst>(gep->getPointerOperand());
+      auto invariant = [&](llvm::Value *v) { return loop->isLoopInvariant(v); };
+      auto *next =
+          gep->hasOneUse()
+              ? llvm::dyn_cast<llvm::GetElementPtrInst>(gep->user_back())
+              : nullptr;
+      if (!next || next->getPointerOperand() != gep ||
+          !llvm::all_of(next->indices(), invariant) || !source ||
+          source->hasOneUse() || !loop->contains(source) ||
+          !invariant(source->getPointerOperand()) ||
+          llvm::all_of(source->indices(), invariant) ||
+          !llvm::all_of(gep->indices(), invariant))
+        continue;
+      llvm::Instruction *copy = source->clone();
+      copy->insertBefore(gep->getIterator());
+      gep->setOperand(0, copy);
+      changed = true;
+    }
+    return changed ? llvm::PreservedAnalyses::none()
+                   : llvm::PreservedAnalyses::all();
+  }
+};
+} // namespace
 
 // LLVM's `disable-lsr` is a process-wide option: code generation reads it
 // under a shared lock, and the one run without LSR holds the lock alone.
@@ -274,6 +325,12 @@ FailureOr<std::string> mlir::quire::translateToPTX(ModuleOp module,
     pb.crossRegisterProxies(lam, fam, cgam, mam);
     llvm::ModulePassManager mpm =
         pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    llvm::FunctionPassManager addresses;
+    addresses.addPass(UnshareGEPSources());
+    addresses.addPass(llvm::createFunctionToLoopPassAdaptor(
+        llvm::LICMPass(llvm::LICMOptions()), /*UseMemorySSA=*/true));
+    addresses.addPass(llvm::DCEPass());
+    mpm.addPass(llvm::createModuleToFunctionPassAdaptor(std::move(addresses)));
     mpm.run(*llvmModule, mam);
   }
   if (options.llvmIR) {
