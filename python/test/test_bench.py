@@ -194,13 +194,18 @@ def test_clock_sampling_needs_nvidia_smi(tmp_path):
         assert res.returncode == 2 and message in res.stderr, res.stderr
 
 
-def _prefill_clocks():
+def _bench_module(name):
+    """bench/perf's module `name`, imported with bench/ on sys.path."""
     import importlib
     sys.path.insert(0, BENCH)
     try:
-        return importlib.import_module("perf.prefill_clocks")
+        return importlib.import_module(f"perf.{name}")
     finally:
         sys.path.remove(BENCH)
+
+
+def _prefill_clocks():
+    return _bench_module("prefill_clocks")
 
 
 def test_prefill_clocks_places_each_timing_at_its_clock():
@@ -254,12 +259,7 @@ def test_prefill_clocks_sampler_and_prefill_ab_per_clock(tmp_path,
     import datetime
     import time
     pc = _prefill_clocks()
-    sys.path.insert(0, BENCH)
-    try:
-        import importlib
-        ab = importlib.import_module("perf.prefill_ab")
-    finally:
-        sys.path.remove(BENCH)
+    ab = _bench_module("prefill_ab")
     smi = _fake_smi(tmp_path, 1500, 691.0)
     sampler = pc.Sampler(smi).start()
     time.sleep(0.3)
@@ -289,6 +289,99 @@ def test_prefill_clocks_sampler_and_prefill_ab_per_clock(tmp_path,
     with contextlib.redirect_stdout(buf):
         ab.ratios("b / a", ["c"], runs)
     assert "| r | 1.500 |" in buf.getvalue()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--a", ".", "--rows", "6"], "row 6 (ragged"),
+    (["--a", ".", "--rows", "10"], "row 10 is not in 1.."),
+    (["--a", ".", "--columns", "nope"], "'nope' is not one of default"),
+    ([], "--a: the first build's folder is needed"),
+    (["--a", "."], "--a: no quire package in"),
+    (["--a", os.path.join(ROOT, "python"), "--ncu", "/nonexistent/ncu"],
+     "--ncu: /nonexistent/ncu not found"),
+])
+def test_prefill_cycles_checks_its_arguments_before_torch(args, message):
+    res = _run("prefill_cycles", *args)
+    assert res.returncode == 2 and message in res.stderr, res.stderr
+
+
+# What ncu printed for the prefill kernel on an H200
+# (docs/results/ncu_prefill_unshare_h200.txt), with one metric it could
+# not collect.
+NCU_LINES = """\
+  paged_prefill_attention (8, 16, 8)x(384, 1, 1), Context 1, Stream 7
+    Section: Command line profiler metrics
+    ------------------------------------------------ ----------- ------------
+    Metric Name                                      Metric Unit Metric Value
+    ------------------------------------------------ ----------- ------------
+    gpu__time_duration.sum                                    ms         2.73
+    sm__cycles_elapsed.avg                                 cycle 3,711,769.44
+    sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active \
+            (!) n/a
+    smsp__inst_executed.sum                                 inst  839,025,741
+"""
+
+
+def test_prefill_cycles_reads_ncu_and_counts_flops():
+    """ncu's metric lines read into numbers (the duration in us, thousands
+    separators dropped, an n/a metric left out); the FLOPs are
+    lib/prefill.flops' (the chunk's causal part half) at lib/prefill's
+    heads."""
+    pc = _bench_module("prefill_cycles")
+    got = pc.parse_metrics(NCU_LINES)
+    assert got == {"gpu__time_duration.sum": 2730.0,
+                   "sm__cycles_elapsed.avg": 3711769.44,
+                   "smsp__inst_executed.sum": 839025741.0}
+    assert pc.parse_metrics("gpu__time_duration.sum  fortnight 3") == {}
+    assert pc.heads() == (128, 32)
+    assert pc.flops(2, 16384, 2048, 128, 32) == \
+        2 * 4 * 128 * 32 * (2048 * 16384 + 2048 * 2049 / 2)
+
+
+def test_prefill_cycles_runs_ncu_per_build_row_and_column(tmp_path,
+                                                         monkeypatch, capsys):
+    """With a stand-in ncu, each build, row and column is profiled once
+    with the fixed clock and the op's launch (`profile prefill --case`,
+    the row's page, the column as --ablation); the table gives TFLOP/s per
+    GHz as FLOPs over cycles, and b's cycles over a's."""
+    pc = _bench_module("prefill_cycles")
+    calls = tmp_path / "calls"
+    ncu = tmp_path / "ncu"
+    ncu.write_text(
+        "#!/bin/sh\n"
+        f"echo \"$QUIRE_PYTHONPATH $*\" >> {calls}\n"
+        "case \"$QUIRE_PYTHONPATH\" in\n"
+        "  */b) c=1,800,000 ;;\n"
+        "  *) c=2,000,000 ;;\n"
+        "esac\n"
+        "echo \"    gpu__time_duration.sum     ms     1.25\"\n"
+        "echo \"    sm__cycles_elapsed.avg  cycle  $c\"\n"
+        "echo \"    smsp__inst_executed.sum  inst  5,000,000\"\n")
+    ncu.chmod(0o755)
+    for side in "ab":
+        (tmp_path / side / "quire").mkdir(parents=True)
+    monkeypatch.setattr(pc, "require_torch", lambda: None)
+    monkeypatch.setattr(pc, "print_header", lambda name: None)
+    rc = pc.main(["--a", str(tmp_path / "a"), "--b", str(tmp_path / "b"),
+                  "--rows", "7,9", "--columns", "default,cache kv",
+                  "--ncu", str(ncu)])
+    out = capsys.readouterr().out
+    assert rc == 0, out
+    lines = calls.read_text().splitlines()
+    assert len(lines) == 8
+    assert all("--clock-control base" in x and "--kernel-name "
+               "regex:paged_prefill" in x for x in lines)
+    assert any(x.endswith("--case 4,4096,512 --page 128") for x in lines)
+    assert any(x.endswith("--case 1,8192,8192 --page 16 --ablation cache kv")
+               for x in lines)
+    fl = pc.flops(1, 8192, 8192, 128, 32)
+    row = [x for x in out.splitlines()
+           if x.split()[:1] == ["a"] and "8192 + 8192" in x
+           and x.split()[-6] == "default"][0]
+    assert row.split()[-5:-1] == ["2.000", "1.600",
+                                  f"{fl / 1250 / 1e6:.1f}",
+                                  f"{fl / 2e6 / 1e3:.1f}"]
+    assert "| 1 x ctx 8192 + 8192 | cache kv | 0.9000 | 1.0000 |" in out
 
 
 @pytest.mark.parametrize("args, message", [
