@@ -9,10 +9,12 @@ over `bench/run.py profile prefill` (which launches the op's kernel once
 between cudaProfilerStart and cudaProfilerStop; only the kernels named
 paged_prefill are profiled) for each build, row and column, and prints the
 kernel's SM cycles, the clock its duration implies, TFLOP/s at that clock,
-TFLOP/s per GHz (FLOPs over cycles: the work per clock, whatever the
-clock) and the warp instructions executed; with two builds, b's cycles
-and instructions over a's. It does not check results (prefill_ab and
-prefill_clocks check the same forms against float64 first).
+TFLOP/s per GHz (FLOPs over cycles: the work per clock at that fixed
+clock; memory does not slow with the SM clock, so it can read higher than
+at the power limit's clock) and the warp instructions executed; with two
+builds, b's cycles and instructions over a's. It does not check results
+(prefill_ab and prefill_clocks check the same forms against float64
+first).
 
     bench/run.py prefill_cycles --a DIR [--b DIR] [--rows 8,9]
         [--columns "default,cache kv"] [--ncu PATH] [--clock-control none]
@@ -34,27 +36,33 @@ from perf.prefill_ab import column_names, row_numbers
 
 METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.avg",
            "smsp__inst_executed.sum")
-# ncu's units of a duration, in microseconds.
-TIME_UNITS = {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0,
-              "ms": 1e3, "msecond": 1e3, "s": 1e6, "second": 1e6}
+# The units ncu may print each metric in (base units with --print-units
+# base), as multiples of the table's: microseconds, cycles, instructions.
+UNITS = {METRICS[0]: {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0,
+                      "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6,
+                      "s": 1e6},
+         METRICS[1]: {"cycle": 1.0},
+         METRICS[2]: {"inst": 1.0}}
 LINE = re.compile(r"^\s*(\S+)\s+(\S+)?\s+([0-9][0-9,]*(?:\.[0-9]+)?)\s*$")
 
 
 def parse_metrics(text):
-    """{metric: value} of METRICS in ncu's printout of one kernel; the
-    duration in microseconds. Metrics it does not print are left out."""
+    """{metric: value} of METRICS in ncu's printout of one kernel: the
+    duration in microseconds, cycles, instructions. A metric it does not
+    print, or prints in a unit not in UNITS, is left out; one printed twice
+    (a second kernel) raises ValueError."""
     found = {}
     for line in text.splitlines():
         m = LINE.match(line)
         if not m or m.group(1) not in METRICS:
             continue
-        value = float(m.group(3).replace(",", ""))
-        if m.group(1) == METRICS[0]:
-            unit = m.group(2)
-            if unit not in TIME_UNITS:
-                continue
-            value *= TIME_UNITS[unit]
-        found[m.group(1)] = value
+        scale = UNITS[m.group(1)].get(m.group(2))
+        if scale is None:
+            continue
+        if m.group(1) in found:
+            raise ValueError(f"ncu printed {m.group(1)} twice: more than one "
+                             "kernel was profiled")
+        found[m.group(1)] = float(m.group(3).replace(",", "")) * scale
     return found
 
 
@@ -101,8 +109,9 @@ def profile(ncu, clock_control, build, case, column):
     """(metrics, ncu's output) of one kernel launch of `build`."""
     label, page, seqs, ctx, chunk = case
     cmd = [ncu, "--clock-control", clock_control, "--profile-from-start",
-           "off", "--kernel-name", "regex:paged_prefill", "--metrics",
-           ",".join(METRICS), sys.executable, os.path.join(BENCH, "run.py"),
+           "off", "--kernel-name", "regex:paged_prefill", "--launch-count",
+           "1", "--print-units", "base", "--metrics", ",".join(METRICS),
+           sys.executable, os.path.join(BENCH, "run.py"),
            "profile", "prefill", "--case", f"{seqs},{ctx},{chunk}",
            "--page", str(page)]
     if column != "default":
@@ -110,7 +119,12 @@ def profile(ncu, clock_control, build, case, column):
     env = dict(os.environ, QUIRE_PYTHONPATH=build, PYTHONPATH=build)
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
     text = proc.stdout + proc.stderr
-    return parse_metrics(proc.stdout), text
+    if proc.returncode != 0:
+        return {}, f"(ncu exited {proc.returncode})\n{text}"
+    try:
+        return parse_metrics(proc.stdout), text
+    except ValueError as e:
+        return {}, f"{e}\n{text}"
 
 
 def main(argv=None):
@@ -127,8 +141,9 @@ def main(argv=None):
                    help="ncu's --clock-control (default base: the SM clock "
                    "fixed)")
     args = p.parse_args(argv)
-    cases = [row_case(i, p) for i in row_numbers(args.rows, p)]
-    columns = column_names(args.columns, p)
+    numbers = list(dict.fromkeys(row_numbers(args.rows, p)))
+    cases = [row_case(i, p) for i in numbers]
+    columns = list(dict.fromkeys(column_names(args.columns, p)))
     if not args.a:
         p.error("--a: the first build's folder is needed")
     builds = {"a": os.path.abspath(args.a)}
@@ -156,8 +171,8 @@ def main(argv=None):
             for column in columns:
                 m, text = profile(ncu, args.clock_control, path, case, column)
                 if len(m) != len(METRICS):
-                    print(f"{side} {case[0]} {column}: ncu gave no metrics "
-                          f"for the kernel:\n{text[-2000:]}")
+                    print(f"{side} {case[0]} {column}: no metrics for one "
+                          f"kernel from ncu:\n{text[-2000:]}")
                     return 1
                 cycles, us = m["sm__cycles_elapsed.avg"], \
                     m["gpu__time_duration.sum"]
@@ -168,7 +183,7 @@ def main(argv=None):
                       f"{fl / us / 1e6:8.1f} {fl / cycles / 1e3:8.1f} "
                       f"{inst / 1e6:9.1f}", flush=True)
     if "b" in builds:
-        print("\nb / a | case | column | cycles | instructions |")
+        print("\nb / a:\n\n| case | column | cycles | instructions |")
         print("|---|---|---|---|")
         for case in cases:
             for column in columns:

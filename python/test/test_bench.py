@@ -332,10 +332,14 @@ def test_prefill_cycles_reads_ncu_and_counts_flops():
     assert got == {"gpu__time_duration.sum": 2730.0,
                    "sm__cycles_elapsed.avg": 3711769.44,
                    "smsp__inst_executed.sum": 839025741.0}
-    assert pc.parse_metrics("gpu__time_duration.sum  fortnight 3") == {}
+    assert pc.parse_metrics("gpu__time_duration.sum  fortnight 3\n"
+                            "sm__cycles_elapsed.avg  Mcycle  3.71") == {}
+    with pytest.raises(ValueError, match="more than one kernel"):
+        pc.parse_metrics(NCU_LINES + NCU_LINES)
     assert pc.heads() == (128, 32)
-    assert pc.flops(2, 16384, 2048, 128, 32) == \
-        2 * 4 * 128 * 32 * (2048 * 16384 + 2048 * 2049 / 2)
+    # 2 x ctx 16384 + 2048 at 32 query heads of 128: the count the H200's
+    # logs divide by (1.168 TFLOP in 2.37 ms: 492.9 TFLOP/s).
+    assert pc.flops(2, 16384, 2048, 128, 32) == 1_168_264_658_944
 
 
 def test_prefill_cycles_runs_ncu_per_build_row_and_column(tmp_path,
@@ -382,6 +386,26 @@ def test_prefill_cycles_runs_ncu_per_build_row_and_column(tmp_path,
                                   f"{fl / 1250 / 1e6:.1f}",
                                   f"{fl / 2e6 / 1e3:.1f}"]
     assert "| 1 x ctx 8192 + 8192 | cache kv | 0.9000 | 1.0000 |" in out
+    assert all("--launch-count 1 --print-units base" in x for x in lines)
+
+
+def test_prefill_cycles_says_when_ncu_gives_no_metrics(tmp_path,
+                                                       monkeypatch, capsys):
+    """An ncu that fails (or profiles no kernel) ends the run with exit 1
+    and its output."""
+    pc = _bench_module("prefill_cycles")
+    ncu = tmp_path / "ncu"
+    ncu.write_text("#!/bin/sh\necho '==ERROR== no GPU here' >&2\nexit 3\n")
+    ncu.chmod(0o755)
+    (tmp_path / "a" / "quire").mkdir(parents=True)
+    monkeypatch.setattr(pc, "require_torch", lambda: None)
+    monkeypatch.setattr(pc, "print_header", lambda name: None)
+    rc = pc.main(["--a", str(tmp_path / "a"), "--rows", "8",
+                  "--ncu", str(ncu)])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "no metrics for one kernel from ncu" in out, out
+    assert "ncu exited 3" in out and "no GPU here" in out, out
 
 
 @pytest.mark.parametrize("args, message", [

@@ -81,8 +81,9 @@ namespace {
 /// entry, merged by CSE), each would otherwise add its invariant offsets
 /// inside the loop, a 64-bit add per offset per copy. A chain of one
 /// invariant offset is left as it is: hoisting it saves no add and holds
-/// another pointer through the loop. Run before LICM (docs/passes.md, "The
-/// NVPTX backend").
+/// another pointer through the loop; so is a constant offset, which LICM
+/// does not reassociate. Run before LICM (docs/passes.md, "The NVPTX
+/// backend").
 struct UnshareGEPSources : llvm::PassInfoMixin<UnshareGEPSources> {
   llvm::PreservedAnalyses run(llvm::Function &f,
                               llvm::FunctionAnalysisManager &fam) {
@@ -101,6 +102,7 @@ struct UnshareGEPSources : llvm::PassInfoMixin<UnshareGEPSources> {
               ? llvm::dyn_cast<llvm::GetElementPtrInst>(gep->user_back())
               : nullptr;
       if (!next || next->getPointerOperand() != gep ||
+          gep->hasAllConstantIndices() || next->hasAllConstantIndices() ||
           !llvm::all_of(next->indices(), invariant) || !source ||
           source->hasOneUse() || !loop->contains(source) ||
           !invariant(source->getPointerOperand()) ||
