@@ -114,8 +114,11 @@ struct UnshareGEPSources : llvm::PassInfoMixin<UnshareGEPSources> {
       gep->setOperand(0, copy);
       changed = true;
     }
-    return changed ? llvm::PreservedAnalyses::none()
-                   : llvm::PreservedAnalyses::all();
+    if (!changed)
+      return llvm::PreservedAnalyses::all();
+    llvm::PreservedAnalyses kept;
+    kept.preserveSet<llvm::CFGAnalyses>();
+    return kept;
   }
 };
 } // namespace
