@@ -6,7 +6,11 @@ import torch
 
 from quire import ops
 
-D, HQ, HKV = 128, 32, 8  # Llama-3-8B heads
+from lib import prefill_flops
+from lib.prefill_flops import D, HQ, HKV
+
+flops = prefill_flops.flops  # prefill.flops, as the targets call it
+
 # (block_m, block_n, num_warps, wgmma): the configurations the check covers
 # and `paged_prefill --tune` times; None, None, None is the op's default.
 CONFIGS = [(64, 64, 4, True), (64, 64, 4, False), (64, 32, 4, True),
@@ -222,11 +226,6 @@ def reference(inp, scale):
         sc = sc.masked_fill(~allowed, float("-inf"))
         out[a:b] = torch.einsum("hqk,khd->qhd", torch.softmax(sc, -1), v)
     return out
-
-
-def flops(ctx, ql, d=D, hq=HQ):
-    """Causal-adjusted FLOPs: the chunk's part counts half."""
-    return sum(4 * d * hq * (n * c + n * (n + 1) / 2) for c, n in zip(ctx, ql))
 
 
 def run_quire(inp, scale, out, cfg=DEFAULT, separate=True, **options):

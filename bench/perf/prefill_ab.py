@@ -74,6 +74,19 @@ def column_names(spec, p):
     return names
 
 
+def check_builds(builds, p):
+    """A parser error unless each of `builds` ({side: folder}) holds an
+    installed quire package."""
+    for side, path in builds.items():
+        if not os.path.isdir(os.path.join(path, "quire")):
+            p.error(f"--{side}: no quire package in {path}")
+
+
+def build_env(path):
+    """The environment of a process that imports the build in `path`."""
+    return dict(os.environ, QUIRE_PYTHONPATH=path, PYTHONPATH=path)
+
+
 def worker(rows, columns):
     """One build's checks (prefill_check's lines) and times (one JSON object
     a row) on stdout."""
@@ -189,9 +202,7 @@ def main(argv=None):
     b_path = args.b or os.environ.get("QUIRE_PYTHONPATH") or \
         os.path.join(os.path.dirname(BENCH), "python")
     builds = {"a": os.path.abspath(args.a), "b": os.path.abspath(b_path)}
-    for side, path in builds.items():
-        if not os.path.isdir(os.path.join(path, "quire")):
-            p.error(f"--{side}: no quire package in {path}")
+    check_builds(builds, p)
     if args.clocks and shutil.which("nvidia-smi") is None:
         p.error("--clocks: nvidia-smi is not on PATH")
     require_torch()
@@ -200,8 +211,7 @@ def main(argv=None):
         print(f"{side}: {path}")
     runs, failed = [], False
     for k, side in enumerate(args.order):
-        env = dict(os.environ, QUIRE_PYTHONPATH=builds[side],
-                   PYTHONPATH=builds[side])
+        env = build_env(builds[side])
         cmd = [sys.executable, os.path.join(BENCH, "run.py"), "prefill_ab",
                "--worker", "--rows", ",".join(map(str, rows)),
                "--columns", ",".join(columns)]

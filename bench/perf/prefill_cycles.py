@@ -24,7 +24,6 @@ row is one of paged_prefill's rows of one context and chunk length (the
 ragged row has no `profile prefill --case` form).
 """
 
-import ast
 import os
 import re
 import shutil
@@ -32,7 +31,9 @@ import subprocess
 import sys
 
 from lib.env import BENCH, parser, print_header, require_torch
-from perf.prefill_ab import column_names, row_numbers
+from lib.prefill_flops import flops
+from perf.prefill_ab import build_env, check_builds, column_names, \
+    row_numbers
 
 METRICS = ("gpu__time_duration.sum", "sm__cycles_elapsed.avg",
            "smsp__inst_executed.sum")
@@ -66,26 +67,6 @@ def parse_metrics(text):
     return found
 
 
-def heads():
-    """lib/prefill.py's (D, HQ), read from its source: it imports torch."""
-    path = os.path.join(BENCH, "lib", "prefill.py")
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), path)
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and isinstance(node.targets[0],
-                                                       ast.Tuple):
-            names = [t.id for t in node.targets[0].elts]
-            if names[:2] == ["D", "HQ"]:
-                return tuple(e.value for e in node.value.elts[:2])
-    raise RuntimeError(f"{path}: no D, HQ = ... line")
-
-
-def flops(seqs, ctx, chunk, d, hq):
-    """lib/prefill.flops of `seqs` sequences of `ctx` context and `chunk`
-    chunk tokens: the chunk's causal part counts half."""
-    return seqs * 4 * d * hq * (chunk * ctx + chunk * (chunk + 1) / 2)
-
-
 def row_case(number, p):
     """(label, page, seqs, ctx, chunk) of paged_prefill's row `number`,
     else a parser error (a row of several lengths)."""
@@ -116,8 +97,8 @@ def profile(ncu, clock_control, build, case, column):
            "--page", str(page)]
     if column != "default":
         cmd += ["--ablation", column]
-    env = dict(os.environ, QUIRE_PYTHONPATH=build, PYTHONPATH=build)
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    proc = subprocess.run(cmd, env=build_env(build), capture_output=True,
+                          text=True)
     text = proc.stdout + proc.stderr
     if proc.returncode != 0:
         return {}, f"(ncu exited {proc.returncode})\n{text}"
@@ -149,14 +130,11 @@ def main(argv=None):
     builds = {"a": os.path.abspath(args.a)}
     if args.b:
         builds["b"] = os.path.abspath(args.b)
-    for side, path in builds.items():
-        if not os.path.isdir(os.path.join(path, "quire")):
-            p.error(f"--{side}: no quire package in {path}")
+    check_builds(builds, p)
     ncu = find_ncu(args.ncu)
     if ncu is None:
         p.error(f"--ncu: {args.ncu or 'ncu'} not found (install Nsight "
                 "Compute or name its ncu with --ncu)")
-    d, hq = heads()
     require_torch()
     print_header("prefill_cycles")
     for side, path in builds.items():
@@ -167,7 +145,8 @@ def main(argv=None):
     got = {}
     for side, path in builds.items():
         for case in cases:
-            fl = flops(*case[2:], d, hq)
+            seqs, ctx, chunk = case[2:]
+            fl = flops([ctx] * seqs, [chunk] * seqs)
             for column in columns:
                 m, text = profile(ncu, args.clock_control, path, case, column)
                 if len(m) != len(METRICS):

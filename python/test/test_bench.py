@@ -325,8 +325,8 @@ NCU_LINES = """\
 def test_prefill_cycles_reads_ncu_and_counts_flops():
     """ncu's metric lines read into numbers (the duration in us, thousands
     separators dropped, an n/a metric left out); the FLOPs are
-    lib/prefill.flops' (the chunk's causal part half) at lib/prefill's
-    heads."""
+    lib/prefill_flops' (the chunk's causal part half, Llama-3-8B's
+    heads)."""
     pc = _bench_module("prefill_cycles")
     got = pc.parse_metrics(NCU_LINES)
     assert got == {"gpu__time_duration.sum": 2730.0,
@@ -336,10 +336,9 @@ def test_prefill_cycles_reads_ncu_and_counts_flops():
                             "sm__cycles_elapsed.avg  Mcycle  3.71") == {}
     with pytest.raises(ValueError, match="more than one kernel"):
         pc.parse_metrics(NCU_LINES + NCU_LINES)
-    assert pc.heads() == (128, 32)
     # 2 x ctx 16384 + 2048 at 32 query heads of 128: the count the H200's
     # logs divide by (1.168 TFLOP in 2.37 ms: 492.9 TFLOP/s).
-    assert pc.flops(2, 16384, 2048, 128, 32) == 1_168_264_658_944
+    assert pc.flops([16384] * 2, [2048] * 2) == 1_168_264_658_944
 
 
 def test_prefill_cycles_runs_ncu_per_build_row_and_column(tmp_path,
@@ -378,7 +377,7 @@ def test_prefill_cycles_runs_ncu_per_build_row_and_column(tmp_path,
     assert any(x.endswith("--case 4,4096,512 --page 128") for x in lines)
     assert any(x.endswith("--case 1,8192,8192 --page 16 --ablation cache kv")
                for x in lines)
-    fl = pc.flops(1, 8192, 8192, 128, 32)
+    fl = pc.flops([8192], [8192])
     row = [x for x in out.splitlines()
            if x.split()[:1] == ["a"] and "8192 + 8192" in x
            and x.split()[-6] == "default"][0]
