@@ -53,9 +53,9 @@ def row_numbers(spec, p):
     return picked
 
 
-def column_names(spec, p):
+def column_names(spec, p, option="--columns"):
     """The column names in `spec` (default and lib/prefill.ABLATION's;
-    default when empty), else a parser error."""
+    default when empty), else a parser error naming `option`."""
     # lib/prefill imports torch: the names are read from its source here so
     # that argument errors need no GPU.
     import ast
@@ -70,7 +70,7 @@ def column_names(spec, p):
     names = [n.strip() for n in spec.split(",")] if spec else ["default"]
     bad = [n for n in names if n not in known]
     if bad:
-        p.error(f"--columns: {bad[0]!r} is not one of {', '.join(known)}")
+        p.error(f"{option}: {bad[0]!r} is not one of {', '.join(known)}")
     return names
 
 

@@ -408,6 +408,143 @@ def test_prefill_cycles_says_when_ncu_gives_no_metrics(tmp_path,
 
 
 @pytest.mark.parametrize("args, message", [
+    (["--row", "8,9"], "--row: one row"),
+    (["--row", "10"], "row 10 is not in 1.."),
+    (["--column", "nope"], "--column: 'nope' is not one of default"),
+    (["--probes", "turn,nope"], "--probes: unknown probe kinds nope"),
+    (["--ctas", "0"], "--ctas must be >= 1"),
+])
+def test_prefill_timeline_checks_its_arguments_before_torch(args, message):
+    res = _run("prefill_timeline", *args)
+    assert res.returncode == 2 and message in res.stderr, res.stderr
+
+
+def _timeline():
+    import importlib
+    sys.path.insert(0, BENCH)
+    try:
+        return importlib.import_module("lib.timeline")
+    finally:
+        sys.path.remove(BENCH)
+
+
+PROBE_TEXT = {"filled": "cp.async.mbarrier.arrive", "barrier": "bar.sync"}
+
+
+def test_timeline_probes_the_prefill_kernels_synchronization():
+    """The op's default cache-form kernel (a producer warpgroup, two
+    consumer warpgroups in turns, the softmax overlap), every kind of
+    probe: one after each of its turns, turns passed on, wgmma waits,
+    consumers' stage waits and the producer's acquires and fills, each
+    after its inline-asm block; the entry takes the records' pointer last.
+    With the default kinds ptxas assembles it without spilling."""
+    from conftest import ptxas_sm90a
+    from test_prefill import _cache_form_kernel
+    tl = _timeline()
+    kernel, _ = _cache_form_kernel()
+    ptx, tags = tl.instrument(kernel.ptx, tuple(tl.PROBES), ctas=4,
+                              max_records=64)
+    kinds = [k for _, k, _ in tags]
+    # A turn and its pass for the peeled iteration, the loop and the last
+    # P V; the loop's scores retired with P V in flight (wait1), the others
+    # whole (wait0); the producer's first fills (K, V) and its loop's
+    # acquires and fills; the consumers' waits for K and V.
+    assert kinds.count("turn") == kinds.count("passed") == 3, kinds
+    assert kinds.count("wait1") == 1 and kinds.count("wait0") == 3, kinds
+    assert kinds.count("free") == 2 and kinds.count("filled") == 4, kinds
+    assert kinds.count("ready") == 4, kinds
+    assert "wait0" not in tl.DEFAULT_KINDS
+    assert [t for t, _, _ in tags] == list(
+        range(tl.FIRST_PROBE, tl.FIRST_PROBE + len(tags)))
+    lines = ptx.split("\n")
+    for _, kind, line in tags:  # after the instruction or its asm block
+        assert lines[line - 1].strip() == "// end inline asm" or \
+            PROBE_TEXT[kind] in lines[line - 1], (line, lines[line - 1])
+        assert lines[line:line + 2] == ["{", ".reg .b32 %tlc;"], line
+    assert ".param .u64 .ptr .global .align 8 " \
+        "paged_prefill_attention_param_timeline\n)" in ptx
+    assert ptx.count("st.global.v2.u32 [%tla]") == len(tags) + 2
+    assert ptx.count("mov.u32 %tlc, %clock;") == len(tags) + 1
+    assert ptx.count("mov.u32 %tlc, %smid;") == 1
+    # The default probes leave the consumers' registers as they were.
+    report = ptxas_sm90a(tl.instrument(kernel.ptx)[0], "prefill_timeline",
+                         verbose=True)
+    assert " 0 bytes spill stores" in report, report
+    with pytest.raises(ValueError, match="unknown probe kinds nope"):
+        tl.instrument(kernel.ptx, ("turn", "nope"))
+    with pytest.raises(ValueError, match="one kernel entry"):
+        tl.instrument(kernel.ptx + kernel.ptx[kernel.ptx.index(".visible"):])
+
+
+def test_prefill_timeline_builds_the_instrumented_kernel():
+    """The instrumented kernel takes the op's kernel's arguments and the
+    records' pointer last (packed as a 64-bit pointer), with the op's
+    options; where quire has a ptxas it is assembled (as the op's own
+    cubin) and its registers and spills are reported."""
+    from quire import _ptxas
+    from test_prefill import _cache_form_kernel
+    tl = _timeline()
+    timeline_target = _bench_module("prefill_timeline")
+    kernel, _ = _cache_form_kernel()
+    ptx, _ = tl.instrument(kernel.ptx)
+    probe, stats = timeline_target.instrumented(kernel, ptx)
+    assert probe.args[:-1] == kernel.args
+    assert probe.args[-1]["kind"] == "ptr"
+    assert probe.options == kernel.options and probe.ptx == ptx
+    packing, own = probe._packing()[0], kernel._packing()[0]
+    assert packing.offsets[:-1] == own.offsets
+    assert packing.offsets[-1] == -(-own.size // 8) * 8
+    assert packing.size == packing.offsets[-1] + 8
+    if _ptxas.find() is None:
+        assert probe.cubin is None and stats is None
+    else:
+        assert probe.cubin and stats["spill_stores"] == 0, stats
+        assert stats["registers"] == kernel.metadata["registers"]
+
+
+def test_timeline_reads_records_and_counts_cycles():
+    """The buffer's layout as the probes write it (per CTA and warpgroup,
+    START, then SMID with the SM's id, then (tag, clock) records until a
+    zero tag): the warpgroups that recorded, their SM, and per role the
+    cycles between consecutive probes, across the 32-bit clock's wrap."""
+    tl = _timeline()
+    ctas, wgs, n = 2, 3, 16
+    words = [0] * (ctas * wgs * n * 2)
+    tags = [(2, "free", 10), (3, "filled", 20), (4, "turn", 30),
+            (5, "wait1", 40)]
+
+    def put(cta, wg, smid, seq):
+        base = (cta * wgs + wg) * n * 2
+        recs = [(tl.START, 7), (tl.SMID, smid)] + seq
+        for i, (tag, clock) in enumerate(recs):
+            words[base + 2 * i:base + 2 * i + 2] = [tag, clock]
+
+    # a producer: 60 cycles from acquire to fill, 40 to the next acquire
+    put(0, 0, 5, [(2 + j, 100 * i + 60 * j) for i in range(4)
+                  for j in range(2)])
+    start = (1 << 32) - 100  # the consumer's clock wraps
+    put(0, 1, 5, [(4, (start + 300 * i) % (1 << 32)) if j == 0 else
+                  (5, (start + 300 * i + 200) % (1 << 32))
+                  for i in range(4) for j in range(2)])
+    recs = tl.records(words, ctas, wgs, n)
+    assert sorted(recs) == [(0, 0), (0, 1)]
+    assert recs[(0, 0)][:2] == (5, 7)
+    seq = recs[(0, 1)][2]
+    assert tl.transitions(seq, skip=0) == {(4, 5): [200] * 4,
+                                           (5, 4): [100] * 3}
+    kinds = {t: k for t, k, _ in tags}
+    assert tl.role(recs[(0, 0)][2], kinds) == "producer"
+    assert tl.role(seq, kinds) == "consumer"
+    text = tl.table(recs, tags, skip=0)
+    assert "producer (warpgroup 0)" in text and \
+        "consumer (warpgroup 1)" in text, text
+    assert "| turn@30 | wait1@40 | 4 | 200 | 200 | 72.7% |" in text, text
+    assert "| free@10 | filled@20 | 4 | 60 | 60 | 66.7% |" in text, text
+    with pytest.raises(ValueError, match="expected 192 words, got 3"):
+        tl.records([0, 0, 0], ctas, wgs, n)
+
+
+@pytest.mark.parametrize("args, message", [
     (["--ctx", "0,100"], "--ctx: 100 is not a multiple of 128"),
     (["--ctx", "a"], "--ctx: expected numbers"),
     (["--chunk", "0"], "--chunk: 0 is not a multiple of 128 of at least 128"),
