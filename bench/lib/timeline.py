@@ -182,6 +182,18 @@ def transitions(seq, skip=8):
     return out
 
 
+def periods(seq, skip=8):
+    """{tag: [cycles, ...]} between consecutive visits of each tag by one
+    warpgroup (a loop's iterations), with `skip` as in transitions."""
+    out, last = {}, {}
+    body = seq[skip:len(seq) - skip] if len(seq) > 2 * skip + 1 else seq
+    for tag, clock in body:
+        if tag in last:
+            out.setdefault(tag, []).append((clock - last[tag]) % (1 << 32))
+        last[tag] = clock
+    return out
+
+
 def role(seq, kinds_by_tag):
     """"producer" when the warpgroup issued fills or waited for free
     stages, else "consumer"."""
@@ -190,28 +202,38 @@ def role(seq, kinds_by_tag):
 
 
 def table(recs, tags, skip=8, top=12):
-    """Markdown: per role, the transitions that take the most cycles
-    (over every recorded warpgroup of that role), with their count, median
-    and share of the role's cycles; and each role's cycles per record."""
+    """Markdown: per role, its iteration (the probe it passes most often
+    and the median cycles between two passes), then the transitions that
+    take the most cycles (over every recorded warpgroup of that role),
+    with their count, median and share of the role's cycles."""
     kinds_by_tag = {t: k for t, k, _ in tags}
     line_by_tag = {t: ln for t, _, ln in tags}
-    by_role = {}
+
+    def name(t):
+        return f"{kinds_by_tag.get(t, t)}@{line_by_tag.get(t, '?')}"
+
+    by_role, loops = {}, {}
     for (cta, wg), (smid, start, seq) in sorted(recs.items()):
         r = f"{role(seq, kinds_by_tag)} (warpgroup {wg})"
         agg = by_role.setdefault(r, {})
         for pair, cycles in transitions(seq, skip).items():
             agg.setdefault(pair, []).extend(cycles)
+        for tag, cycles in periods(seq, skip).items():
+            loops.setdefault(r, {}).setdefault(tag, []).extend(cycles)
     lines = []
     for r, agg in by_role.items():
         total = sum(sum(c) for c in agg.values()) or 1
         lines += [f"\n{r}: {sum(len(c) for c in agg.values())} intervals, "
-                  f"{total} cycles", "",
-                  "| from | to | n | median cycles | mean | share |",
+                  f"{total} cycles"]
+        if loops.get(r):
+            tag, cycles = max(loops[r].items(), key=lambda kv: len(kv[1]))
+            lines.append(f"iteration: {name(tag)} every "
+                         f"{statistics.median(cycles):.0f} cycles (median "
+                         f"of {len(cycles)})")
+        lines += ["", "| from | to | n | median cycles | mean | share |",
                   "|---|---|---|---|---|---|"]
         ranked = sorted(agg.items(), key=lambda kv: -sum(kv[1]))[:top]
         for (a, b), cycles in ranked:
-            def name(t):
-                return f"{kinds_by_tag.get(t, t)}@{line_by_tag.get(t, '?')}"
             lines.append(f"| {name(a)} | {name(b)} | {len(cycles)} | "
                          f"{statistics.median(cycles):.0f} | "
                          f"{statistics.fmean(cycles):.0f} | "

@@ -538,6 +538,8 @@ def test_timeline_reads_records_and_counts_cycles():
     text = tl.table(recs, tags, skip=0)
     assert "producer (warpgroup 0)" in text and \
         "consumer (warpgroup 1)" in text, text
+    assert tl.periods(seq, skip=0) == {4: [300] * 3, 5: [300] * 3}
+    assert "iteration: turn@30 every 300 cycles (median of 3)" in text, text
     assert "| turn@30 | wait1@40 | 4 | 200 | 200 | 72.7% |" in text, text
     assert "| free@10 | filled@20 | 4 | 60 | 60 | 66.7% |" in text, text
     with pytest.raises(ValueError, match="expected 192 words, got 3"):
