@@ -8,18 +8,21 @@ row and column as the op does, adds a store of the SM's cycle counter
 after each synchronization point of the kinds asked (lib/timeline.PROBES:
 mbarrier waits, the warpgroups' turns, wgmma waits, the producer's
 acquires and fills) by the first thread of each warpgroup of the first
-CTAs, launches it on the op's arguments (through the driver's PTX JIT) and
-prints, per warpgroup role, the intervals between consecutive probes that
-take the most cycles: count, median cycles and share. Each probe is
-named by its kind and its line in the instrumented PTX (--out writes the
-PTX and every record). The instrumented kernel's output is compared with
-the op's own first.
+CTAs, assembles it with quire's ptxas (else the driver's JIT loads the
+PTX) and launches it on the op's arguments. It checks the output against
+the op's, prints both kernels' registers, spills and times, then per
+warpgroup role its iteration (the probe passed most often and the cycles
+between passes) and the intervals between consecutive probes that take
+the most cycles: count, median cycles and share. Each probe is named by
+its kind and its line in the instrumented PTX (--out writes the PTX and
+every record).
 
     bench/run.py prefill_timeline [--row 8] [--column "cache kv"]
         [--probes ready,turn,...] [--ctas 264] [--records 4096] [--out DIR]
 
-The probes cost a few instructions each and three registers; the cycles
-are the instrumented kernel's.
+The probes cost a few instructions each and three registers, and a clock
+read orders ptxas's schedule around it: the cycles are the instrumented
+kernel's, whose time beside the op's says how far they moved it.
 """
 
 import json
@@ -135,6 +138,13 @@ def main(argv=None):
           f"{kernel.name}, grid {grid}, {kernel.threads} threads, "
           f"{len(tags)} probes; instrumented output vs the op's: max abs "
           f"difference {diff.item():.3g}")
+    from lib.timing import us
+    plain = us(lambda: kernel._launch_trusted(grid, values, device),
+               warmup=3, rep=10)
+    timed = us(lambda: probe._launch_trusted(
+        grid, values + [buf.data_ptr()], device), warmup=3, rep=10)
+    print(f"time: the op's kernel {plain:.1f} us, instrumented {timed:.1f} "
+          f"us ({timed / plain:.3f}x)")
     own = {k: kernel.metadata.get(k) for k in ("registers", "spill_stores")}
     print(f"ptxas: the op's kernel {own}, instrumented "
           f"{stats if stats is not None else '(no ptxas: driver JIT)'}")
