@@ -196,7 +196,8 @@ def periods(seq, skip=8):
 
 def role(seq, kinds_by_tag):
     """"producer" when the warpgroup issued fills or waited for free
-    stages, else "consumer"."""
+    stages, else "consumer" (so without those probes, every warpgroup
+    that recorded is called a consumer)."""
     kinds = {kinds_by_tag.get(t) for t, _ in seq}
     return "producer" if kinds & {"filled", "free"} else "consumer"
 
@@ -214,6 +215,8 @@ def table(recs, tags, skip=8, top=12):
 
     by_role, loops = {}, {}
     for (cta, wg), (smid, start, seq) in sorted(recs.items()):
+        if len(seq) < 2:  # (no probe of the kinds asked on its path)
+            continue
         r = f"{role(seq, kinds_by_tag)} (warpgroup {wg})"
         agg = by_role.setdefault(r, {})
         for pair, cycles in transitions(seq, skip).items():
@@ -222,9 +225,10 @@ def table(recs, tags, skip=8, top=12):
             loops.setdefault(r, {}).setdefault(tag, []).extend(cycles)
     lines = []
     for r, agg in by_role.items():
-        total = sum(sum(c) for c in agg.values()) or 1
+        total = sum(sum(c) for c in agg.values())
         lines += [f"\n{r}: {sum(len(c) for c in agg.values())} intervals, "
                   f"{total} cycles"]
+        total = total or 1
         if loops.get(r):
             tag, cycles = max(loops[r].items(), key=lambda kv: len(kv[1]))
             lines.append(f"iteration: {name(tag)} every "

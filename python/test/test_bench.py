@@ -526,8 +526,9 @@ def test_timeline_reads_records_and_counts_cycles():
     put(0, 1, 5, [(4, (start + 300 * i) % (1 << 32)) if j == 0 else
                   (5, (start + 300 * i + 200) % (1 << 32))
                   for i in range(4) for j in range(2)])
+    put(1, 2, 6, [])  # a warpgroup that passed no probe of the kinds
     recs = tl.records(words, ctas, wgs, n)
-    assert sorted(recs) == [(0, 0), (0, 1)]
+    assert sorted(recs) == [(0, 0), (0, 1), (1, 2)]
     assert recs[(0, 0)][:2] == (5, 7)
     seq = recs[(0, 1)][2]
     assert tl.transitions(seq, skip=0) == {(4, 5): [200] * 4,
@@ -538,6 +539,7 @@ def test_timeline_reads_records_and_counts_cycles():
     text = tl.table(recs, tags, skip=0)
     assert "producer (warpgroup 0)" in text and \
         "consumer (warpgroup 1)" in text, text
+    assert "warpgroup 2" not in text, text
     assert tl.periods(seq, skip=0) == {4: [300] * 3, 5: [300] * 3}
     assert "iteration: turn@30 every 300 cycles (median of 3)" in text, text
     assert "| turn@30 | wait1@40 | 4 | 200 | 200 | 72.7% |" in text, text
