@@ -158,17 +158,22 @@ def records(words, ctas, warpgroups, max_records):
     out = {}
     for slot in range(ctas * warpgroups):
         base = slot * max_records * 2
-        recs = [(words[base + 2 * i], words[base + 2 * i + 1])
-                for i in range(max_records)]
-        if recs[0][0] != START or recs[1][0] != SMID:
+        if words[base] != START or words[base + 2] != SMID:
             continue
         seq = []
-        for tag, clock in recs[2:]:
-            if tag < FIRST_PROBE:
+        for i in range(base + 4, base + max_records * 2, 2):
+            if words[i] < FIRST_PROBE:
                 break
-            seq.append((tag, clock))
-        out[divmod(slot, warpgroups)] = (recs[1][1], recs[0][1], seq)
+            seq.append((words[i], words[i + 1]))
+        out[divmod(slot, warpgroups)] = (words[base + 3], words[base + 1],
+                                         seq)
     return out
+
+
+def _steady(seq, skip):
+    """`seq` without its first and last `skip` records (the prologue and
+    the drain), unless that leaves too few."""
+    return seq[skip:len(seq) - skip] if len(seq) > 2 * skip + 1 else seq
 
 
 def transitions(seq, skip=8):
@@ -176,7 +181,7 @@ def transitions(seq, skip=8):
     warpgroup, leaving out its first and last `skip` records (the
     prologue and the drain); cycles modulo 2^32."""
     out = {}
-    body = seq[skip:len(seq) - skip] if len(seq) > 2 * skip + 1 else seq
+    body = _steady(seq, skip)
     for (a, ca), (b, cb) in zip(body, body[1:]):
         out.setdefault((a, b), []).append((cb - ca) % (1 << 32))
     return out
@@ -186,8 +191,7 @@ def periods(seq, skip=8):
     """{tag: [cycles, ...]} between consecutive visits of each tag by one
     warpgroup (a loop's iterations), with `skip` as in transitions."""
     out, last = {}, {}
-    body = seq[skip:len(seq) - skip] if len(seq) > 2 * skip + 1 else seq
-    for tag, clock in body:
+    for tag, clock in _steady(seq, skip):
         if tag in last:
             out.setdefault(tag, []).append((clock - last[tag]) % (1 << 32))
         last[tag] = clock

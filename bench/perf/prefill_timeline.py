@@ -111,9 +111,7 @@ def main(argv=None):
     gen = torch.Generator(device="cuda").manual_seed(3)
     inp = pf.make_inputs(ctx, ql, page, gen)
     scale = 1 / math.sqrt(pf.D)
-    cfg, options = pf.DEFAULT, {}
-    if column != "default":
-        cfg, options = {n: (c, o) for n, c, o in pf.ABLATION}[column]
+    cfg, options = pf.forms()[column]
     out = torch.full_like(inp["q"], float("nan"))
     kernel, grid, values, device = capture_launch(
         lambda: pf.run_quire(inp, scale, out, cfg, **options))

@@ -57,9 +57,7 @@ def prefill(torch, page, column, case):
     inp = pf.make_inputs([ctx] * seqs, [chunk] * seqs, page, gen)
     out = torch.empty_like(inp["q"])
     scale = 1 / math.sqrt(pf.D)
-    cfg, options = pf.DEFAULT, {}
-    if column:
-        cfg, options = {n: (c, o) for n, c, o in pf.ABLATION}[column]
+    cfg, options = pf.forms()[column or "default"]
     calls = (lambda: pf.run_quire(inp, scale, out, cfg, **options),
              lambda: pf.run_triton(inp, scale, out, block_n=64, num_warps=4,
                                    num_stages=2))
