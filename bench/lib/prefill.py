@@ -61,6 +61,9 @@ def configs(torch):
 # with the producer warpgroup keeping 88, 72 or 56 registers a thread
 # (cache r88, cache r72, cache r56: the consumers get 208, 216 or 224; 88
 # is the default), and ordered release at 72 (cache ordered r72); the
+# softmax's P converted after P V's wait, alone and with ordered release,
+# at the default split and at 72 (cache convert, cache ordered convert,
+# cache ordered convert r72: quire-overlap-softmax convert-after-wait); the
 # cache form with two, four or eight KV heads' programs together in the
 # first grid rather than one (cache kv2, kv4, kv8; bench/run.py
 # prefill_schedule --kv-heads K models them; at eight, every head's, the
@@ -126,6 +129,14 @@ ABLATION = [("no fold", DEFAULT, dict(fold_scale=False)),
             ("cache ordered r72", DEFAULT, dict(separate=False,
                                                 ordered_release=True,
                                                 producer_registers=72)),
+            ("cache convert", DEFAULT, dict(separate=False,
+                                            convert_after_wait=True)),
+            ("cache ordered convert", DEFAULT, dict(separate=False,
+                                                    ordered_release=True,
+                                                    convert_after_wait=True)),
+            ("cache ordered convert r72", DEFAULT,
+             dict(separate=False, ordered_release=True,
+                  convert_after_wait=True, producer_registers=72)),
             ("cache no split", DEFAULT, dict(separate=False,
                                              split_iterations=False)),
             ("split iterations", DEFAULT, dict(split_iterations=True)),

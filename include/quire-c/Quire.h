@@ -219,6 +219,13 @@ quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetOrderedRelease(QuireCompileOptions *options,
                                      int32_t orderedRelease);
+/* Nonzero: with the softmax overlap, the conversion of the softmax's P to
+ * the dot's operand goes after the wait for P V, so the new P is not live
+ * beside the old one in flight (quirec --convert-after-wait). Zero (the
+ * default) leaves it where the softmax computes it. */
+QUIRE_CAPI_EXPORTED void
+quireCompileOptionsSetConvertAfterWait(QuireCompileOptions *options,
+                                       int32_t convertAfterWait);
 /* Nonzero: an attention loop's rescale of its accumulator by
  * exp(m - m_new) is skipped in a warp whose factors are all 1, with the same
  * results (quirec --skip-unit-rescale). Zero (the default) always

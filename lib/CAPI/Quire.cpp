@@ -66,6 +66,7 @@ struct QuireCompileOptions {
   bool overlapSoftmax = false;
   bool earlyRelease = true;
   bool orderedRelease = false;
+  bool convertAfterWait = false;
   bool skipUnitRescale = false;
   bool splitIterations = false;
   bool pingpong = false;
@@ -357,6 +358,12 @@ void quireCompileOptionsSetOrderedRelease(QuireCompileOptions *options,
     options->orderedRelease = orderedRelease != 0;
 }
 
+void quireCompileOptionsSetConvertAfterWait(QuireCompileOptions *options,
+                                            int32_t convertAfterWait) {
+  if (options)
+    options->convertAfterWait = convertAfterWait != 0;
+}
+
 void quireCompileOptionsSetSplitIterations(QuireCompileOptions *options,
                                            int32_t splitIterations) {
   if (options)
@@ -447,6 +454,7 @@ QuireResult *quireCompile(const char *source, size_t size,
   compileOptions.overlapSoftmax = options->overlapSoftmax;
   compileOptions.earlyRelease = options->earlyRelease;
   compileOptions.orderedRelease = options->orderedRelease;
+  compileOptions.convertAfterWait = options->convertAfterWait;
   compileOptions.skipUnitRescale = options->skipUnitRescale;
   compileOptions.splitIterations = options->splitIterations;
   compileOptions.pingpong = options->pingpong;

@@ -302,6 +302,7 @@ void mlir::quire::buildTilePipeline(OpPassManager &pm,
       overlap.pingpong = options.pingpong;
       overlap.earlyRelease = options.earlyRelease;
       overlap.orderedRelease = options.orderedRelease;
+      overlap.convertAfterWait = options.convertAfterWait;
       pm.addPass(tile::createOverlapSoftmax(overlap));
       pm.addPass(createCanonicalizerPass());
       pm.addPass(createCSEPass());
@@ -547,6 +548,7 @@ LogicalResult mlir::quire::compileKernel(StringRef source, StringRef bufferName,
   popts.overlapSoftmax = options.overlapSoftmax;
   popts.earlyRelease = options.earlyRelease;
   popts.orderedRelease = options.orderedRelease;
+  popts.convertAfterWait = options.convertAfterWait;
   popts.skipUnitRescale = options.skipUnitRescale;
   popts.splitIterations = options.splitIterations;
   popts.pingpong = options.pingpong;

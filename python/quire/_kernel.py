@@ -375,8 +375,8 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
             warp_specialize=False, producer_warpgroup=False, pingpong=False,
             gathered_rows=False, producer_registers=0,
             overlap_softmax=False, early_release=True,
-            ordered_release=False, skip_unit_rescale=False,
-            split_iterations=False):
+            ordered_release=False, convert_after_wait=False,
+            skip_unit_rescale=False, split_iterations=False):
     """Compiles a tile kernel: `src` is MLIR text (str or bytes) or a path to
     a .mlir file. `sm` defaults to the current GPU's compute capability;
     `kernel` names the kernel when the module has several. `checked=True`
@@ -406,7 +406,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     (`early_release`, default True; quirec --early-release), False
     releases it with V's after P V; `ordered_release=True` releases V's
     stage after the softmax's row sums, so the wait for P V stays after the
-    softmax (quirec --ordered-release).
+    softmax (quirec --ordered-release). `convert_after_wait=True` converts
+    the softmax's P to the dot's operand after the wait for P V, so the new
+    P is not live beside the old one in flight (quirec
+    --convert-after-wait).
     `skip_unit_rescale=True` skips an attention loop's rescale of its
     accumulator by exp(m - m_new) in a warp whose factors are all 1, with
     the same results (quirec --skip-unit-rescale).
@@ -477,6 +480,7 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
                "overlap_softmax": overlap_softmax,
                "early_release": early_release,
                "ordered_release": ordered_release,
+               "convert_after_wait": convert_after_wait,
                "skip_unit_rescale": skip_unit_rescale,
                "split_iterations": split_iterations,
                "pingpong": pingpong, "gathered_rows": gathered_rows}

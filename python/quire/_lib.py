@@ -282,6 +282,9 @@ OPTIONS = (
     Option("ordered_release", False, "quireCompileOptionsSetOrderedRelease",
            "release V's stage after the softmax's row sums "
            "(ordered_release)"),
+    Option("convert_after_wait", False,
+           "quireCompileOptionsSetConvertAfterWait",
+           "convert the softmax's P after P V's wait (convert_after_wait)"),
     Option("skip_unit_rescale", False, "quireCompileOptionsSetSkipUnitRescale",
            "skip an attention rescale by factors that are all 1 "
            "(skip_unit_rescale)"),

@@ -988,6 +988,39 @@ def test_ordered_release_waits_for_the_row_sums():
     _hook_rejected(16, "ordered_release", ordered_release="yes")
 
 
+def test_convert_after_wait_moves_p_past_the_wait():
+    """convert_after_wait on the op's default cache-form kernel (sm_90): in
+    the loop, P's truncation to f16 and its dot-operand layout follow P V's
+    wait, after the rescale, where off (the default) they precede it; the
+    row sums still read the f32 exponentials before the wait. With
+    ordered_release (which keeps that wait after the softmax) ptxas spills
+    nothing, where ordered_release alone spills at the op's register split
+    (the new P live beside the old). The op checks the hook's type."""
+    def loop_order(lines):
+        loop = next(i for i, line in enumerate(lines)
+                    if " = scf.for " in line and "iter_args" in line and
+                    "tensor<128x128xf16" in line)
+        body = lines[loop:]
+        wait = next(i for i, line in enumerate(body)
+                    if "{pending = 0 : i32}" in line)
+        trunc = next(i for i, line in enumerate(body) if "arith.truncf" in line)
+        sums = next(i for i, line in enumerate(body) if "reduce sum" in line)
+        return wait, trunc, sums
+
+    kernel, lines = _cache_form_kernel(convert_after_wait=True,
+                                       ordered_release=True)
+    wait, trunc, sums = loop_order(lines)
+    assert sums < wait < trunc
+    report = ptxas_sm90a(kernel.ptx, "prefill_convert_after_wait", True)
+    assert re.search(r"\b0 bytes spill stores", report), report
+    kernel, lines = _cache_form_kernel(ordered_release=True)
+    wait, trunc, sums = loop_order(lines)
+    assert sums < trunc < wait
+    report = ptxas_sm90a(kernel.ptx, "prefill_ordered_release_v", True)
+    assert not re.search(r"\b0 bytes spill stores", report), report
+    _hook_rejected(16, "convert_after_wait", convert_after_wait=2)
+
+
 def test_split_iterations_takes_the_mask_out_of_the_first_loop():
     """split_iterations on the op's default cache-form kernel (sm_90): the
     consumers' loop becomes two of one pipeline, the first without the
@@ -1022,8 +1055,9 @@ def test_split_iterations_takes_the_mask_out_of_the_first_loop():
                    split_iteration=True)
 
 
-def _loop_option_matches_float64(option, separate, seed):
-    """The prefill op with quire.compile's `option` on, in the cache form
+def _loop_option_matches_float64(option, separate, seed, *also):
+    """The prefill op with quire.compile's `option` (and the `also`) on, in
+    the cache form
     (sm_90: the softmax overlap) or with the chunk's K/V separate, against
     float64 with a NaN-poisoned output and cache tails, ragged contexts up
     to 1500 tokens, a chunk without context and one of a single token.
@@ -1042,11 +1076,11 @@ def _loop_option_matches_float64(option, separate, seed):
     out = torch.full_like(t["query"], float("nan"))
     prefill._plans.clear()
     quire.ops._paged_prefill(*t.values(), None, out, *kv, 200,
-                             **{option: True})
+                             **{name: True for name in (option, *also)})
     assert _rel(out.cpu().numpy(), ref) < 2e-3
     (spec,) = prefill._plans.values()
     options = dict(spec.options)
-    assert options[option] is True
+    assert all(options[name] is True for name in (option, *also))
     assert options.get("overlap_softmax", False) == (not separate)
     return options
 
@@ -1056,6 +1090,15 @@ def _loop_option_matches_float64(option, separate, seed):
 def test_ordered_release_matches_float64(separate):
     """ordered_release on the GPU (_loop_option_matches_float64)."""
     _loop_option_matches_float64("ordered_release", separate, 17)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("separate", [False, True], ids=["cache", "kv"])
+def test_convert_after_wait_matches_float64(separate):
+    """convert_after_wait with ordered_release on the GPU
+    (_loop_option_matches_float64)."""
+    _loop_option_matches_float64("convert_after_wait", separate, 23,
+                                 "ordered_release")
 
 
 @pytest.mark.gpu

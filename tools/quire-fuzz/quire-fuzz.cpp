@@ -65,6 +65,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     readFlag(first, "overlap-softmax=", options.overlapSoftmax);
     readFlag(first, "early-release=", options.earlyRelease);
     readFlag(first, "ordered-release=", options.orderedRelease);
+    readFlag(first, "convert-after-wait=", options.convertAfterWait);
     readFlag(first, "skip-unit-rescale=", options.skipUnitRescale);
     readFlag(first, "split-iterations=", options.splitIterations);
     readFlag(first, "early-dots=", options.earlyDots);

@@ -184,6 +184,13 @@ static cl::opt<bool> orderedRelease(
              "softmax (quire-overlap-softmax ordered-release; default "
              "false)"),
     cl::cat(category));
+static cl::opt<bool> convertAfterWait(
+    "convert-after-wait", cl::init(false),
+    cl::desc("with --overlap-softmax, convert the softmax's P to the dot's "
+             "operand after the wait for P V, so the new P is not live "
+             "beside the old one in flight (quire-overlap-softmax "
+             "convert-after-wait; default false)"),
+    cl::cat(category));
 static cl::opt<bool> skipUnitRescale(
     "skip-unit-rescale", cl::init(false),
     cl::desc("skip an attention loop's rescale of its accumulator by "
@@ -336,6 +343,7 @@ int main(int argc, char **argv) {
   options.overlapSoftmax = overlapSoftmax;
   options.earlyRelease = earlyRelease;
   options.orderedRelease = orderedRelease;
+  options.convertAfterWait = convertAfterWait;
   options.skipUnitRescale = skipUnitRescale;
   options.splitIterations = splitIterations;
   options.pingpong = pingpong;

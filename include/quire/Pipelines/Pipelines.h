@@ -155,6 +155,12 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
                      "softmax's row sums, so the wait for P V stays after "
                      "the softmax (quire-overlap-softmax ordered-release)"),
       llvm::cl::init(false)};
+  Option<bool> convertAfterWait{
+      *this, "convert-after-wait",
+      llvm::cl::desc("with overlap-softmax, convert the softmax's P to the "
+                     "dot's operand after P V's wait (quire-overlap-softmax "
+                     "convert-after-wait)"),
+      llvm::cl::init(false)};
   Option<bool> skipUnitRescale{
       *this, "skip-unit-rescale",
       llvm::cl::desc("skip an attention loop's rescale of its accumulator in "
@@ -298,6 +304,9 @@ struct CompileOptions {
   /// With overlapSoftmax, V's stage released after the softmax's row sums
   /// (quire-overlap-softmax ordered-release).
   bool orderedRelease = false;
+  /// With overlapSoftmax, P converted to the dot's operand after P V's wait
+  /// (quire-overlap-softmax convert-after-wait).
+  bool convertAfterWait = false;
   /// An attention loop's rescale skipped in a warp whose factors are all 1
   /// (quire-skip-unit-rescale).
   bool skipUnitRescale = false;

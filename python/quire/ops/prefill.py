@@ -20,7 +20,8 @@ _plans = {}
 # prefill_launch passes the ones that differ from quire.compile's defaults
 # to the kernel's compile options.
 LOOP_PASSES = {"early_release": True, "skip_unit_rescale": False,
-               "ordered_release": False, "split_iterations": None}
+               "ordered_release": False, "convert_after_wait": False,
+               "split_iterations": None}
 
 
 def loop_passes(options):
@@ -241,7 +242,8 @@ def _paged_prefill(query, key_cache, value_cache, block_table,
     tensor-core options (wgmma, early_dots, pingpong, warp_specialize,
     producer_warpgroup; sm_90; None: configs.prefill_warp_specialize;
     producer_registers, overlap_softmax and the LOOP_PASSES `passes`
-    (early_release, skip_unit_rescale, ordered_release, split_iterations),
+    (early_release, skip_unit_rescale, ordered_release, convert_after_wait,
+    split_iterations),
     quire.compile's; overlap_softmax None:
     configs.prefill_overlap_softmax, with 3 stages), the gathered rows'
     layout (gathered_rows, quire.compile's), the folded scale

@@ -174,14 +174,54 @@ Value rowSums(Block *body, Operation *before) {
   return Value();
 }
 
+/// The ops of `body` after `from` that only compute `p` (the operand P of
+/// the output dot, carried by the loop's yield): pure ops without regions
+/// each of whose results is used only by the others, by the yield or by the
+/// output dot; in body order. (The softmax's exponentials, which the row
+/// sums read as well, are not among them.)
+SmallVector<Operation *> conversionOfP(Block *body, Value p, Operation *from) {
+  Operation *def = p.getDefiningOp();
+  if (!def || def->getBlock() != body || !from->isBeforeInBlock(def))
+    return {};
+  Operation *yield = body->getTerminator();
+  llvm::SmallPtrSet<Operation *, 8> chain;
+  SmallVector<Operation *> ordered;
+  for (Operation *op = def; op != from; op = op->getPrevNode()) {
+    if (!isMemoryEffectFree(op) || op->getNumRegions() ||
+        op->getNumResults() == 0)
+      continue;
+    bool only = llvm::all_of(op->getUsers(), [&](Operation *user) {
+      return chain.contains(user) ||
+             (op == def && user->getBlock() == body &&
+              (user == yield || isa<WarpgroupDotOp>(user)));
+    });
+    if (op == def && !only)
+      return {};
+    if (!only)
+      continue;
+    // (Only ops the chain reads: not an unrelated op with no users.)
+    if (op != def && llvm::none_of(op->getUsers(), [&](Operation *user) {
+          return chain.contains(user);
+        }))
+      continue;
+    chain.insert(op);
+    ordered.push_back(op);
+  }
+  std::reverse(ordered.begin(), ordered.end());
+  return ordered;
+}
+
 /// `turns`: the two consumer warpgroups issue each iteration's dots in turn
 /// (tile.warpgroup_turn around them), FlashAttention-3's ping-pong.
 /// `early`: K's stage is released as soon as the scores that read it retire
 /// (where K and V have releases of their own), so the producer refills it an
 /// iteration sooner. `ordered`: V's stage is released after the softmax's row
-/// sums (rowSums), not wherever ptxas schedules it.
+/// sums (rowSums), not wherever ptxas schedules it. `late`: the ops that
+/// only turn the softmax's probabilities into P (their conversion to the
+/// dot's operand type and layout) go after the wait for P V, so the new P
+/// and the old P in flight are never live at once.
 void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early,
-             bool ordered) {
+             bool ordered, bool late) {
   Location loc = c.output.getLoc();
   auto turn = [&](OpBuilder &b, TurnAction action) -> Operation * {
     return turns ? WarpgroupTurnOp::create(b, loc, action) : nullptr;
@@ -328,6 +368,9 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early,
                        releaseBuffer, c.release.getStagesAttr(), releaseProxy);
   for (Operation *op : c.rescale)
     op->moveBefore(c.output);
+  if (late)
+    for (Operation *op : conversionOfP(body, pVal, sWait))
+      op->moveBefore(c.output);
   c.acc.replaceUsesWithIf(done.getResult(0), [&](OpOperand &use) {
     return use.getOwner() != prevDot && use.getOwner() != done;
   });
@@ -424,7 +467,7 @@ struct OverlapSoftmaxPass
       auto func = loop->getParentOfType<func::FuncOp>();
       loop->removeAttr(TileDialect::getPingpongAttrName());
       rewrite(loop, c, pingpong && getNumWarps(func) == 2 * kWarpsPerWarpgroup,
-              earlyRelease, orderedRelease);
+              earlyRelease, orderedRelease, convertAfterWait);
     }
     // The carried P takes the registers the query held: the query moves to
     // shared memory where it is still in registers.

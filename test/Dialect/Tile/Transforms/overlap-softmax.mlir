@@ -55,6 +55,15 @@
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --num-warps 4 --warp-specialize --overlap-softmax --ordered-release -o %t.ordered.ptx
 // RUN: FileCheck %s --input-file=%t.ordered.ptx --check-prefix=ORDERED-PTX
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.ordered.ptx -o %t.ordered.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
+// With convert-after-wait the conversion of the softmax's probabilities to
+// P (truncf, then the dot operand's layout), which only the next P V reads,
+// follows P V's wait and the rescale: the exponentials stay f32 over the
+// softmax, and the new P is not live beside the old P the P V in flight
+// reads. The peeled first iteration keeps its order. The kernel goes
+// through ptxas.
+// RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true overlap-softmax=true ordered-release=true convert-after-wait=true" | FileCheck %s --check-prefix=CONVERT
+// RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --num-warps 4 --warp-specialize --overlap-softmax --ordered-release --convert-after-wait -o %t.convert.ptx
+// RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.convert.ptx -o %t.convert.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // Off by default; without producer warps (loops staged by the warps that
 // compute, waiting on cp.async groups) the pass changes nothing, nor does it
 // on a matmul (one dot, carrying its accumulator).
@@ -134,6 +143,24 @@
 // ORDERED-PTX-NEXT:  bar.warp.sync -1;
 // ORDERED-PTX-NEXT:  and.pred a, %p{{[0-9]+}}, q;
 // ORDERED-PTX-NEXT:  @a mbarrier.arrive.shared::cta.b64 _, [%r{{[0-9]+}}];
+
+// CONVERT-LABEL: func.func @paged_prefill_attention
+// CONVERT:         scf.if
+// CONVERT:           %[[E0:.*]] = math.exp2 %{{.*}} : tensor<64x64xf32
+// CONVERT:           arith.truncf %[[E0]]
+// CONVERT:           scf.yield
+// CONVERT:         scf.for
+// CONVERT:           tile.warpgroup_wait %{{.*}} {older, pending = 1 : i32}
+// CONVERT:           %[[E:.*]] = math.exp2 %{{.*}} : tensor<64x64xf32
+// CONVERT-NOT:       arith.truncf
+// CONVERT:           tile.reduce sum %[[E]]
+// CONVERT-NOT:       arith.truncf
+// CONVERT:           %[[O:.*]] = tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
+// CONVERT-NEXT:      tile.tma_release stage %{{.*}} after
+// CONVERT-NEXT:      %[[C:.*]] = arith.mulf %[[O]],
+// CONVERT-NEXT:      %[[T:.*]] = arith.truncf %[[E]] : tensor<64x64xf32, {{.*}}> to tensor<64x64xf16
+// CONVERT-NEXT:      %[[P:.*]] = tile.convert_layout %[[T]] {{.*}}#tile.dot_op
+// CONVERT-NEXT:      scf.yield %{{.*}}, %{{.*}}, %[[C]], %{{.*}}, %[[P]],
 
 // OFF-LABEL: func.func @paged_prefill_attention
 // OFF-NOT:   older
