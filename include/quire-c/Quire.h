@@ -212,10 +212,10 @@ quireCompileOptionsSetOverlapSoftmax(QuireCompileOptions *options,
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetEarlyRelease(QuireCompileOptions *options,
                                    int32_t earlyRelease);
-/* Nonzero: with the softmax overlap, V's stage is released after the
- * softmax's row sums, so ptxas keeps the release and the wait for P V
- * before it after the softmax (quirec --ordered-release). Zero (the
- * default) leaves the release's place to ptxas. */
+/* Nonzero: with the softmax overlap, the wait for P V, and V's release
+ * after it, come after the softmax's row sums, so P V runs during the
+ * softmax (quirec --ordered-release). Zero (the default) leaves the wait's
+ * place to ptxas. */
 QUIRE_CAPI_EXPORTED void
 quireCompileOptionsSetOrderedRelease(QuireCompileOptions *options,
                                      int32_t orderedRelease);

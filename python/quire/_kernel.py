@@ -404,9 +404,9 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     both async, so it runs during the softmax (quirec --overlap-softmax);
     there K's stage goes back to the producer once the scores retire
     (`early_release`, default True; quirec --early-release), False
-    releases it with V's after P V; `ordered_release=True` releases V's
-    stage after the softmax's row sums, so the wait for P V stays after the
-    softmax (quirec --ordered-release). `convert_after_wait=True` converts
+    releases it with V's after P V; `ordered_release=True` waits for P V,
+    and releases V's stage, after the softmax's row sums, so P V runs
+    during the softmax (quirec --ordered-release). `convert_after_wait=True` converts
     the softmax's P to the dot's operand after the wait for P V, so the new
     P is not live beside the old one in flight (quirec
     --convert-after-wait).

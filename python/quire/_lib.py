@@ -280,7 +280,7 @@ OPTIONS = (
     Option("early_release", True, "quireCompileOptionsSetEarlyRelease",
            "release K's stage with V's, after P V (early_release)"),
     Option("ordered_release", False, "quireCompileOptionsSetOrderedRelease",
-           "release V's stage after the softmax's row sums "
+           "wait for P V after the softmax's row sums "
            "(ordered_release)"),
     Option("convert_after_wait", False,
            "quireCompileOptionsSetConvertAfterWait",

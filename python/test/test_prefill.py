@@ -967,24 +967,26 @@ def test_skip_unit_rescale_guards_the_rescale():
 
 def test_ordered_release_waits_for_the_row_sums():
     """ordered_release on the op's default cache-form kernel (sm_90): in
-    the loop, the release of V's stage right after P V's wait takes the
-    softmax's carried row sums as `after`; the PTX predicates its fence
-    and arrival on them. Off (the default), the release takes nothing.
-    ptxas takes it; the op checks the hook's type."""
+    the loop, P V's wait takes the softmax's carried row sums as `after`
+    and V's release follows it; the PTX puts a bar.warp.sync predicated on
+    the sums (x > +inf, false for every float) before the wait. Off (the
+    default), the wait takes nothing. ptxas takes it; the op checks the
+    hook's type."""
     kernel, lines = _cache_form_kernel(ordered_release=True)
     wait = next(i for i, line in enumerate(lines)
                 if "{pending = 0 : i32}" in line and "warpgroup_wait" in line)
-    release = lines[wait + 1]
-    assert release.startswith("tile.tma_release") and " after %" in release
-    sums = release.split(" after ")[1].split(" :")[0]
+    assert " after(%" in lines[wait]
+    assert lines[wait + 1].startswith("tile.tma_release")
+    sums = lines[wait].split(" after(")[1].split(" :")[0]
     assert any(line.startswith(f"{sums} = arith.addf") for line in lines)
-    assert sum(" after %" in line for line in lines) == 1
-    assert kernel.ptx.count("0f7F800000") == 2   # the thread's two rows
-    assert "@q fence.proxy.async.shared::cta;" in kernel.ptx
+    assert sum(" after(%" in line for line in lines) == 1
+    guard = ("setp.gt.or.f32 q, %r{0}, 0f7F800000, q;\n@q bar.warp.sync -1;\n"
+             "wgmma.wait_group.sync.aligned 0;")
+    assert re.search(re.escape(guard).replace(r"\{0\}", r"\d+"), kernel.ptx)
     ptxas_sm90a(kernel.ptx, "prefill_ordered_release")
     kernel, lines = _cache_form_kernel()
-    assert not any(" after %" in line for line in lines)
-    assert "0f7F800000" not in kernel.ptx
+    assert not any(" after(%" in line for line in lines)
+    assert "bar.warp.sync -1;\nwgmma.wait_group" not in kernel.ptx
     _hook_rejected(16, "ordered_release", ordered_release="yes")
 
 

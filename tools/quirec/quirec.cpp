@@ -179,10 +179,9 @@ static cl::opt<bool> earlyRelease(
     cl::cat(category));
 static cl::opt<bool> orderedRelease(
     "ordered-release", cl::init(false),
-    cl::desc("with --overlap-softmax, release V's stage after the "
-             "softmax's row sums, so the wait for P V stays after the "
-             "softmax (quire-overlap-softmax ordered-release; default "
-             "false)"),
+    cl::desc("with --overlap-softmax, wait for P V and release V's stage "
+             "after the softmax's row sums, so P V runs during the softmax "
+             "(quire-overlap-softmax ordered-release; default false)"),
     cl::cat(category));
 static cl::opt<bool> convertAfterWait(
     "convert-after-wait", cl::init(false),

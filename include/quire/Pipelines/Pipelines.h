@@ -151,9 +151,9 @@ struct PipelineOptions : public PassPipelineOptions<PipelineOptions> {
       llvm::cl::init(true)};
   Option<bool> orderedRelease{
       *this, "ordered-release",
-      llvm::cl::desc("with overlap-softmax, release V's stage after the "
-                     "softmax's row sums, so the wait for P V stays after "
-                     "the softmax (quire-overlap-softmax ordered-release)"),
+      llvm::cl::desc("with overlap-softmax, wait for P V and release V's "
+                     "stage after the softmax's row sums (quire-overlap-"
+                     "softmax ordered-release)"),
       llvm::cl::init(false)};
   Option<bool> convertAfterWait{
       *this, "convert-after-wait",

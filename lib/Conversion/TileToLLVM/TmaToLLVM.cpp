@@ -425,9 +425,6 @@ struct TmaWaitOpLowering : public StatefulPattern<tile::TmaWaitOp> {
 
 /// tile.tma_release stage %s if %p {buffer = b}
 ///   => bar.warp.sync; @(%p && lane 0) mbarrier.arrive [release(b, s)]
-/// With `after %v`, the fence and the arrival are predicated on
-/// `x <= +inf or unordered` (true for every float) over the thread's
-/// elements x of %v, in the same PTX: ptxas keeps them after %v.
 struct TmaReleaseOpLowering : public StatefulPattern<tile::TmaReleaseOp> {
   using StatefulPattern::StatefulPattern;
 
@@ -443,38 +440,14 @@ struct TmaReleaseOpLowering : public StatefulPattern<tile::TmaReleaseOp> {
         rewriter, loc, adaptor.getPred().front(),
         LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq, lane,
                              i32Const(rewriter, loc, 0)));
-    // (The thread's elements of `after`; none without it.)
-    ValueRange after = adaptor.getAfter();
-    if (after.empty()) {
-      // Every lane's reads are done before the warp's one arrival (and with
-      // async_proxy ordered before the generic proxy's refill).
-      if (op.getAsyncProxy())
-        fenceAsyncProxy(rewriter, loc);
-      inlinePtx(rewriter, loc, {}, {pred, bar},
-                "bar.warp.sync -1;\n"
-                "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];",
-                "b,r", /*sideEffects=*/true);
-      rewriter.eraseOp(op);
-      return success();
-    }
-    std::string ptx = "{\n.reg .pred q, a;\n";
-    std::string constraints = "b,r";
-    SmallVector<Value> operands{pred, bar};
-    for (auto [i, x] : llvm::enumerate(after)) {
-      ptx += i == 0 ? "setp.leu.f32 q, $" + std::to_string(i + 2) +
-                          ", 0f7F800000;\n"
-                    : "setp.leu.and.f32 q, $" + std::to_string(i + 2) +
-                          ", 0f7F800000, q;\n";
-      constraints += ",f";
-      operands.push_back(x);
-    }
+    // Every lane's reads are done before the warp's one arrival (and with
+    // async_proxy ordered before the generic proxy's refill).
     if (op.getAsyncProxy())
-      ptx += "@q fence.proxy.async.shared::cta;\n";
-    ptx += "bar.warp.sync -1;\n"
-           "and.pred a, $0, q;\n"
-           "@a mbarrier.arrive.shared::cta.b64 _, [$1];\n}";
-    inlinePtx(rewriter, loc, {}, operands, ptx, constraints,
-              /*sideEffects=*/true);
+      fenceAsyncProxy(rewriter, loc);
+    inlinePtx(rewriter, loc, {}, {pred, bar},
+              "bar.warp.sync -1;\n"
+              "@$0 mbarrier.arrive.shared::cta.b64 _, [$1];",
+              "b,r", /*sideEffects=*/true);
     rewriter.eraseOp(op);
     return success();
   }

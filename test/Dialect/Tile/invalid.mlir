@@ -828,7 +828,7 @@ func.func @warpgroup_dot_async_read(%c: tensor<64x64xf32, #mma4>, %s: i32) {
 
 func.func @warpgroup_wait_empty() {
   // expected-error @+1 {{needs at least one accumulator}}
-  "tile.warpgroup_wait"() {pending = 0 : i32} : () -> ()
+  "tile.warpgroup_wait"() <{operandSegmentSizes = array<i32: 0, 0>, pending = 0 : i32}> : () -> ()
   return
 }
 
@@ -1179,9 +1179,10 @@ func.func @tma_release_buffer(%s: i32, %p: i1) {
 
 // -----
 
-func.func @tma_release_after(%s: i32, %p: i1, %l: tensor<64xi32>) {
+#mma4 = #tile.mma<{warpsPerCTA = [4, 1]}>
+func.func @warpgroup_wait_after(%c: tensor<64x64xf32, #mma4>, %l: tensor<64xi32>) {
   // expected-error @+1 {{'after' must be an f32 value or a tensor of f32, got 'tensor<64xi32>'}}
-  tile.tma_release stage %s if %p after %l : tensor<64xi32> {buffer = 0 : i32, stages = 2 : i32}
+  %r = tile.warpgroup_wait %c after(%l : tensor<64xi32>) {pending = 0 : i32} : tensor<64x64xf32, #mma4>
   return
 }
 

@@ -208,7 +208,6 @@ func.func @async_staging(%p: tensor<16x64x!tile.ptr<f16>>, %m: tensor<16x64xi1>,
 // CHECK: tile.tma_copy %{{.*}}[%{{.*}}, %{{.*}}] into stage %{{.*}} if %{{.*}} {block = tensor<64x32xf16>, buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32, transposed}
 // CHECK: tile.tma_wait stage %{{.*}} phase %{{.*}} {buffer = 0 : i32, stages = 2 : i32}
 // CHECK: tile.tma_release stage %{{.*}} if %{{.*}} {buffer = 0 : i32, stages = 2 : i32}
-// CHECK: tile.tma_release stage %{{.*}} if %{{.*}} after %{{.*}} : tensor<64xf32> {buffer = 0 : i32, stages = 2 : i32}
 // CHECK: tile.tma_acquire stage %{{.*}} phase %{{.*}} {buffer = 0 : i32, stages = 2 : i32}
 // CHECK: tile.tma_inval {buffer = 0 : i32, release, stages = 2 : i32}
 // CHECK: tile.tma_init {arrivals = 256 : i32, buffer = 1 : i32, release, split, stages = 2 : i32}
@@ -217,15 +216,13 @@ func.func @async_staging(%p: tensor<16x64x!tile.ptr<f16>>, %m: tensor<16x64xi1>,
 // CHECK: tile.tma_acquire stage %{{.*}} phase %{{.*}} {buffer = 1 : i32, every_thread, producer, stages = 2 : i32}
 // CHECK: tile.tma_inval {buffer = 1 : i32, split, stages = 2 : i32}
 func.func @tma_staging(%b: !tile.ptr<f16>, %n: i32, %st: i64, %tm: !tile.tensormap,
-                       %p: tensor<64x32x!tile.ptr<f16>>, %o: i32, %s: i32, %in: i1,
-                       %l: tensor<64xf32>) {
+                       %p: tensor<64x32x!tile.ptr<f16>>, %o: i32, %s: i32, %in: i1) {
   %d = tile.make_descriptor %b, shape [%n, %n], strides [%st, %st], tensormap %tm : !tile.ptr<f16> -> !tile.tensordesc<tensor<64x32xf16>>
   %q = tile.tensormap_block %p, %tm[%o, %o] : tensor<64x32x!tile.ptr<f16>>
   tile.tma_init {buffer = 0 : i32, stages = 2 : i32}
   tile.tma_copy %tm[%o, %o] into stage %s if %in {block = tensor<64x32xf16>, buffer = 0 : i32, contig = 0 : i32, stages = 2 : i32, transposed}
   tile.tma_wait stage %s phase %o {buffer = 0 : i32, stages = 2 : i32}
   tile.tma_release stage %s if %in {buffer = 0 : i32, stages = 2 : i32}
-  tile.tma_release stage %s if %in after %l : tensor<64xf32> {buffer = 0 : i32, stages = 2 : i32}
   tile.tma_acquire stage %s phase %o {buffer = 0 : i32, stages = 2 : i32}
   tile.tma_inval {buffer = 0 : i32, stages = 2 : i32, release}
   tile.tma_init {arrivals = 256 : i32, buffer = 1 : i32, stages = 2 : i32, release, split}
@@ -262,4 +259,17 @@ func.func @atomics(%p: !tile.ptr<i32>, %ps: tensor<64x!tile.ptr<f32>>, %v: tenso
   // CHECK: tile.atomic_cas %{{.*}}, %{{.*}}, %{{.*}} sem(acquire) scope(sys) : !tile.ptr<i32>
   %c = tile.atomic_cas %p, %zero, %one sem(acquire) scope(sys) : !tile.ptr<i32>
   return %a, %b, %c : i32, tensor<64xf32>, i32
+}
+
+// CHECK-LABEL: func.func @warpgroup_wait
+// CHECK: tile.warpgroup_wait %{{.*}} {pending = 1 : i32} : tensor<64x64xf32, #tile.mma<{warpsPerCTA = [4, 1]}>>
+// CHECK: tile.warpgroup_wait %{{.*}}, %{{.*}} after(%{{.*}} : tensor<64xf32, #tile.slice<{dim = 1, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>>) {pending = 0 : i32} : tensor<64x64xf32, #tile.mma<{warpsPerCTA = [4, 1]}>>, tensor<64x64xf32, #tile.mma<{warpsPerCTA = [4, 1]}>>
+// CHECK: tile.warpgroup_wait %{{.*}} after(%{{.*}} : f32) {older, pending = 1 : i32}
+func.func @warpgroup_wait(%c: tensor<64x64xf32, #tile.mma<{warpsPerCTA = [4, 1]}>>,
+                          %l: tensor<64xf32, #tile.slice<{dim = 1, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>>,
+                          %x: f32) {
+  %a = tile.warpgroup_wait %c {pending = 1 : i32} : tensor<64x64xf32, #tile.mma<{warpsPerCTA = [4, 1]}>>
+  %b:2 = tile.warpgroup_wait %a, %c after(%l : tensor<64xf32, #tile.slice<{dim = 1, parent = #tile.mma<{warpsPerCTA = [4, 1]}>}>>) {pending = 0 : i32} : tensor<64x64xf32, #tile.mma<{warpsPerCTA = [4, 1]}>>, tensor<64x64xf32, #tile.mma<{warpsPerCTA = [4, 1]}>>
+  %d = tile.warpgroup_wait %c after(%x : f32) {older, pending = 1 : i32} : tensor<64x64xf32, #tile.mma<{warpsPerCTA = [4, 1]}>>
+  return
 }

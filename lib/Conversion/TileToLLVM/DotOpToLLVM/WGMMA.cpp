@@ -24,19 +24,33 @@ using namespace mlir::quire::tilellvm;
 namespace {
 
 /// wgmma.wait_group `pending`, tied to every accumulator register of `acc`
-/// so that nothing reads one before the wgmmas wrote it.
+/// so that nothing reads one before the wgmmas wrote it. With `after` (f32
+/// registers), a `bar.warp.sync` first, predicated on `x > +inf` over them
+/// (false for every float, NaN included, which ptxas does not fold): ptxas
+/// does not hoist the wait above it, so the wait follows the code that
+/// computes `after`.
 SmallVector<Value> waitGroups(OpBuilder &b, Location loc, ValueRange acc,
-                              int64_t pending) {
+                              int64_t pending, ValueRange after = {}) {
   std::string cons;
   for (size_t i = 0; i < acc.size(); ++i)
     cons += "=f,";
   for (size_t i = 0; i < acc.size(); ++i)
     cons += std::to_string(i) + (i + 1 < acc.size() ? "," : "");
+  std::string ptx;
+  for (auto [i, x] : llvm::enumerate(after)) {
+    std::string reg = "$" + std::to_string(2 * acc.size() + i);
+    ptx += i == 0 ? "setp.gt.f32 q, " + reg + ", 0f7F800000;\n"
+                  : "setp.gt.or.f32 q, " + reg + ", 0f7F800000, q;\n";
+    cons += ",f";
+  }
+  std::string wait =
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  if (!after.empty())
+    wait = "{\n.reg .pred q;\n" + ptx + "@q bar.warp.sync -1;\n" + wait + "\n}";
+  SmallVector<Value> operands(acc);
+  operands.append(after.begin(), after.end());
   SmallVector<Type> types(acc.size(), b.getF32Type());
-  return inlinePtx(b, loc, types, acc,
-                   "wgmma.wait_group.sync.aligned " + std::to_string(pending) +
-                       ";",
-                   cons, /*sideEffects=*/true);
+  return inlinePtx(b, loc, types, operands, wait, cons, /*sideEffects=*/true);
 }
 
 /// %d = tile.warpgroup_dot a(%a) | a_stage %sa, b_stage %sb, acc %c
@@ -305,7 +319,8 @@ struct WarpgroupDotOpLowering
 };
 
 /// %r... = tile.warpgroup_wait %d... {pending = N}
-///   => wgmma.wait_group N, tied to every register of every operand.
+///   => wgmma.wait_group N, tied to every register of every operand; with
+///   `after(%v)`, after a guard on the thread's elements of %v (waitGroups).
 struct WarpgroupWaitOpLowering
     : public ConvertOpToLLVMPattern<tile::WarpgroupWaitOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -320,7 +335,8 @@ struct WarpgroupWaitOpLowering
       sizes.push_back(v.size());
     }
     SmallVector<Value> done =
-        waitGroups(rewriter, op.getLoc(), regs, op.getPendingAttr().getInt());
+        waitGroups(rewriter, op.getLoc(), regs, op.getPendingAttr().getInt(),
+                   adaptor.getAfter());
     SmallVector<SmallVector<Value>> results;
     ArrayRef<Value> rest = done;
     for (size_t n : sizes) {

@@ -666,11 +666,6 @@ LogicalResult TmaWaitOp::verify() {
 }
 
 LogicalResult TmaReleaseOp::verify() {
-  if (Value after = getAfter();
-      after && !getElementTypeOrSelf(after.getType()).isF32())
-    return emitOpError() << "'after' must be an f32 value or a tensor of "
-                            "f32, got "
-                         << after.getType();
   return verifyTmaBuffer(*this, getBuffer(), getStages());
 }
 
@@ -881,9 +876,11 @@ LogicalResult WarpgroupDotOp::verify() {
 }
 
 LogicalResult WarpgroupWaitOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
-    OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {
-  llvm::append_range(inferred, operands.getTypes());
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
+    SmallVectorImpl<Type> &inferred) {
+  Adaptor adaptor(operands, attributes, properties, regions);
+  llvm::append_range(inferred, adaptor.getInputs().getTypes());
   return success();
 }
 
@@ -893,6 +890,11 @@ LogicalResult WarpgroupWaitOp::verify() {
   int64_t pending = getPendingAttr().getInt(); // signed; getPending() is not
   if (pending < 0)
     return emitOpError() << "pending must be >= 0, got " << pending;
+  if (Value after = getAfter();
+      after && !getElementTypeOrSelf(after.getType()).isF32())
+    return emitOpError() << "'after' must be an f32 value or a tensor of "
+                            "f32, got "
+                         << after.getType();
   for (Value v : getInputs()) {
     auto t = cast<RankedTensorType>(v.getType());
     if (t.getRank() != 2 || !t.getElementType().isF32() ||

@@ -758,7 +758,7 @@ struct AsyncCopiesPass
       // end of the body.
       OpBuilder b(newLoop.getBody()->getTerminator());
       Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
-      TmaReleaseOp::create(b, loc, stageArg, yes, /*after=*/Value(),
+      TmaReleaseOp::create(b, loc, stageArg, yes,
                            b.getI32IntegerAttr(buffers.front()),
                            b.getI32IntegerAttr(S));
     }
@@ -774,8 +774,9 @@ struct AsyncCopiesPass
         inFlight.push_back(d.getResult());
         results.push_back(newLoop.getResult(k));
       }
-      auto wait = WarpgroupWaitOp::create(
-          b, loc, inFlight, b.getI32IntegerAttr(asyncResults.size()));
+      auto wait =
+          WarpgroupWaitOp::create(b, loc, inFlight, /*after=*/Value(),
+                                  b.getI32IntegerAttr(asyncResults.size()));
       for (auto [d, v] : llvm::zip(inFlight, wait.getResults()))
         d.replaceAllUsesExcept(v, wait);
       if (useRelease) {
@@ -789,13 +790,13 @@ struct AsyncCopiesPass
         Value prev = arith::SelectOp::create(
             b, loc, atZero, cst(b, S - 1),
             arith::SubIOp::create(b, loc, stageArg, cst(b, 1)));
-        TmaReleaseOp::create(b, loc, prev, first, /*after=*/Value(),
+        TmaReleaseOp::create(b, loc, prev, first,
                              b.getI32IntegerAttr(buffers.front()),
                              b.getI32IntegerAttr(S));
       }
       b.setInsertionPointAfter(newLoop);
-      auto done =
-          WarpgroupWaitOp::create(b, loc, results, b.getI32IntegerAttr(0));
+      auto done = WarpgroupWaitOp::create(b, loc, results, /*after=*/Value(),
+                                          b.getI32IntegerAttr(0));
       for (auto [r, v] : llvm::zip(results, done.getResults()))
         r.replaceAllUsesExcept(v, done);
       afterLoop = done;

@@ -252,8 +252,9 @@ struct EarlyDotsPass
     // Retired at the end of the iteration (after the other dots, whose own
     // waits already retire it; this wait ties its registers).
     b.setInsertionPoint(yield);
-    auto done = WarpgroupWaitOp::create(b, loc, ValueRange{c.dot.getResult()},
-                                        b.getI32IntegerAttr(0));
+    auto done =
+        WarpgroupWaitOp::create(b, loc, ValueRange{c.dot.getResult()},
+                                /*after=*/Value(), b.getI32IntegerAttr(0));
     yield->getOpOperands().back().set(done.getResult(0));
   }
 };

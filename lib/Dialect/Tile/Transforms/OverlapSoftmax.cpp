@@ -215,8 +215,9 @@ SmallVector<Operation *> conversionOfP(Block *body, Value p, Operation *from) {
 /// (tile.warpgroup_turn around them), FlashAttention-3's ping-pong.
 /// `early`: K's stage is released as soon as the scores that read it retire
 /// (where K and V have releases of their own), so the producer refills it an
-/// iteration sooner. `ordered`: V's stage is released after the softmax's row
-/// sums (rowSums), not wherever ptxas schedules it. `late`: the ops that
+/// iteration sooner. `ordered`: the wait for P V, and V's release after it,
+/// come after the softmax's row sums (rowSums), not wherever ptxas
+/// schedules them. `late`: the ops that
 /// only turn the softmax's probabilities into P (their conversion to the
 /// dot's operand type and layout) go after the wait for P V, so the new P
 /// and the old P in flight are never live at once.
@@ -354,18 +355,20 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early,
   turn(b, TurnAction::Pass);
   c.scores.setAsync(true);
   auto sWait = WarpgroupWaitOp::create(b, loc, ValueRange{c.scores.getResult()},
+                                       /*after=*/Value(),
                                        b.getI32IntegerAttr(1), b.getUnitAttr());
   c.scores.getResult().replaceAllUsesExcept(sWait.getResult(0), sWait);
 
-  // Where P V was: its wait, the release of its stage, then the rescale of
-  // the completed accumulator.
+  // Where P V was: its wait (with `ordered` after the row sums), the
+  // release of its stage, then the rescale of the completed accumulator.
   b.setInsertionPoint(c.output);
-  auto done = WarpgroupWaitOp::create(b, loc, ValueRange{prevDot.getResult()},
-                                      b.getI32IntegerAttr(0), UnitAttr());
-  Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
   Value after = ordered ? rowSums(body, c.output) : Value();
-  TmaReleaseOp::create(b, c.release.getLoc(), stagePrev, yes, after,
-                       releaseBuffer, c.release.getStagesAttr(), releaseProxy);
+  auto done =
+      WarpgroupWaitOp::create(b, loc, ValueRange{prevDot.getResult()}, after,
+                              b.getI32IntegerAttr(0), UnitAttr());
+  Value yes = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  TmaReleaseOp::create(b, c.release.getLoc(), stagePrev, yes, releaseBuffer,
+                       c.release.getStagesAttr(), releaseProxy);
   for (Operation *op : c.rescale)
     op->moveBefore(c.output);
   if (late)
@@ -399,7 +402,7 @@ void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early,
     lastDot.setAsync(false);
     turn(tb, TurnAction::Pass);
     Value always = arith::ConstantOp::create(tb, loc, tb.getBoolAttr(true));
-    TmaReleaseOp::create(tb, loc, st, always, /*after=*/Value(), releaseBuffer,
+    TmaReleaseOp::create(tb, loc, st, always, releaseBuffer,
                          prevDot.getStagesAttr(), releaseProxy);
     scf::YieldOp::create(tb, loc, lastDot.getResult());
     OpBuilder eb = last.getElseBodyBuilder();

@@ -375,7 +375,7 @@ struct PingPongPass
             nb.setInsertionPointAfter(scores);
             auto both = WarpgroupWaitOp::create(
                 nb, loc, ValueRange{pv[0].getResult(), scores.getResult()},
-                nb.getI32IntegerAttr(0));
+                /*after=*/Value(), nb.getI32IntegerAttr(0));
             pv[0].getResult().replaceAllUsesExcept(both.getResult(0), both);
             scores.getResult().replaceAllUsesExcept(both.getResult(1), both);
           }

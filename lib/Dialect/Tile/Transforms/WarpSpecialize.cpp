@@ -1066,8 +1066,7 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
     // through the generic one (cp.async): the release fences first.
     Value yes = arith::ConstantOp::create(cb, loc, cb.getBoolAttr(true));
     for (auto [buffer, reader] : llvm::zip(l.buffers, l.readers))
-      TmaReleaseOp::create(cb, loc, reader.second, yes, /*after=*/Value(),
-                           buffer, l.stages,
+      TmaReleaseOp::create(cb, loc, reader.second, yes, buffer, l.stages,
                            /*async_proxy=*/true);
     cb.setInsertionPoint(l.after);
     if (n + 1 < loops.size()) {
@@ -1101,8 +1100,8 @@ void specializeCopies(func::FuncOp func, bool pingpong, bool warpgroup,
         dot.setAsync(true);
         tb.setInsertionPointAfter(dot);
         WarpgroupTurnOp::create(tb, loc, TurnAction::Pass);
-        auto wait = WarpgroupWaitOp::create(tb, dot.getLoc(),
-                                            ValueRange{dot.getD()}, 0);
+        auto wait = WarpgroupWaitOp::create(
+            tb, dot.getLoc(), ValueRange{dot.getD()}, /*after=*/Value(), 0);
         dot.getD().replaceAllUsesExcept(wait.getOutputs()[0], wait);
       }
     }

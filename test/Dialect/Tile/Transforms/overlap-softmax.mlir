@@ -46,11 +46,11 @@
 // RUN: quirec %S/Inputs/pingpong-two-loops.mlir --sm 90 --num-warps 8 --async-stages 3 --warp-specialize --overlap-softmax --pingpong -o %t.join.ptx
 // RUN: %if ptxas %{ %ptxas -arch=sm_90a %t.join.ptx -o %t.join.cubin 2>&1 | FileCheck %s --allow-empty --check-prefix=PTXAS %}
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true" "--quire-overlap-softmax=early-release=false" | FileCheck %s --check-prefix=LATE
-// With ordered-release V's stage is released after the softmax's row sums:
-// the release after P V's wait takes the carried sums (l * alpha + sum(p))
-// as `after`, and the PTX predicates its fence and arrival on them (x <=
-// +inf or unordered, true for every float), so ptxas keeps the release and
-// the wait before it after the softmax.
+// With ordered-release the wait for P V, and V's release after it, come
+// after the softmax's row sums: the wait takes the carried sums (l * alpha +
+// sum(p)) as `after`, and the PTX puts before it a bar.warp.sync predicated
+// on them (x > +inf, false for every float), which ptxas does not hoist the
+// wait above.
 // RUN: quire-opt %quire_src/examples/paged_prefill_attention.mlir "--quire-tile-pipeline=sm=90 num-warps=4 warp-specialize=true overlap-softmax=true ordered-release=true" | FileCheck %s --check-prefix=ORDERED
 // RUN: quirec %quire_src/examples/paged_prefill_attention.mlir --sm 90 --num-warps 4 --warp-specialize --overlap-softmax --ordered-release -o %t.ordered.ptx
 // RUN: FileCheck %s --input-file=%t.ordered.ptx --check-prefix=ORDERED-PTX
@@ -128,21 +128,22 @@
 // ORDERED:           tile.warpgroup_wait %{{.*}} {older, pending = 1 : i32}
 // ORDERED:           %[[SUM:.*]] = tile.reduce sum
 // ORDERED:           %[[L:.*]] = arith.addf {{.*}}%[[SUM]]
-// ORDERED:           tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
-// ORDERED-NEXT:      tile.tma_release stage %{{.*}} if %true after %[[L]] : tensor<{{[0-9]+}}xf32, {{.*}}> {async_proxy, buffer = 1 : i32
+// ORDERED:           tile.warpgroup_wait %{{.*}} after(%[[L]] : tensor<{{[0-9]+}}xf32, {{.*}}>) {pending = 0 : i32}
+// ORDERED-NEXT:      tile.tma_release stage %{{.*}} if %true {async_proxy, buffer = 1 : i32
 // The last P V's release (after the loop) has nothing to wait for.
 // ORDERED:         scf.if
 // ORDERED:           tile.warpgroup_dot a(
 // ORDERED-NEXT:      tile.tma_release stage %{{.*}} if %{{[^ ]*}} {async_proxy, buffer = 1 : i32
 
 // ORDERED-PTX-LABEL: .entry paged_prefill_attention
-// ORDERED-PTX:       wgmma.wait_group.sync.aligned 0;
-// ORDERED-PTX:       setp.leu.f32 q, %r{{[0-9]+}}, 0f7F800000;
-// ORDERED-PTX-NEXT:  setp.leu.and.f32 q, %r{{[0-9]+}}, 0f7F800000, q;
-// ORDERED-PTX-NEXT:  @q fence.proxy.async.shared::cta;
-// ORDERED-PTX-NEXT:  bar.warp.sync -1;
-// ORDERED-PTX-NEXT:  and.pred a, %p{{[0-9]+}}, q;
-// ORDERED-PTX-NEXT:  @a mbarrier.arrive.shared::cta.b64 _, [%r{{[0-9]+}}];
+// ORDERED-PTX:       .reg .pred q;
+// ORDERED-PTX-NEXT:  setp.gt.f32 q, %r{{[0-9]+}}, 0f7F800000;
+// ORDERED-PTX-NEXT:  setp.gt.or.f32 q, %r{{[0-9]+}}, 0f7F800000, q;
+// ORDERED-PTX-NEXT:  @q bar.warp.sync -1;
+// ORDERED-PTX-NEXT:  wgmma.wait_group.sync.aligned 0;
+// ORDERED-PTX:       fence.proxy.async.shared::cta;
+// ORDERED-PTX:       bar.warp.sync -1;
+// ORDERED-PTX-NEXT:  @%p{{[0-9]+}} mbarrier.arrive.shared::cta.b64 _, [%r{{[0-9]+}}];
 
 // CONVERT-LABEL: func.func @paged_prefill_attention
 // CONVERT:         scf.if
@@ -155,8 +156,8 @@
 // CONVERT-NOT:       arith.truncf
 // CONVERT:           tile.reduce sum %[[E]]
 // CONVERT-NOT:       arith.truncf
-// CONVERT:           %[[O:.*]] = tile.warpgroup_wait %{{.*}} {pending = 0 : i32}
-// CONVERT-NEXT:      tile.tma_release stage %{{.*}} after
+// CONVERT:           %[[O:.*]] = tile.warpgroup_wait %{{.*}} after({{.*}}) {pending = 0 : i32}
+// CONVERT-NEXT:      tile.tma_release stage
 // CONVERT-NEXT:      %[[C:.*]] = arith.mulf %[[O]],
 // CONVERT-NEXT:      %[[T:.*]] = arith.truncf %[[E]] : tensor<64x64xf32, {{.*}}> to tensor<64x64xf16
 // CONVERT-NEXT:      %[[P:.*]] = tile.convert_layout %[[T]] {{.*}}#tile.dot_op

@@ -840,24 +840,14 @@ def Tile_TmaReleaseOp : Tile_Op<"tma_release", [MemoryEffects<[MemRead, MemWrite
     (`cp.async`, quire-warp-specialize): each thread fences
     (`fence.proxy.async.shared::cta`) before the warp's arrival.
 
-    With `after %v` (an f32 value or tensor) the release comes after `%v`:
-    each thread's fence and arrival depend on its elements of `%v` (a
-    comparison that holds for every float), so ptxas cannot schedule them,
-    or a `wgmma` wait they follow, before `%v` is computed. Ordering alone:
-    the release happens exactly as without it. quire-overlap-softmax gives
-    the release after P V's wait the softmax's row sums.
-
     ```mlir
     tile.tma_release stage %s if %p {buffer = 0 : i32, stages = 3 : i32}
-    tile.tma_release stage %s if %p after %l : tensor<128xf32, #slice>
-        {buffer = 1 : i32, stages = 3 : i32}
     ```
   }];
-  let arguments = (ins I32:$stage, I1:$pred, Optional<AnyType>:$after,
-                       I32Attr:$buffer, I32Attr:$stages,
-                       UnitAttr:$async_proxy);
+  let arguments = (ins I32:$stage, I1:$pred, I32Attr:$buffer,
+                       I32Attr:$stages, UnitAttr:$async_proxy);
   let assemblyFormat = [{
-    `stage` $stage `if` $pred (`after` $after^ `:` type($after))? attr-dict
+    `stage` $stage `if` $pred attr-dict
   }];
   let hasVerifier = 1;
 }
@@ -987,7 +977,7 @@ def Tile_WarpgroupDotOp : Tile_Op<"warpgroup_dot", [
 }
 
 def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [
-    MemoryEffects<[MemRead, MemWrite]>,
+    MemoryEffects<[MemRead, MemWrite]>, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "wait for in-flight wgmma groups";
   let description = [{
@@ -1008,17 +998,31 @@ def Tile_WarpgroupWaitOp : Tile_Op<"warpgroup_wait", [
     (`quire-overlap-softmax` waits so for the scores while the previous
     iteration's `P V` runs).
 
+    With `after(%v)` (an f32 value or tensor) the wait comes after `%v`:
+    before it each thread issues a `bar.warp.sync` predicated on a
+    comparison of its elements of `%v` that holds for no float, which
+    ptxas does not move the wait above, so ptxas cannot hoist the wait
+    over the code that computes `%v`. Ordering alone: the wait is the same
+    without it. quire-overlap-softmax gives `P V`'s wait the softmax's row
+    sums, so the softmax runs while `P V` does.
+
     ```mlir
     %r = tile.warpgroup_wait %d {pending = 1 : i32}
         : tensor<128x128xf32, #tile.mma<{warpsPerCTA = [8, 1]}>>
     %s = tile.warpgroup_wait %scores {older, pending = 1 : i32}
         : tensor<128x128xf32, #tile.mma<{warpsPerCTA = [8, 1]}>>
+    %o = tile.warpgroup_wait %pv after(%l : tensor<128xf32, #slice>)
+        {pending = 0 : i32} : tensor<128x128xf32, #tile.mma<{warpsPerCTA = [8, 1]}>>
     ```
   }];
-  let arguments = (ins Variadic<Tile_Tensor>:$inputs, I32Attr:$pending,
+  let arguments = (ins Variadic<Tile_Tensor>:$inputs,
+                       Optional<AnyType>:$after, I32Attr:$pending,
                        UnitAttr:$older);
   let results = (outs Variadic<Tile_Tensor>:$outputs);
-  let assemblyFormat = "$inputs attr-dict `:` type($inputs)";
+  let assemblyFormat = [{
+    $inputs (`after` `(` $after^ `:` type($after) `)`)? attr-dict `:`
+    type($inputs)
+  }];
   let hasVerifier = 1;
 }
 

@@ -689,13 +689,12 @@ def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
     sooner, so with 3 stages K's copies run two iterations ahead as V's
     do.
 
-    With `ordered-release`, the release of V's stage after `P V`'s wait comes
-    after the softmax's row sums (`tile.tma_release ... after %l`, where a
-    carried row statistic is `%l_new = %l * alpha + sum(p)`): ptxas
-    otherwise schedules the release, which depends on nothing the softmax
-    computes, at the softmax's start, and the wait for `P V` with it, so
-    the softmax no longer runs while `P V` does (docs/performance.md,
-    "The wait for P V follows V's release").
+    With `ordered-release`, `P V`'s wait, and the release of V's stage
+    after it, come after the softmax's row sums (`tile.warpgroup_wait ...
+    after(%l)`, where a carried row statistic is `%l_new = %l * alpha +
+    sum(p)`): ptxas otherwise hoists the wait to the softmax's start, so
+    the softmax no longer runs while `P V` does (docs/passes.md,
+    quire-overlap-softmax).
 
     With `convert-after-wait`, the ops that only turn the softmax's
     probabilities into P (their conversion to the dot's operand type and
@@ -712,7 +711,7 @@ def OverlapSoftmax : Pass<"quire-overlap-softmax", "::mlir::ModuleOp"> {
     Option<"earlyRelease", "early-release", "bool", "true",
            "release K's stage once the scores retire">,
     Option<"orderedRelease", "ordered-release", "bool", "false",
-           "release V's stage after the softmax's row sums">,
+           "wait for P V after the softmax's row sums">,
     Option<"convertAfterWait", "convert-after-wait", "bool", "false",
            "convert the softmax's P to the dot's operand after P V's wait">
   ];
