@@ -78,6 +78,12 @@ _SPILLS = re.compile(r"(\d+) bytes spill stores, (\d+) bytes spill loads")
 def text_sizes(cubin):
     """{kernel: bytes of its machine code} of an ELF cubin: the sizes of
     its `.text.<kernel>` sections; {} for anything else."""
+    return {k: len(v) for k, v in text_sections(cubin).items()}
+
+
+def text_sections(cubin):
+    """{kernel: its machine code} of an ELF cubin: the contents of its
+    `.text.<kernel>` sections; {} for anything else."""
     import struct
     if len(cubin) < 64 or cubin[:5] != b"\x7fELF\x02" or cubin[5] != 1:
         return {}   # 64-bit little-endian ELF, as ptxas writes
@@ -93,14 +99,14 @@ def text_sizes(cubin):
         return name, off, size
     _, str_off, str_size = section(shstrndx)
     names = cubin[str_off:str_off + str_size]
-    sizes = {}
+    code = {}
     for i in range(shnum):
-        name, _, size = section(i)
+        name, off, size = section(i)
         end = names.find(b"\0", name)
         label = names[name:end if end >= 0 else None].decode("ascii", "replace")
-        if label.startswith(".text."):
-            sizes[label[len(".text."):]] = size
-    return sizes
+        if label.startswith(".text.") and off + size <= len(cubin):
+            code[label[len(".text."):]] = cubin[off:off + size]
+    return code
 
 
 def assemble(ptx, ptxas):

@@ -1023,6 +1023,46 @@ def test_convert_after_wait_moves_p_past_the_wait():
     _hook_rejected(16, "convert_after_wait", convert_after_wait=2)
 
 
+def _exponentials_before_p_v_wait(ptx, name):
+    """In the SASS ptxas makes of the cache form's `ptx` (sm_90a): how many
+    MUFU instructions (the softmax's exponentials) lie between the loop's
+    wait for its scores (the kernel's one WARPGROUP.DEPBAR with count 1)
+    and the next WARPGROUP.DEPBAR (count 0: P V's wait). sm_90's encoding:
+    the opcode in the low 12 bits of an instruction's first 64-bit word
+    (0x308 MUFU, 0x9c5 WARPGROUP.*: DEPBAR where bit 47 is set, its count
+    in bits 8-10 of the second word)."""
+    import struct
+    from quire import _ptxas
+    found = _ptxas.find()
+    if found is None:
+        pytest.skip("no ptxas")
+    assert ".target sm_90a" in ptx
+    cubin, _ = _ptxas.assemble(ptx, found[0])
+    code = _ptxas.text_sections(cubin)[name]
+    words = [struct.unpack_from("<QQ", code, i)
+             for i in range(0, len(code), 16)]
+    waits = [(i, (hi >> 8) & 7) for i, (lo, hi) in enumerate(words)
+             if lo & 0xfff == 0x9c5 and lo >> 47 & 1]
+    (scores,) = [i for i, count in waits if count == 1]
+    p_v = next(i for i, count in waits if i > scores and count == 0)
+    return sum(lo & 0xfff == 0x308 for lo, _ in words[scores:p_v])
+
+
+def test_ordered_wait_overlaps_the_softmax_with_p_v():
+    """ordered_release with convert_after_wait on the op's cache form
+    (sm_90a SASS): every exponential of the loop's softmax (64 a thread at
+    128 x 128 tiles, and the two rescale factors) is issued between the
+    scores' wait and P V's, so P V runs during the softmax, without spills.
+    Without the guard ptxas hoists P V's wait above the softmax: none."""
+    kernel, _ = _cache_form_kernel(ordered_release=True,
+                                   convert_after_wait=True)
+    assert _exponentials_before_p_v_wait(kernel.ptx, kernel.name) >= 64
+    kernel, _ = _cache_form_kernel(convert_after_wait=True)
+    assert _exponentials_before_p_v_wait(kernel.ptx, kernel.name) == 0
+    kernel, _ = _cache_form_kernel()
+    assert _exponentials_before_p_v_wait(kernel.ptx, kernel.name) == 0
+
+
 def test_split_iterations_takes_the_mask_out_of_the_first_loop():
     """split_iterations on the op's default cache-form kernel (sm_90): the
     consumers' loop becomes two of one pipeline, the first without the
