@@ -406,10 +406,10 @@ def compile(src, sm=None, num_warps=4, kernel=None, checked=False,
     (`early_release`, default True; quirec --early-release), False
     releases it with V's after P V; `ordered_release=True` waits for P V,
     and releases V's stage, after the softmax's row sums, so P V runs
-    during the softmax (quirec --ordered-release). `convert_after_wait=True` converts
-    the softmax's P to the dot's operand after the wait for P V, so the new
-    P is not live beside the old one in flight (quirec
-    --convert-after-wait).
+    during the softmax (quirec --ordered-release).
+    `convert_after_wait=True` converts the softmax's P to the dot's operand
+    after the wait for P V, so the new P is not live beside the old one in
+    flight (quirec --convert-after-wait).
     `skip_unit_rescale=True` skips an attention loop's rescale of its
     accumulator by exp(m - m_new) in a warp whose factors are all 1, with
     the same results (quirec --skip-unit-rescale).

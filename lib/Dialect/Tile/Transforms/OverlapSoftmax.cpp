@@ -187,22 +187,18 @@ SmallVector<Operation *> conversionOfP(Block *body, Value p, Operation *from) {
   llvm::SmallPtrSet<Operation *, 8> chain;
   SmallVector<Operation *> ordered;
   for (Operation *op = def; op != from; op = op->getPrevNode()) {
-    if (!isMemoryEffectFree(op) || op->getNumRegions() ||
-        op->getNumResults() == 0)
+    if (!isMemoryEffectFree(op) || op->getNumRegions())
       continue;
-    bool only = llvm::all_of(op->getUsers(), [&](Operation *user) {
-      return chain.contains(user) ||
-             (op == def && user->getBlock() == body &&
-              (user == yield || isa<WarpgroupDotOp>(user)));
-    });
+    // (Used, so an unrelated op without users is not taken.)
+    bool only =
+        !op->use_empty() && llvm::all_of(op->getUsers(), [&](Operation *user) {
+          return chain.contains(user) ||
+                 (op == def && user->getBlock() == body &&
+                  (user == yield || isa<WarpgroupDotOp>(user)));
+        });
     if (op == def && !only)
       return {};
     if (!only)
-      continue;
-    // (Only ops the chain reads: not an unrelated op with no users.)
-    if (op != def && llvm::none_of(op->getUsers(), [&](Operation *user) {
-          return chain.contains(user);
-        }))
       continue;
     chain.insert(op);
     ordered.push_back(op);
@@ -217,10 +213,10 @@ SmallVector<Operation *> conversionOfP(Block *body, Value p, Operation *from) {
 /// (where K and V have releases of their own), so the producer refills it an
 /// iteration sooner. `ordered`: the wait for P V, and V's release after it,
 /// come after the softmax's row sums (rowSums), not wherever ptxas
-/// schedules them. `late`: the ops that
-/// only turn the softmax's probabilities into P (their conversion to the
-/// dot's operand type and layout) go after the wait for P V, so the new P
-/// and the old P in flight are never live at once.
+/// schedules them. `late`: the ops that only turn the softmax's
+/// probabilities into P (their conversion to the dot's operand type and
+/// layout) go after the wait for P V, so the new P and the old P in flight
+/// are never live at once.
 void rewrite(scf::ForOp loop, Candidate &c, bool turns, bool early,
              bool ordered, bool late) {
   Location loc = c.output.getLoc();
